@@ -1,0 +1,221 @@
+"""Recursive dynamics of the spanning tree in the Lie-group (POE) notation of papers 001/002.
+
+Body ``i`` moves relative to its predecessor ``p = parent[i]`` by ``P_i = B_i exp(X_i q_i)``.
+Body-fixed twists and accelerations follow the forward recursion (paper 001 eqs. 5-10, in
+recursive form; paper 002 Sec. V-A)::
+
+    V_i    = Ad(P_i)^-1 V_p + X_i qd_i
+    Vdot_i = Ad(P_i)^-1 Vdot_p + ad(V_i) X_i qd_i + X_i qdd_i
+
+and the Newton-Euler backward recursion ``W_i = M_i Vdot_i - ad(V_i)^T M_i V_i - W_ext_i +
+sum_c Ad(P_c)^-T W_c``, ``tau_i = X_i^T W_i``.  Gravity enters as the base acceleration
+``Vdot_0 = (0, -g)`` (``g`` in root-link coordinates).  External wrenches ``f_ext`` are body-fixed
+wrenches (moment, force) acting on each body, expressed in its frame, shape ``(n, 6)``.
+
+All functions take one state (``q`` of shape ``(n,)``); :func:`batched` evaluates a trajectory
+(leading axis) with any of them.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import StateError
+from .spatial import Ad, Ad_inv, ad, exp_se3
+from .tree import TreeModel
+
+
+def _check(model: TreeModel, name: str, v, n=None) -> np.ndarray:
+    v = np.asarray(v, dtype=float)
+    n = model.nq if n is None else n
+    if v.shape != (n,):
+        raise StateError(f"{name} has shape {v.shape}, expected ({n},) for robot '{model.name}'")
+    if not np.all(np.isfinite(v)):
+        bad = [model.joint_names[k] for k in np.flatnonzero(~np.isfinite(v))] if n == model.nq else []
+        raise StateError(f"{name} is not finite" + (f" at joint(s) {', '.join(bad)}" if bad else ""))
+    return v
+
+
+def relative_poses(model: TreeModel, q) -> np.ndarray:
+    """``P_i = B_i exp(X_i q_i)``: pose of each body in its predecessor's frame, ``(n, 4, 4)``."""
+    q = _check(model, "q", q)
+    return np.array([model.B[i] @ exp_se3(model.X[i], q[i]) for i in range(model.nq)]).reshape(-1, 4, 4)
+
+
+def forward_kinematics(model: TreeModel, q) -> np.ndarray:
+    """Absolute poses ``C_i`` (root-link frame <- body ``i``), shape ``(n, 4, 4)`` (paper 001 eq. 3)."""
+    P = relative_poses(model, q)
+    C = np.empty_like(P)
+    for i in range(model.nq):
+        p = model.parent[i]
+        C[i] = P[i] if p < 0 else C[p] @ P[i]
+    return C
+
+
+def frame_pose(model: TreeModel, q, link: str) -> np.ndarray:
+    """Pose of a URDF link frame in the root-link frame (4x4)."""
+    body, offset = model.frame(link)
+    if body < 0:
+        return offset.copy()
+    return forward_kinematics(model, q)[body] @ offset
+
+
+def kinematics(model: TreeModel, q, qd, qdd=None, base_acceleration=None):
+    """Forward recursion: ``(P, C, V, Vdot)`` with relative poses ``P``, absolute poses ``C``,
+    body-fixed twists ``V`` and accelerations ``Vdot`` (``(n, 6)``).  ``base_acceleration`` is
+    the 6-vector ``Vdot_0`` (default zero: no gravity)."""
+    q = _check(model, "q", q)
+    qd = _check(model, "qd", qd)
+    qdd = np.zeros(model.nq) if qdd is None else _check(model, "qdd", qdd)
+    a0 = np.zeros(6) if base_acceleration is None else np.asarray(base_acceleration, dtype=float)
+    n = model.nq
+    P = relative_poses(model, q)
+    C = np.empty((n, 4, 4))
+    V = np.zeros((n, 6))
+    A = np.zeros((n, 6))
+    for i in range(n):
+        p = model.parent[i]
+        Ai = Ad_inv(P[i])
+        X = model.X[i]
+        if p < 0:
+            C[i] = P[i]
+            V[i] = X * qd[i]
+            A[i] = Ai @ a0 + X * qdd[i]
+        else:
+            C[i] = C[p] @ P[i]
+            V[i] = Ai @ V[p] + X * qd[i]
+            A[i] = Ai @ A[p] + ad(V[i]) @ X * qd[i] + X * qdd[i]
+    return P, C, V, A
+
+
+def _gravity_acceleration(model: TreeModel, gravity) -> np.ndarray:
+    g = model.gravity if gravity is None else np.asarray(gravity, dtype=float).reshape(3)
+    return np.concatenate([np.zeros(3), -g])
+
+
+def rnea(model: TreeModel, q, qd, qdd, gravity=None, f_ext=None) -> np.ndarray:
+    """Inverse dynamics (recursive Newton-Euler): generalized forces ``tau`` (n,) for the tree."""
+    P, _, V, A = kinematics(model, q, qd, qdd, _gravity_acceleration(model, gravity))
+    n = model.nq
+    W = np.einsum("nij,nj->ni", model.M, A)
+    for i in range(n):
+        W[i] -= ad(V[i]).T @ (model.M[i] @ V[i])
+    if f_ext is not None:
+        W -= np.asarray(f_ext, dtype=float).reshape(n, 6)
+    tau = np.empty(n)
+    for i in range(n - 1, -1, -1):
+        tau[i] = model.X[i] @ W[i]
+        p = model.parent[i]
+        if p >= 0:
+            W[p] += Ad_inv(P[i]).T @ W[i]
+    return tau
+
+
+def body_wrenches(model: TreeModel, q, qd, qdd, gravity=None, f_ext=None) -> np.ndarray:
+    """Wrench each body receives through its joint from its predecessor (body frame), ``(n, 6)``:
+    the backward recursion of :func:`rnea` before projection on the joint screws."""
+    P, _, V, A = kinematics(model, q, qd, qdd, _gravity_acceleration(model, gravity))
+    n = model.nq
+    W = np.einsum("nij,nj->ni", model.M, A)
+    for i in range(n):
+        W[i] -= ad(V[i]).T @ (model.M[i] @ V[i])
+    if f_ext is not None:
+        W -= np.asarray(f_ext, dtype=float).reshape(n, 6)
+    for i in range(n - 1, -1, -1):
+        p = model.parent[i]
+        if p >= 0:
+            W[p] += Ad_inv(P[i]).T @ W[i]
+    return W
+
+
+def crba(model: TreeModel, q) -> np.ndarray:
+    """Joint-space mass matrix (composite rigid-body algorithm), ``(n, n)``."""
+    P = relative_poses(model, q)
+    n = model.nq
+    Ic = model.M.copy()
+    H = np.zeros((n, n))
+    for i in range(n - 1, -1, -1):
+        p = model.parent[i]
+        Ai = Ad_inv(P[i])
+        if p >= 0:
+            Ic[p] += Ai.T @ Ic[i] @ Ai
+        F = Ic[i] @ model.X[i]
+        H[i, i] = model.X[i] @ F
+        j = i
+        while model.parent[j] >= 0:
+            F = Ad_inv(P[j]).T @ F
+            j = model.parent[j]
+            H[i, j] = H[j, i] = model.X[j] @ F
+    return H
+
+
+def aba(model: TreeModel, q, qd, tau, gravity=None, f_ext=None) -> np.ndarray:
+    """Forward dynamics (articulated-body algorithm): ``qdd`` (n,) for generalized forces ``tau``."""
+    P, _, V, _ = kinematics(model, q, qd)
+    qd = np.asarray(qd, dtype=float)
+    tau = _check(model, "tau", tau)
+    n = model.nq
+    X = model.X
+    IA = model.M.copy()
+    pA = np.empty((n, 6))
+    c = np.empty((n, 6))
+    for i in range(n):
+        pA[i] = -ad(V[i]).T @ (model.M[i] @ V[i])
+        c[i] = ad(V[i]) @ X[i] * qd[i]
+    if f_ext is not None:
+        pA -= np.asarray(f_ext, dtype=float).reshape(n, 6)
+    U = np.empty((n, 6))
+    D = np.empty(n)
+    u = np.empty(n)
+    for i in range(n - 1, -1, -1):
+        U[i] = IA[i] @ X[i]
+        D[i] = X[i] @ U[i]
+        u[i] = tau[i] - X[i] @ pA[i]
+        p = model.parent[i]
+        if p >= 0:
+            Ia = IA[i] - np.outer(U[i], U[i]) / D[i]
+            pa = pA[i] + Ia @ c[i] + U[i] * (u[i] / D[i])
+            Ai = Ad_inv(P[i])
+            IA[p] += Ai.T @ Ia @ Ai
+            pA[p] += Ai.T @ pa
+    a0 = _gravity_acceleration(model, gravity)
+    A = np.empty((n, 6))
+    qdd = np.empty(n)
+    for i in range(n):
+        p = model.parent[i]
+        a = Ad_inv(P[i]) @ (a0 if p < 0 else A[p]) + c[i]
+        qdd[i] = (u[i] - U[i] @ a) / D[i]
+        A[i] = a + X[i] * qdd[i]
+    return qdd
+
+
+def frame_jacobian(model: TreeModel, q, link: str, offset=None) -> np.ndarray:
+    """Body-fixed geometric Jacobian ``J`` (6, n) of a frame: ``V_F = J qd`` (paper 001 eq. 5).
+
+    The frame is the URDF link ``link`` (times the optional 4x4 ``offset`` in that link)."""
+    body, O = model.frame(link)
+    if offset is not None:
+        O = O @ offset
+    return body_jacobian(model, forward_kinematics(model, q), body, O)
+
+
+def body_jacobian(model: TreeModel, C: np.ndarray, body: int, offset=None) -> np.ndarray:
+    """Jacobian (6, n) of the frame ``C[body] @ offset`` from absolute poses ``C``."""
+    J = np.zeros((6, model.nq))
+    if body < 0:
+        return J
+    F = C[body] if offset is None else C[body] @ offset
+    for j in model.support(body):
+        J[:, j] = Ad_inv(F) @ (Ad(C[j]) @ model.X[j])
+    return J
+
+
+def batched(fn, model: TreeModel, *arrays, **kwargs) -> np.ndarray:
+    """Evaluate ``fn(model, *state)`` for one state or for each row of a batch.
+
+    ``arrays`` are per-state arrays; when the first has one more axis than a single state of
+    ``fn`` expects (a leading time/batch axis), ``fn`` runs once per row and the results are
+    stacked."""
+    first = np.asarray(arrays[0])
+    if first.ndim <= 1:
+        return fn(model, *arrays, **kwargs)
+    return np.stack([fn(model, *row, **kwargs) for row in zip(*arrays)])
