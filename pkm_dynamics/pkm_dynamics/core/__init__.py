@@ -1,13 +1,24 @@
 """pkm_dynamics.core: ROS-free dynamics of closed-loop robots (numpy, scipy, urdf_parser_py).
 
 Never imports ROS.  See the package README for the public API.
+
+Module map (one concept per module): ``spatial`` (SE(3) conventions), ``errors``, ``tree``
+(spanning tree from URDF), ``tree_dynamics`` (RNEA/CRBA/ABA), ``description`` (the loop/actuator
+extension of the robot description), ``cut_joints`` (paper 001 App. A), ``constrained`` (KKT
+constrained dynamics of tree + cut joints: the independent check path), ``parallel_module`` and
+``module_chain`` (paper 000), ``robot`` (``load_robot``).
 """
 from .errors import (ConvergenceError, DescriptionError, PkmDynamicsError, SingularityError,
                      StateError)
 from .tree import TreeModel, build_tree, load_tree, read_description
+from .description import (ActuatorSpec, CutJoint, PlatformSpec, RobotDescription,
+                          parse_description)
+from .robot import load_robot, robot_from_description
 from . import spatial, tree_dynamics
 
 __all__ = [
     "ConvergenceError", "DescriptionError", "PkmDynamicsError", "SingularityError", "StateError",
     "TreeModel", "build_tree", "load_tree", "read_description", "spatial", "tree_dynamics",
+    "ActuatorSpec", "CutJoint", "PlatformSpec", "RobotDescription", "parse_description",
+    "load_robot", "robot_from_description",
 ]
