@@ -1,0 +1,62 @@
+"""Start the pkm_dynamics node for one robot.
+
+ros2 launch pkm_dynamics pkm_dynamics.launch.py robot:=<example name or URDF path>
+    [config:=<params.yaml>] [namespace:=<ns>] [use_sim_time:=true|false]
+
+An example name is looked up in this package's share/pkm_dynamics/robots/ as
+<name>.urdf or <name>/<name>.urdf; anything else is taken as a path to a URDF file.
+"""
+import os
+
+from ament_index_python.packages import get_package_share_directory
+from launch import LaunchDescription
+from launch.actions import DeclareLaunchArgument, OpaqueFunction
+from launch.substitutions import LaunchConfiguration
+from launch_ros.actions import Node
+from launch_ros.parameter_descriptions import ParameterValue
+
+SHARE = get_package_share_directory('pkm_dynamics')
+
+
+def robot_description_file(robot):
+    robots = os.path.join(SHARE, 'robots')
+    for candidate in (os.path.join(robots, robot + '.urdf'),
+                      os.path.join(robots, robot, robot + '.urdf'),
+                      os.path.expanduser(robot)):
+        if os.path.isfile(candidate):
+            return candidate
+    raise RuntimeError(f'robot:={robot} is neither an example in {robots} nor a URDF file')
+
+
+def dynamics_node(context):
+    path = robot_description_file(LaunchConfiguration('robot').perform(context))
+    with open(path) as description:
+        robot_description = description.read()
+    return [Node(
+        package='pkm_dynamics',
+        executable='pkm_dynamics_node',
+        name='pkm_dynamics',
+        namespace=LaunchConfiguration('namespace'),
+        output='screen',
+        parameters=[
+            LaunchConfiguration('config'),
+            {
+                'robot_description': ParameterValue(robot_description, value_type=str),
+                'use_sim_time': ParameterValue(LaunchConfiguration('use_sim_time'),
+                                               value_type=bool),
+            },
+        ],
+    )]
+
+
+def generate_launch_description():
+    return LaunchDescription([
+        DeclareLaunchArgument('robot', description='example robot name or URDF file path'),
+        DeclareLaunchArgument('config',
+                              default_value=os.path.join(SHARE, 'config', 'pkm_dynamics.yaml'),
+                              description='parameter file of the node'),
+        DeclareLaunchArgument('namespace', default_value='', description='node namespace'),
+        DeclareLaunchArgument('use_sim_time', default_value='false',
+                              description='use /clock as time source'),
+        OpaqueFunction(function=dynamics_node),
+    ])
