@@ -1,0 +1,151 @@
+"""Run the installed node on this machine only: for tests, the demo and benchmarks.
+
+Every process that touches ROS must keep DDS traffic on loopback and on its own domain:
+`loopback_ros_env()` gives the variables, `use_loopback_ros()` sets them for the calling
+process (before `rclpy.init`), and `NodeProcess` starts the installed `pkm_dynamics_node`
+as a child process with them. rclpy is imported only inside `call_service`, so importing
+this module costs nothing for ROS-free code.
+"""
+import os
+from pathlib import Path
+import shutil
+import signal
+import subprocess
+import sys
+
+import yaml
+
+NODE_EXECUTABLE = 'pkm_dynamics_node'
+
+
+def loopback_ros_env(domain_id=None):
+    """DDS settings that keep ROS traffic on this machine, on a domain of our own.
+
+    The domain defaults to one derived from the process id, in 1..100 (Fast DDS's ports for
+    domains up to ~101 stay below the Linux ephemeral port range).
+    """
+    if domain_id is None:
+        domain_id = 1 + os.getpid() % 100
+    return {
+        'ROS_AUTOMATIC_DISCOVERY_RANGE': 'LOCALHOST',
+        'ROS_LOCALHOST_ONLY': '1',
+        'ROS_DOMAIN_ID': str(domain_id),
+    }
+
+
+def use_loopback_ros(domain_id=None):
+    """Set loopback_ros_env() in os.environ (call before rclpy.init); return the values."""
+    env = loopback_ros_env(domain_id)
+    os.environ.update(env)
+    return env
+
+
+def node_executable(name=NODE_EXECUTABLE):
+    """Path of an installed console script of this package.
+
+    Looks in the running interpreter's prefix (the venv of `make setup`: bin/, or
+    lib/pkm_dynamics/ as colcon lays it out), then in the ament index (a colcon install).
+    """
+    prefix = Path(sys.prefix)
+    for candidate in (prefix / 'bin' / name, prefix / 'lib' / 'pkm_dynamics' / name):
+        if candidate.is_file():
+            return candidate
+    try:
+        from ament_index_python.packages import get_package_prefix
+        candidate = Path(get_package_prefix('pkm_dynamics')) / 'lib' / 'pkm_dynamics' / name
+        if candidate.is_file():
+            return candidate
+    except (ImportError, LookupError, KeyError, ValueError):
+        pass
+    found = shutil.which(name)
+    if found:
+        return Path(found)
+    raise FileNotFoundError(
+        f'{name} is not installed in {prefix} nor in the ament index: run `make setup` '
+        f'(or `colcon build` and source install/setup.bash)')
+
+
+def write_params_file(path, params, node_name='/**'):
+    """Write a ROS 2 parameter file setting `params` (a dict) for `node_name`."""
+    path = Path(path)
+    path.write_text(yaml.safe_dump({node_name: {'ros__parameters': dict(params)}}))
+    return path
+
+
+class NodeProcess:
+    """The installed node as a child process; stop() sends SIGINT like Ctrl-C.
+
+    params: dict of parameters, written to a parameter file in `workdir`;
+    params_files: further parameter files, loaded before `params`;
+    env: extra environment (the loopback DDS variables of this process are always set).
+    Output goes to `workdir/<name>.log` (see `log()`).
+    """
+
+    def __init__(self, workdir, params=None, params_files=(), env=None,
+                 executable=NODE_EXECUTABLE, name='node'):
+        workdir = Path(workdir)
+        workdir.mkdir(parents=True, exist_ok=True)
+        args = [str(node_executable(executable)), '--ros-args']
+        for params_file in params_files:
+            args += ['--params-file', str(params_file)]
+        if params:
+            args += ['--params-file',
+                     str(write_params_file(workdir / f'{name}_params.yaml', params))]
+        domain_id = os.environ.get('ROS_DOMAIN_ID')
+        child_env = dict(os.environ)
+        child_env.update(loopback_ros_env(int(domain_id) if domain_id else None))
+        child_env.update(env or {})
+        self.log_path = workdir / f'{name}.log'
+        self._log_file = open(self.log_path, 'wb')
+        self.process = subprocess.Popen(args, env=child_env, stdout=self._log_file,
+                                        stderr=subprocess.STDOUT)
+
+    def running(self):
+        return self.process.poll() is None
+
+    def log(self):
+        """Everything the node has printed so far."""
+        return self.log_path.read_text(errors='replace')
+
+    def stop(self, timeout=10.0):
+        """SIGINT, then wait up to `timeout` s; return the exit code (kill if it hangs)."""
+        try:
+            if self.running():
+                self.process.send_signal(signal.SIGINT)
+                try:
+                    self.process.wait(timeout)
+                except subprocess.TimeoutExpired:
+                    self.process.kill()
+                    self.process.wait()
+                    raise TimeoutError(f'node did not exit within {timeout} s of SIGINT; '
+                                       f'log:\n{self.log()}')
+            return self.process.returncode
+        finally:
+            self._log_file.close()
+
+
+def call_service(node, srv_type, name, request=None, timeout=20.0):
+    """Call service `name` from the rclpy `node` and return the response.
+
+    Waits up to `timeout` s for the service to appear and as long again for the answer;
+    raises TimeoutError otherwise.
+    """
+    from rclpy.executors import SingleThreadedExecutor
+    client = node.create_client(srv_type, name)
+    try:
+        if not client.wait_for_service(timeout_sec=timeout):
+            raise TimeoutError(f'service {name} did not appear within {timeout} s')
+        future = client.call_async(request if request is not None else srv_type.Request())
+        executor = SingleThreadedExecutor(context=node.context)
+        executor.add_node(node)
+        try:
+            executor.spin_until_future_complete(future, timeout_sec=timeout)
+        finally:
+            executor.remove_node(node)
+            executor.shutdown()
+        if not future.done():
+            future.cancel()
+            raise TimeoutError(f'service {name} did not answer within {timeout} s')
+        return future.result()
+    finally:
+        node.destroy_client(client)
