@@ -1,0 +1,69 @@
+# Embedded environment for pkm_dynamics: a virtualenv with the ROS 2 PyPI wheels, the
+# interfaces package built with CMake into it, and pkm_dynamics installed into it.
+#   make setup   build or update .venv (idempotent; redoes only what changed)
+#   make demo    start the node on a small robot and query it
+#   make test    the whole pytest suite against the installed package (TESTS=... for a subset)
+#   make bench   every bench/bench_*.py
+#   make clean   remove .venv and build/
+
+PYTHON ?= python3.11
+VENV   := $(CURDIR)/.venv
+BUILD  := $(CURDIR)/build
+PY     := $(VENV)/bin/python
+PIP    := $(PY) -m pip --disable-pip-version-check
+STAMPS := $(VENV)/.stamps
+TESTS  ?= pkm_dynamics/test
+
+# The embedded environment must not mix with a sourced ROS install or another venv.
+# LD_LIBRARY_PATH is set by the venv's ros_wheels_bootstrapper when Python starts.
+unexport PYTHONPATH AMENT_PREFIX_PATH CMAKE_PREFIX_PATH COLCON_PREFIX_PATH LD_LIBRARY_PATH \
+	_ROS_WHEELS_BOOTSTRAP_COMPLETE
+
+INTERFACE_SOURCES := pkm_dynamics_interfaces/CMakeLists.txt pkm_dynamics_interfaces/package.xml \
+	$(wildcard pkm_dynamics_interfaces/srv/*.srv pkm_dynamics_interfaces/msg/*.msg) \
+	cmake/wheel_python_includes.cmake
+# Everything that goes into the pkm_dynamics wheel (directories too, so deletions count).
+PACKAGE_SOURCES := $(shell find pkm_dynamics \( -path pkm_dynamics/test -o -name __pycache__ \
+	-o -name build -o -name '*.egg-info' \) -prune -o -print)
+
+.PHONY: setup test demo bench clean
+
+setup: $(STAMPS)/pkm_dynamics
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMPS)/requirements: requirements-ros.txt requirements.txt | $(PY)
+	$(PIP) install --quiet -r requirements-ros.txt -r requirements.txt
+	mkdir -p $(STAMPS) && touch $@
+
+# CMAKE_PROJECT_INCLUDE: see cmake/wheel_python_includes.cmake (the wheels' exported
+# Python include paths point at the machine that built them).
+$(STAMPS)/interfaces: $(INTERFACE_SOURCES) $(STAMPS)/requirements
+	cmake -S pkm_dynamics_interfaces -B $(BUILD)/pkm_dynamics_interfaces \
+		-DCMAKE_PREFIX_PATH=$(VENV) -DCMAKE_INSTALL_PREFIX=$(VENV) \
+		-DPython3_EXECUTABLE=$(PY) \
+		-DCMAKE_PROJECT_INCLUDE=$(CURDIR)/cmake/wheel_python_includes.cmake
+	cmake --build $(BUILD)/pkm_dynamics_interfaces --parallel 2
+	cmake --install $(BUILD)/pkm_dynamics_interfaces
+	$(PY) -c 'from pkm_dynamics_interfaces.srv import GetModelInfo'
+	touch $@
+
+# A regular (non-editable) install: tests and demo run what a user gets.
+$(STAMPS)/pkm_dynamics: $(PACKAGE_SOURCES) $(STAMPS)/interfaces
+	rm -rf pkm_dynamics/build pkm_dynamics/*.egg-info
+	$(PIP) install --quiet --no-deps --no-build-isolation --force-reinstall ./pkm_dynamics
+	rm -rf pkm_dynamics/build pkm_dynamics/*.egg-info
+	touch $@
+
+test: setup
+	$(PY) -m pytest $(TESTS)
+
+demo: setup
+	$(PY) scripts/demo.py
+
+bench: setup
+	$(PY) bench/run.py
+
+clean:
+	rm -rf $(VENV) $(BUILD) pkm_dynamics/build pkm_dynamics/*.egg-info
