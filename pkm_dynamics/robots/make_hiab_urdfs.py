@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""Generate the two HIAB XS 031 example robots from the crane data (reproducible).
+
+    python3 pkm_dynamics/robots/make_hiab_urdfs.py [path/to/hiab031_model.json]
+
+writes ``linear_4bar_1dof.urdf`` and ``heavy_duty_4dof.urdf`` next to this script.  Every
+number comes from ``hiab031_model.json`` (``geometry`` and ``bodies.cad_corrected``); the
+recipe is the ``kinematics`` list of that file.  See ``README.md`` in this directory.
+
+Zero configuration of the URDF tree: every actuator at x = 0 (cylinders fully retracted,
+pivot-to-pivot length = x0 = 0.83 m; extension at x3 = 0, slew at 0).  The passive joint
+origins carry the loop angles of that assembled pose, so the tree's joint values of the
+passive joints are the loop angles *minus* their x = 0 values, while the prismatic joint
+values are the actuator coordinates x exactly.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_JSON = os.path.join(HERE, "..", "..", "..", "shared", "models", "hiab_xs031", "hiab031_model.json")
+
+
+def _f(v: float) -> str:
+    return repr(float(v))
+
+
+def _vec(v) -> str:
+    return " ".join(_f(a) for a in v)
+
+
+def rpy_from_matrix(R) -> tuple:
+    """URDF roll-pitch-yaw of ``R = Rz(yaw) Ry(pitch) Rx(roll)`` (|pitch| < pi/2)."""
+    R = np.asarray(R, dtype=float)
+    # orthonormalise the transcribed matrix (given to ~1e-14) before extracting angles
+    U, _, Vt = np.linalg.svd(R)
+    R = U @ Vt
+    pitch = math.asin(-R[2, 0])
+    roll = math.atan2(R[2, 1], R[2, 2])
+    yaw = math.atan2(R[1, 0], R[0, 0])
+    return roll, pitch, yaw
+
+
+def loop_angles(d: float, La: float, Lb: float) -> tuple:
+    """Recipe of the data: ``q = -acos((d^2 - La^2 - Lb^2) / (2 La Lb))`` (branch q < 0),
+    ``q_cyl = atan2(Lb sin q, La + Lb cos q)``, ``q_rel = q - q_cyl``."""
+    q = -math.acos(max(-1.0, min(1.0, (d * d - La * La - Lb * Lb) / (2.0 * La * Lb))))
+    qc = math.atan2(Lb * math.sin(q), La + Lb * math.cos(q))
+    return q, qc, q - qc
+
+
+def _inertial(body: dict) -> str:
+    I = body["inertia_about_com_in_body_frame_kgm2"]
+    return (f'    <inertial>\n      <origin xyz="{_vec(body["com_in_body_frame_m"])}" rpy="0 0 0"/>\n'
+            f'      <mass value="{_f(body["mass_kg"])}"/>\n'
+            f'      <inertia ixx="{_f(I[0][0])}" ixy="{_f(I[0][1])}" ixz="{_f(I[0][2])}" '
+            f'iyy="{_f(I[1][1])}" iyz="{_f(I[1][2])}" izz="{_f(I[2][2])}"/>\n    </inertial>\n')
+
+
+def _link(name: str, body: dict | None = None, comment: str = "") -> str:
+    c = f"  <!-- {comment} -->\n" if comment else ""
+    if body is None:
+        return f'{c}  <link name="{name}"/>\n'
+    return f'{c}  <link name="{name}">\n{_inertial(body)}  </link>\n'
+
+
+def _joint(name, jtype, parent, child, xyz=(0, 0, 0), rpy=(0, 0, 0), axis=None, limit=None, comment=""):
+    c = f"  <!-- {comment} -->\n" if comment else ""
+    s = (f'{c}  <joint name="{name}" type="{jtype}">\n    <parent link="{parent}"/>\n    <child link="{child}"/>\n'
+         f'    <origin xyz="{_vec(xyz)}" rpy="{_vec(rpy)}"/>\n')
+    if axis is not None:
+        s += f'    <axis xyz="{_vec(axis)}"/>\n'
+    if limit is not None:
+        # the data gives no effort or velocity limits: 0 = unspecified
+        s += f'    <limit lower="{_f(limit[0])}" upper="{_f(limit[1])}" effort="0" velocity="0"/>\n'
+    return s + "  </joint>\n"
+
+
+def _loop(prefix, actuator, base, link, cyl, piston, La, Lb, lc, lc0, x0, stroke, bodies, link_body):
+    """URDF text of one cylinder loop (tree part) and its <constraint> (cut at the rod end)."""
+    q_ref, qc_ref, qr_ref = loop_angles(x0, La, Lb)
+    # tree values of the passive joints over the stroke (for their URDF limits)
+    # (the lift loop straightens at x = L + L1 - x0 = 0.553 m, before the 0.59 m stroke ends)
+    reach = min(stroke, La + Lb - x0)
+    qs = np.array([loop_angles(x0 + s, La, Lb) for s in np.linspace(0.0, reach, 2001)])
+    lim_link = (float(qs[:, 0].min() - q_ref) - 1e-9, float(qs[:, 0].max() - q_ref) + 1e-9)
+    lim_cyl = (float(qs[:, 1].min() - qc_ref) - 1e-9, float(qs[:, 1].max() - qc_ref) + 1e-9)
+    t = ""
+    t += _joint(f"{prefix}_link_joint", "revolute", base, link, xyz=(La, 0, 0), rpy=(0, 0, q_ref), axis=(0, 0, 1),
+                limit=lim_link, comment=f"{prefix} loop: output link pivot (passive q; origin angle = q at x = 0)")
+    t += _link(link, bodies[link_body], f"data body {link_body}")
+    t += _joint(f"{prefix}_cylinder_joint", "revolute", base, cyl, rpy=(0, 0, qc_ref), axis=(0, 0, 1), limit=lim_cyl,
+                comment=f"{prefix} loop: cylinder pivot (passive q1; origin angle = q1 at x = 0)")
+    t += _link(cyl, bodies[cyl], f"data body {cyl} (cylinder barrel)")
+    t += _joint(actuator, "prismatic", cyl, piston, xyz=(lc0, 0, 0), axis=(1, 0, 0), limit=(0.0, stroke),
+                comment=f"{prefix} cylinder: value = pivot-to-pivot length - {x0} m")
+    t += _link(piston, bodies[piston], f"data body {piston} (piston and rod)")
+    cut = (f'  <!-- {prefix} loop closure: revolute cut joint at the rod end (passive q2) -->\n'
+           f'  <constraint name="{prefix}_rod_end" type="revolute">\n'
+           f'    <parent link="{piston}"/>\n    <parent_origin xyz="{_vec((lc, 0, 0))}" rpy="0 0 0"/>\n'
+           f'    <parent_axis xyz="0 0 1"/>\n'
+           f'    <child link="{link}"/>\n    <child_origin xyz="{_vec((Lb, 0, 0))}" rpy="{_vec((0, 0, -qr_ref))}"/>\n'
+           f'    <child_axis xyz="0 0 1"/>\n  </constraint>\n')
+    return t, cut
+
+
+def make(data: dict, four_dof: bool) -> str:
+    g = data["geometry"]
+    bodies = data["bodies"]["cad_corrected"]
+    a1, a2 = g["alpha1"], g["alpha2"]
+    name = "hiab_xs031_4dof" if four_dof else "hiab_xs031_lift_loop"
+    out = [f'<?xml version="1.0"?>\n<!-- Generated by make_hiab_urdfs.py from hiab031_model.json '
+           f'(HIAB XS 031, Petrovic & Mattila; cad_corrected inertias). Do not edit by hand. -->\n'
+           f'<robot name="{name}">\n']
+    out.append(_link("world", None, "URDF root, REP 103: z up"))
+    out.append(_joint("world_to_W", "fixed", "world", "W", rpy=(math.pi / 2, 0, 0),
+                      comment="the data's world frame W is y-up: Rx(+90 deg) maps its y to the root's z"))
+    out.append(_link("W", None, "data frame W (y up)"))
+    if four_dof:
+        out.append(_joint("slew", "continuous", "W", "slew_link", axis=(0, 1, 0),
+                          comment="slew: vertical axis through the W origin (the model's assumption; see data README)"))
+        out.append(_link("slew_link", None, "slewing frame S (massless: the data has no slew bearing)"))
+        base_parent = "slew_link"
+    else:
+        base_parent = "W"
+    out.append(_joint("Bc1_mount", "fixed", base_parent, "Bc1", xyz=g["W_r_WBc1"], rpy=(0, 0, a1),
+                      comment="Bc1: R = Rz(alpha1), p = W_r_WBc1"))
+    out.append(_link("Bc1", bodies["Bc1"], "data body Bc1 (crane base / column)"))
+    cuts = []
+    t, c = _loop("lift", "lift", "Bc1", "B11", "B31", "B41", g["L1"], g["L11"], g["lc1"], g["lc01"], g["x10"], 0.59,
+                 bodies, "B11")
+    out.append(t)
+    cuts.append(c)
+    Tc1_r = np.array([g["L11"], 0.0, 0.0]) + np.array(g["Tc1_r_Tc1Bc2"])
+    out.append(_joint("Bc2_mount", "fixed", "B11", "Bc2", xyz=Tc1_r, rpy=(0, 0, a2),
+                      comment="Bc2 rigid on B11 (lift link = B11 + Bc2): Tc1 + Tc1_r_Tc1Bc2, R = Rz(alpha2)"))
+    out.append(_link("Bc2", bodies["Bc2"], "data body Bc2 (rest of the lift link)"))
+    ee = "Bc2"
+    if four_dof:
+        t, c = _loop("tilt", "tilt", "Bc2", "B12", "B32", "B42", g["L2"], g["L21"], g["lc2"], g["lc02"], g["x20"],
+                     0.59, bodies, "B12")
+        out.append(t)
+        cuts.append(c)
+        p22 = np.array([g["L21"], 0.0, 0.0]) + np.array(g["Tc2_r_Tc2P22"])
+        out.append(_joint("P22_mount", "fixed", "B12", "P22", xyz=p22, rpy=rpy_from_matrix(g["Tc2_Rot_P22"]),
+                          comment="P22 (extension cylinder) rigid on B12: Tc2 + Tc2_r_Tc2P22, R = Tc2_Rot_P22"))
+        out.append(_link("P22", bodies["P22"], "data body P22 (extension cylinder)"))
+        out.append(_joint("extension", "prismatic", "P22", "B52", xyz=(0.041, 0, 0), axis=(1, 0, 0),
+                          limit=(0.0, 1.1), comment="extension: B52 = P22 + [0.041 + x3, 0, 0]"))
+        out.append(_link("B52", bodies["B52"], "data body B52 (extension boom)"))
+        out.append(_joint("P32_mount", "fixed", "B52", "P32", xyz=g["B52_r_B52P32"],
+                          comment="P32 (end object) rigid on B52: B52_r_B52P32"))
+        out.append(_link("P32", bodies["P32"], "data body P32 (end object)"))
+        out.append(_joint("tcp_mount", "fixed", "P32", "tcp", xyz=g["P32_r_P32D22_TCP"],
+                          rpy=rpy_from_matrix(g["P32_Rot_D22"]), comment="TCP frame D22"))
+        out.append(_link("tcp", None, "tool centre point D22"))
+        ee = "tcp"
+    out.extend(cuts)
+    acts = ["slew", "lift", "tilt", "extension"] if four_dof else ["lift"]
+    out.append("  <pkm_dynamics>\n")
+    for a in acts:
+        out.append(f'    <actuator joint="{a}"/>\n')
+    out.append(f'    <end_effector link="{ee}"/>\n  </pkm_dynamics>\n</robot>\n')
+    return "".join(out)
+
+
+def main(argv=None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    path = argv[0] if argv else DEFAULT_JSON
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    for fname, four in (("linear_4bar_1dof.urdf", False), ("heavy_duty_4dof.urdf", True)):
+        with open(os.path.join(HERE, fname), "w", encoding="utf-8") as f:
+            f.write(make(data, four))
+        print("wrote", os.path.join(HERE, fname))
+
+
+if __name__ == "__main__":
+    main()
