@@ -23,8 +23,9 @@ INTERFACE_SOURCES := pkm_dynamics_interfaces/CMakeLists.txt pkm_dynamics_interfa
 	$(wildcard pkm_dynamics_interfaces/srv/*.srv pkm_dynamics_interfaces/msg/*.msg) \
 	cmake/wheel_python_includes.cmake
 # Everything that goes into the pkm_dynamics wheel (directories too, so deletions count).
-PACKAGE_SOURCES := $(shell find pkm_dynamics \( -path pkm_dynamics/test -o -name __pycache__ \
-	-o -name build -o -name '*.egg-info' \) -prune -o -print)
+PACKAGE_SOURCES := pkm_dynamics/setup.py pkm_dynamics/setup.cfg pkm_dynamics/package.xml \
+	$(shell find pkm_dynamics/pkm_dynamics pkm_dynamics/resource pkm_dynamics/launch \
+		pkm_dynamics/config pkm_dynamics/robots -name __pycache__ -prune -o -print 2>/dev/null)
 
 .PHONY: setup test demo bench clean
 
@@ -50,7 +51,7 @@ $(STAMPS)/interfaces: $(INTERFACE_SOURCES) $(STAMPS)/requirements
 	touch $@
 
 # A regular (non-editable) install: tests and demo run what a user gets.
-$(STAMPS)/pkm_dynamics: $(PACKAGE_SOURCES) $(STAMPS)/interfaces
+$(STAMPS)/pkm_dynamics: $(PACKAGE_SOURCES) | $(STAMPS)/interfaces
 	rm -rf pkm_dynamics/build pkm_dynamics/*.egg-info
 	$(PIP) install --quiet --no-deps --no-build-isolation --force-reinstall ./pkm_dynamics
 	rm -rf pkm_dynamics/build pkm_dynamics/*.egg-info
