@@ -8,7 +8,6 @@ this module costs nothing for ROS-free code.
 """
 import os
 from pathlib import Path
-import shutil
 import signal
 import subprocess
 import sys
@@ -55,11 +54,8 @@ def node_executable(name=NODE_EXECUTABLE):
         candidate = Path(get_package_prefix('pkm_dynamics')) / 'lib' / 'pkm_dynamics' / name
         if candidate.is_file():
             return candidate
-    except (ImportError, LookupError, KeyError, ValueError):
+    except (ImportError, LookupError, OSError, ValueError):  # no ament index here
         pass
-    found = shutil.which(name)
-    if found:
-        return Path(found)
     raise FileNotFoundError(
         f'{name} is not installed in {prefix} nor in the ament index: run `make setup` '
         f'(or `colcon build` and source install/setup.bash)')
