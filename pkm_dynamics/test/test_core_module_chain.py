@@ -298,3 +298,14 @@ def test_description_errors_name_the_culprit():
         load_robot(_edit(_edit(text, '<actuator joint="slew"/>', '<actuator joint="XX"/>'),
                          '<actuator joint="extension"/>', '<actuator joint="slew"/>').replace(
                              '<actuator joint="XX"/>', '<actuator joint="extension"/>'))
+
+
+def test_readme_example_is_the_1dof_robot(one):
+    """The complete example of the package README loads and is the 1-DoF example robot."""
+    with open(os.path.join(HERE, "..", "README.md"), encoding="utf-8") as f:
+        text = f.read()
+    example = text.split("Complete example")[1].split("```xml")[1].split("```")[0].strip()
+    robot = load_robot(example)
+    assert robot.actuated_joints == ("lift",) and robot.tree.total_mass == one.tree.total_mass
+    x, xd, xdd = np.array([0.2]), np.array([0.1]), np.array([0.3])
+    assert _rel(robot.inverse_dynamics(x, xd, xdd), one.inverse_dynamics(x, xd, xdd)) < 1e-12
