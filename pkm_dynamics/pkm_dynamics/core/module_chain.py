@@ -27,7 +27,7 @@ import numpy as np
 
 from .description import RobotDescription
 from .errors import DescriptionError, StateError
-from .parallel_module import (ParallelModule, S_Z, alpha_beta_terms, assembled_base_inertia,
+from .parallel_module import (ParallelModule, alpha_beta_terms, assembled_base_inertia,
                               assembled_link_inertia, closure, forward_dynamics_base_frame,
                               module_accelerations, module_kinematics, module_poses,
                               parallel_inverse_dynamics)

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import SingularityError
-from .spatial import Ad_inv, ad
+from .spatial import Ad_inv
 
 #: screw of a revolute joint about z and of a prismatic joint along x, (omega, v) layout
 S_Z = np.array([0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
@@ -64,6 +64,9 @@ class ParallelModule:
     x_lower: float = -np.inf
     x_upper: float = np.inf
 
+    def __post_init__(self):
+        object.__setattr__(self, "AE", Ad_inv(self.B1_C_E))   # twists B1 -> E (constant)
+
     @property
     def x0(self) -> float:
         return self.Lc + self.Lc0
@@ -92,6 +95,45 @@ class ParallelModuleState:
     c: dict = None           # acceleration biases c_B1, c_B3, c_B4 (eq. 10)
     p: dict = None           # wrench biases p_B1, p_B3, p_B4 (eq. 12)
     xi: dict = None          # xi_1, xi_2, xi_4, xi_5, xi_7, xi_8 (eq. 30)
+
+
+def _ad_inv_pose(c: float, s: float, px: float, py: float, pz: float) -> np.ndarray:
+    """``Ad_inv`` of the pose ``T(p) Rz(theta)`` (``c, s = cos, sin theta``), written out:
+    ``[[R^T, 0], [-R^T [p]x, R^T]]`` (same as :func:`.spatial.Ad_inv`, without the generic path)."""
+    return np.array([
+        [c, s, 0.0, 0.0, 0.0, 0.0],
+        [-s, c, 0.0, 0.0, 0.0, 0.0],
+        [0.0, 0.0, 1.0, 0.0, 0.0, 0.0],
+        [-s * pz, c * pz, -c * py + s * px, c, s, 0.0],
+        [-c * pz, -s * pz, s * py + c * px, -s, c, 0.0],
+        [py, -px, 0.0, 0.0, 0.0, 1.0],
+    ])
+
+
+def _bias_rz(nu: np.ndarray, qd: float) -> np.ndarray:
+    """``ad(nu) s_z qd`` (eq. 10 for a revolute joint about z) = ``(w x e_z, v x e_z) qd``."""
+    w0, w1, _, v0, v1, _ = nu.tolist()
+    return np.array([w1 * qd, -w0 * qd, 0.0, v1 * qd, -v0 * qd, 0.0])
+
+
+def _bias_px(nu: np.ndarray, xd: float) -> np.ndarray:
+    """``ad(nu) s_x xd`` (eq. 10 for a prismatic joint along x) = ``(0, w x e_x) xd``."""
+    _, w1, w2 = nu[:3].tolist()
+    return np.array([0.0, 0.0, 0.0, 0.0, w2 * xd, -w1 * xd])
+
+
+def wrench_bias(M: np.ndarray, nu: np.ndarray) -> np.ndarray:
+    """``p = -ad*(nu) M nu`` (eq. 12) = ``(w x h_m + v x h_f, w x h_f)`` with ``h = M nu``."""
+    a, b, c, d, e, f = nu.tolist()
+    hm0, hm1, hm2, hf0, hf1, hf2 = (M @ nu).tolist()
+    return np.array([
+        b * hm2 - c * hm1 + e * hf2 - f * hf1,
+        c * hm0 - a * hm2 + f * hf0 - d * hf2,
+        a * hm1 - b * hm0 + d * hf1 - e * hf0,
+        b * hf2 - c * hf1,
+        c * hf0 - a * hf2,
+        a * hf1 - b * hf0,
+    ])
 
 
 def closure(mod: ParallelModule, x: float, xd: float) -> ParallelModuleState:
@@ -153,10 +195,16 @@ def module_poses(mod: ParallelModule, st: ParallelModuleState) -> None:
     P1[:3, 3] = (mod.L, 0.0, mod.h)
     P3 = _rz(st.q1)
     P43 = np.eye(4)
-    P43[0, 3] = st.x + mod.Lc0
+    ka = st.x + mod.Lc0
+    P43[0, 3] = ka
     st.P1, st.P3, st.P43, st.P4 = P1, P3, P43, P3 @ P43
-    st.A1, st.A3, st.A43, st.A4 = Ad_inv(P1), Ad_inv(P3), Ad_inv(P43), Ad_inv(st.P4)
-    st.AE = Ad_inv(mod.B1_C_E)
+    c, s = P1[0, 0], P1[1, 0]
+    st.A1 = _ad_inv_pose(c, s, mod.L, 0.0, mod.h)
+    c, s = P3[0, 0], P3[1, 0]
+    st.A3 = _ad_inv_pose(c, s, 0.0, 0.0, 0.0)
+    st.A43 = _ad_inv_pose(1.0, 0.0, ka, 0.0, 0.0)
+    st.A4 = _ad_inv_pose(c, s, c * ka, s * ka, 0.0)
+    st.AE = mod.AE
 
 
 def module_kinematics(mod: ParallelModule, st: ParallelModuleState, nu_Bc: np.ndarray) -> None:
@@ -172,14 +220,14 @@ def module_kinematics(mod: ParallelModule, st: ParallelModuleState, nu_Bc: np.nd
     nu3 = st.A3 @ nu_Bc + S_Z * qd1                         # eq. 6c
     nu4 = st.A43 @ nu3 + S_X * st.xd                        # eq. 6d
     nuE = st.AE @ nu1                                       # eq. 6b
-    c1 = ad(nu1) @ S_Z * qd                                 # eq. 10
-    c3 = ad(nu3) @ S_Z * qd1
-    c4 = ad(nu4) @ S_X * st.xd
+    c1 = _bias_rz(nu1, qd)                                  # eq. 10
+    c3 = _bias_rz(nu3, qd1)
+    c4 = _bias_px(nu4, st.xd)
     st.nu = {"Bc": nu_Bc, "B1": nu1, "B3": nu3, "B4": nu4, "E": nuE}
     st.c = {"B1": c1, "B3": c3, "B4": c4}
-    st.p = {"B1": -ad(nu1).T @ (mod.M_B1 @ nu1),            # eq. 12
-            "B3": -ad(nu3).T @ (mod.M_B3 @ nu3),
-            "B4": -ad(nu4).T @ (mod.M_B4 @ nu4)}
+    st.p = {"B1": wrench_bias(mod.M_B1, nu1),               # eq. 12
+            "B3": wrench_bias(mod.M_B3, nu3),
+            "B4": wrench_bias(mod.M_B4, nu4)}
     xi4 = S_Z * k[2]
     xi5 = S_Z * k[5] + c3
     st.xi = {1: S_Z * k[1],                                 # eq. 30a
@@ -254,9 +302,20 @@ def actuator_wrench_maps(mod: ParallelModule, x: float, q2: float) -> tuple:
 
 def actuator_force_rows(mod: ParallelModule, x: float, q2: float) -> tuple:
     """``s_x^T K1, s_x^T K3, s_x^T K4`` (each (6,)): the only rows of eqs. 62-64 that eq. 34 and
-    eq. 16 need (``f_B4^x = s_x^T F_B4``).  Same singularity check as :func:`actuator_wrench_maps`."""
-    K1, K3, K4 = actuator_wrench_maps(mod, x, q2)
-    return K1[3], K3[3], K4[3]
+    eq. 16 need (``f_B4^x = s_x^T F_B4``), i.e. the first rows of K1_bar, K3_bar, K4_bar of
+    :func:`actuator_wrench_maps` placed at (f^x, f^y, m^z).  Same singularity check."""
+    L1 = mod.L1
+    ka = x + mod.Lc0
+    kb = -L1 * math.sin(q2)
+    ke = ka + mod.Lc
+    detA = kb * ke
+    if abs(detA) < SINGULAR_SIN * max(1.0, L1 * ke):
+        actuator_wrench_maps(mod, x, q2)          # raises with the full message
+    kf = L1 * math.cos(q2) / detA
+    r1 = np.array([0.0, 0.0, 1.0 / kb, 0.0, 0.0, 0.0])
+    r3 = np.array([0.0, 0.0, kf, 0.0, 0.0, 0.0])
+    r4 = np.array([0.0, 0.0, kf, 1.0, ka * kf, 0.0])
+    return r1, r3, r4
 
 
 def assembled_link_inertia(mod: ParallelModule, st: ParallelModuleState, M_E: np.ndarray, p_E: np.ndarray) -> tuple:
