@@ -106,3 +106,31 @@ def test_singular_configurations_raise(where):
     with pytest.raises(SingularityError, match=r"module 'test'.*x = "):
         closure(mod, x, 0.0)
     assert S_X[3] == 1.0
+
+
+@pytest.mark.parametrize("x", XS)
+def test_scalar_inverse_and_forward_dynamics_eqs_35_36_46(x):
+    """f = alpha xdd + beta (eq. 35) with beta = psi nu_dot_Bc + delta (eq. 44) equals the direct
+    wrench route of eqs. 65/16; eq. 36 and eq. 46 invert it."""
+    from pkm_dynamics.core.parallel_module import (forward_dynamics_base_frame, forward_dynamics_scalar,
+                                                   module_accelerations, parallel_inverse_dynamics)
+    mod = _module(5)
+    rng = np.random.default_rng(6)
+    st = closure(mod, x, 0.3)
+    module_poses(mod, st)
+    module_kinematics(mod, st, rng.normal(size=6))
+    M_E = spatial_inertia(50.0, [0.2, 0.1, 0.0], np.diag([1.0, 2.0, 2.5]))
+    p_E = rng.normal(size=6) * 10
+    nud = rng.normal(size=6)
+    xdd = 0.8
+    Mt, pt = assembled_link_inertia(mod, st, M_E, p_E)
+    ab = alpha_beta_terms(mod, st, Mt, pt)
+    beta = ab["psi"] @ nud + ab["delta"]
+    acc = module_accelerations(mod, st, nud, xdd)
+    F_E = M_E @ acc["E"] + p_E                                       # eq. 21
+    f, F_Bc, _ = parallel_inverse_dynamics(mod, st, acc, F_E)
+    assert ab["alpha"] * xdd + beta == pytest.approx(f, rel=1e-12)
+    assert forward_dynamics_scalar(ab["alpha"], beta, f) == pytest.approx(xdd, rel=1e-12)
+    assert forward_dynamics_base_frame(ab, f, nud) == pytest.approx(xdd, rel=1e-12)
+    MA, pA = assembled_base_inertia(mod, st, ab, Mt, pt, f)
+    assert np.allclose(MA @ nud + pA, F_Bc, rtol=1e-11, atol=1e-9 * np.abs(F_Bc).max())   # eq. 37
