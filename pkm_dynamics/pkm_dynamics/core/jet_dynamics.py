@@ -31,7 +31,7 @@ from . import taylor as T
 from .cut_joints import LoopConstraints
 from .description import RobotDescription
 from .errors import ConvergenceError, SingularityError, StateError
-from .spatial import Ad_inv, log_se3, pose_inv
+from .spatial import exp_se3, log_se3, pose_inv
 from .tree_dynamics import body_jacobian, forward_kinematics
 
 #: order of the motion jets (4th derivative in) and of the force jets (2nd derivative out)
@@ -189,14 +189,39 @@ def _platform_pose(jm: JetModel, q) -> np.ndarray:
     return C[jm.platform_body] @ jm.platform_offset
 
 
+#: largest change of the prescribed coordinates (rad, m) per continuation step from the zero
+#: configuration (keeps Newton on the assembly branch of the description's zero configuration)
+CONTINUATION_STEP = 0.05
+
+
 def close_loops(jm: JetModel, x, q_guess=None, tol: float = 1e-12, max_iter: int = 50) -> np.ndarray:
     """Tree coordinates ``q`` (n,) with ``g(q) = 0`` and the actuated joints at ``x`` (module
     chains, ``x`` of shape (na,)) or the platform frame at the pose ``x`` (PKM, 4x4).
-    Gauss-Newton with the constraint Jacobian (redundant rows allowed), from ``q_guess``
-    (default: the zero configuration, where every loop of a valid description is closed)."""
+    Gauss-Newton with the constraint Jacobian (redundant rows allowed), from ``q_guess``.
+    Without a guess it starts at the zero configuration (where every loop of a valid
+    description is closed) and follows the straight path to ``x`` in steps of at most
+    :data:`CONTINUATION_STEP`, so that it stays on that configuration's assembly branch."""
     tree = jm.desc.tree
-    q = np.zeros(tree.nq) if q_guess is None else np.array(q_guess, dtype=float)
     x = np.asarray(x, dtype=float)
+    if q_guess is None:
+        q = np.zeros(tree.nq)
+        if jm.is_pkm:
+            F0 = _platform_pose(jm, q)
+            xi = log_se3(pose_inv(F0) @ x)
+            steps = int(np.ceil(np.abs(xi).max() / CONTINUATION_STEP))
+            for s in range(1, steps):
+                q = _newton(jm, F0 @ exp_se3(xi * s / steps), q, 1e-9, max_iter)
+        else:
+            dx = x - q[jm.actuated]
+            steps = int(np.ceil(np.abs(dx).max() / CONTINUATION_STEP))
+            for s in range(1, steps):
+                q = _newton(jm, x - dx * (1 - s / steps), q, 1e-9, max_iter)
+        return _newton(jm, x, q, tol, max_iter)
+    return _newton(jm, x, np.array(q_guess, dtype=float), tol, max_iter)
+
+
+def _newton(jm: JetModel, x, q, tol, max_iter) -> np.ndarray:
+    tree = jm.desc.tree
     if jm.is_pkm:
         if x.shape != (4, 4):
             raise StateError(f"the platform pose must be a 4x4 homogeneous matrix, got shape {x.shape}")

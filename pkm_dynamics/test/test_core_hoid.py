@@ -1,0 +1,245 @@
+"""Higher-order inverse dynamics (paper 002) and series-elastic feedforward.
+
+Independent checks only:
+* u-dot and u-ddot against 4th-order central differences of u(t) along the example paths;
+* 3rd and 4th derivatives of the inverse kinematics against differences of the (lower-order)
+  IK solution along the path;
+* paper 002's recursion against the Taylor-jet general route (different algorithms sharing
+  only the tree data) to 1e-10;
+* u against the KKT inverse dynamics of the tree with the loop constraints as multipliers,
+  and against the module-chain ID of paper 000 for heavy-duty manipulators;
+* SEA motor torque against eq. 2 with the motor acceleration from differences of q_m(t).
+"""
+import os
+
+import numpy as np
+import pytest
+
+from pkm_dynamics.core import DescriptionError, load_robot
+from pkm_dynamics.core.constrained import kkt_inverse_dynamics
+from pkm_dynamics.core.description import parse_description
+from pkm_dynamics.core.higher_order import hoid_model, higher_order_inverse_dynamics
+from pkm_dynamics.core.hoid_motions import gough_stewart_roll, pick_and_place, roll_angle
+from pkm_dynamics.core.spatial import pose
+from pkm_dynamics.core.tree_dynamics import forward_kinematics
+
+ROBOTS = os.path.join(os.path.dirname(__file__), "..", "robots")
+
+
+def robot_path(name):
+    return os.path.join(ROBOTS, name + ".urdf")
+
+
+def rel(a, b):
+    return np.linalg.norm(np.asarray(a) - np.asarray(b)) / max(np.linalg.norm(b), 1e-300)
+
+
+def central(f, t0, h):
+    """4th-order central differences: (f, f', f'') at t0 from f(t0 + k h), k = -2..2."""
+    fm2, fm1, f0, fp1, fp2 = (np.asarray(f(t0 + k * h)) for k in (-2, -1, 0, 1, 2))
+    d1 = (fm2 - 8 * fm1 + 8 * fp1 - fp2) / (12 * h)
+    d2 = (-fm2 + 16 * fm1 - 30 * f0 + 16 * fp1 - fp2) / (12 * h * h)
+    return f0, d1, d2
+
+
+@pytest.fixture(scope="module")
+def gsp():
+    return parse_description(robot_path("gough_stewart_6ups"))
+
+
+@pytest.fixture(scope="module")
+def rrr():
+    return parse_description(robot_path("planar_3rrr"))
+
+
+CASES = {
+    "gsp": (gough_stewart_roll, (0.13, 0.3, 0.61, 0.87), 2e-3),
+    "rrr": (pick_and_place, (0.11, 0.2, 0.33, 0.62), 2e-3),
+}
+
+
+@pytest.mark.parametrize("which", sorted(CASES))
+def test_example_robots_are_simple_limb_pkm(which, gsp, rrr):
+    desc = gsp if which == "gsp" else rrr
+    m = hoid_model(desc)
+    assert m.limbs is not None, m.limb_reason
+    if which == "gsp":
+        # paper 002 Sec. VI-A: spanning tree with 21 DOF and 15 independent constraints
+        assert desc.tree.nq == 21 and m.jets.constraints.size == 15
+        assert len(m.limbs.limbs) == 6 and all(lb.N == 6 for lb in m.limbs.limbs)
+    else:
+        assert len(m.limbs.limbs) == 3 and all(lb.N == 3 for lb in m.limbs.limbs)
+
+
+@pytest.mark.parametrize("which", sorted(CASES))
+def test_recursive_route_equals_taylor_route(which, gsp, rrr):
+    desc = gsp if which == "gsp" else rrr
+    motion, times, _ = CASES[which]
+    for t in times:
+        C, Vt = motion(t)
+        a = higher_order_inverse_dynamics(desc, C, *Vt, method="recursive")
+        b = higher_order_inverse_dynamics(desc, C, *Vt, method="taylor")
+        assert a.method == "recursive" and b.method == "taylor"
+        for k in ("u", "du", "ddu"):
+            assert rel(a[k], b[k]) < 1e-10, (k, t)
+        for order in range(5):
+            assert rel(a.tree_motion[order], b.tree_motion[order]) < 1e-10, (order, t)
+
+
+@pytest.mark.parametrize("which", sorted(CASES))
+def test_u_equals_kkt_inverse_dynamics(which, gsp, rrr):
+    desc = gsp if which == "gsp" else rrr
+    motion, times, _ = CASES[which]
+    act = hoid_model(desc).jets.actuated
+    for t in times:
+        r = higher_order_inverse_dynamics(desc, *((lambda C, V: (C, *V))(*motion(t))))
+        q = r.tree_motion
+        u_kkt = kkt_inverse_dynamics(desc, q[0], q[1], q[2], act)
+        assert rel(r.u, u_kkt) < 1e-10
+        # the platform really follows the prescribed pose
+        m = hoid_model(desc)
+        F = forward_kinematics(desc.tree, q[0])[m.jets.platform_body] @ m.jets.platform_offset
+        assert np.abs(F - motion(t)[0]).max() < 1e-10
+
+
+@pytest.mark.parametrize("which", sorted(CASES))
+def test_du_ddu_against_differences_of_u(which, gsp, rrr):
+    desc = gsp if which == "gsp" else rrr
+    motion, times, h = CASES[which]
+    for t in times:
+        C, Vt = motion(t)
+        r = higher_order_inverse_dynamics(desc, C, *Vt)
+        q0 = r.tree_motion[0]
+
+        def u_of(s):
+            Cs, Vs = motion(s)
+            return higher_order_inverse_dynamics(desc, Cs, *Vs, q_guess=q0).u
+
+        u, du, ddu = central(u_of, t, h)
+        assert rel(r.u, u) < 1e-12
+        assert rel(r.du, du) < 1e-6, t
+        assert rel(r.ddu, ddu) < 1e-6, t
+
+
+@pytest.mark.parametrize("which", sorted(CASES))
+def test_third_and_fourth_ik_derivatives_against_differences(which, gsp, rrr):
+    desc = gsp if which == "gsp" else rrr
+    motion, times, h = CASES[which]
+    for t in times:
+        C, Vt = motion(t)
+        r = higher_order_inverse_dynamics(desc, C, *Vt)
+        q0 = r.tree_motion[0]
+
+        def qdd_of(s):
+            Cs, Vs = motion(s)
+            return higher_order_inverse_dynamics(desc, Cs, *Vs, q_guess=q0).tree_motion[2]
+
+        def q_of(s):
+            Cs, Vs = motion(s)
+            return higher_order_inverse_dynamics(desc, Cs, *Vs, q_guess=q0).tree_motion[0]
+
+        qdd, q3, q4 = central(qdd_of, t, h)
+        assert rel(r.tree_motion[3], q3) < 1e-6
+        assert rel(r.tree_motion[4], q4) < 1e-6
+        _, q1, q2 = central(q_of, t, h)     # and the IK solution itself
+        assert rel(r.tree_motion[1], q1) < 1e-6 and rel(r.tree_motion[2], q2) < 1e-6
+
+
+def test_sea_feedforward_equations(rrr):
+    """eqs. 1-2: q_m = theta_a + K^-1 u, and tau = u + M_m qdd_m with qdd_m from differences."""
+    motion, times, h = CASES["rrr"]
+    K = np.array([a.stiffness for a in rrr.actuators])
+    Mm = np.array([a.motor_inertia for a in rrr.actuators])
+    for t in times:
+        C, Vt = motion(t)
+        r = higher_order_inverse_dynamics(rrr, C, *Vt)
+        q0 = r.tree_motion[0]
+        assert np.allclose(r.motor_position, r.actuator_motion[0] + r.u / K, rtol=0, atol=1e-14)
+
+        def qm_of(s):
+            Cs, Vs = motion(s)
+            return higher_order_inverse_dynamics(rrr, Cs, *Vs, q_guess=q0).motor_position
+
+        qm, qmd, qmdd = central(qm_of, t, h)
+        assert rel(r.motor_velocity, qmd) < 1e-6
+        assert rel(r.motor_acceleration, qmdd) < 1e-6
+        assert rel(r.motor_torque, r.u + Mm * qmdd) < 1e-6
+
+
+def test_batched_call_and_key_access(gsp):
+    ts = np.linspace(0.05, 0.95, 7)
+    poses, V = zip(*(gough_stewart_roll(t) for t in ts))
+    V = np.array(V)
+    r = higher_order_inverse_dynamics(gsp, np.array(poses), V[:, 0], V[:, 1], V[:, 2], V[:, 3])
+    assert r["u"].shape == (7, 6) and r.du.shape == (7, 6) and r["ddu"].shape == (7, 6)
+    assert r.motor_torque.shape == (7, 6) and r.tree_motion.shape == (7, 5, 21)
+    for k, t in enumerate(ts):
+        one = higher_order_inverse_dynamics(gsp, poses[k], *V[k])
+        assert rel(r.ddu[k], one.ddu) < 1e-10
+    with pytest.raises(KeyError):
+        r["nonsense"]
+
+
+def test_roll_motion_matches_paper_range():
+    ts = np.linspace(0, 1, 201)
+    th = np.array([roll_angle(t)[0] for t in ts])
+    assert abs(th.min() + 0.5) < 1e-12 and abs(th.max() - 0.5) < 1e-3
+    # its derivatives are the derivatives (4th-order differences)
+    h = 1e-3
+    _, d1, d2 = central(lambda s: roll_angle(s)[0], 0.3, h)
+    assert rel(roll_angle(0.3)[1], d1) < 1e-9 and rel(roll_angle(0.3)[2], d2) < 1e-7
+
+
+# --- module chains and hybrid limbs: the general (Taylor) route -------------------------
+
+def _sine_path(x0, t, amp, w):
+    phase = np.arange(len(x0)) * 0.7
+    return [x0 * (k == 0) + amp * w**k * np.sin(w * t + phase + k * np.pi / 2) for k in range(5)]
+
+
+@pytest.mark.parametrize("name,amp", [("heavy_duty_4dof", np.array([0.3, 0.04, 0.04, 0.15])),
+                                      ("linear_4bar_1dof", np.array([0.05]))])
+def test_module_chain_against_chain_id_and_differences(name, amp):
+    robot = load_robot(robot_path(name))
+    desc = robot.description
+    m = hoid_model(desc)
+    assert m.limbs is None
+    lo, hi = desc.tree.lower[m.jets.actuated], desc.tree.upper[m.jets.actuated]
+    ok = np.isfinite(lo) & np.isfinite(hi)
+    mid = np.zeros(len(lo))
+    mid[ok] = 0.5 * (lo[ok] + hi[ok])
+    w = 1.3
+    for t in (0.2, 0.9):
+        x = _sine_path(mid, t, amp, w)
+        r = higher_order_inverse_dynamics(robot, *x)
+        assert r.method == "taylor"
+        # u equals the analytic module-chain ID of paper 000 (the earlier issue)
+        assert rel(r.u, robot.inverse_dynamics(x[0], x[1], x[2])) < 1e-9
+        u, du, ddu = central(lambda s: higher_order_inverse_dynamics(robot, *_sine_path(mid, s, amp, w)).u, t, 5e-3)
+        assert rel(r.du, du) < 1e-6 and rel(r.ddu, ddu) < 1e-6
+    with pytest.raises(DescriptionError, match="recursion"):
+        higher_order_inverse_dynamics(robot, *_sine_path(mid, 0.2, amp, w), method="recursive")
+
+
+def test_hybrid_limb_pkm_irsbot2_against_differences():
+    desc = parse_description(robot_path("irsbot2"))
+    m = hoid_model(desc)
+    assert m.limbs is None                       # hybrid limbs: Taylor route
+    F0 = forward_kinematics(desc.tree, np.zeros(desc.tree.nq))[m.jets.platform_body] @ m.jets.platform_offset
+    w, ax, az = 2.0, 0.04, 0.03
+
+    def motion(t):
+        p = F0[:3, 3] + np.array([ax * np.sin(w * t), 0.0, az * np.sin(2 * w * t)])
+        # task space (vx, vz): body-fixed = world components (constant orientation)
+        Vt = np.array([[ax * w**(k + 1) * np.sin(w * t + (k + 1) * np.pi / 2),
+                        az * (2 * w)**(k + 1) * np.sin(2 * w * t + (k + 1) * np.pi / 2)] for k in range(4)])
+        return pose(F0[:3, :3], p), Vt
+
+    for t in (0.3, 1.1):
+        C, Vt = motion(t)
+        r = higher_order_inverse_dynamics(desc, C, *Vt)
+        q = r.tree_motion
+        assert rel(r.u, kkt_inverse_dynamics(desc, q[0], q[1], q[2], m.jets.actuated)) < 1e-9
+        u, du, ddu = central(lambda s: higher_order_inverse_dynamics(desc, *(lambda c, v: (c, *v))(*motion(s)),
+                                                                    q_guess=q[0]).u, t, 5e-3)
+        assert rel(r.du, du) < 1e-6 and rel(r.ddu, ddu) < 1e-6
