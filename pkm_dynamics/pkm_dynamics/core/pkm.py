@@ -1,0 +1,479 @@
+"""Parallel kinematic manipulators with hybrid limbs in task space (paper 001 Secs. 3.6-5).
+
+A :class:`ParallelRobot` is built from a robot description with a ``<platform>`` element: its
+limbs (:func:`~.limb.build_limbs`), the platform (mass matrix ``M_p`` about the platform frame
+F_p) and the task space, the ``delta_p`` selected components of the platform's body-fixed
+twist ``V_p = P_p V_t`` (eq. 11).  The algorithms:
+
+* inverse kinematics of the PKM: each limb's IK (nested Algorithms 1-2 or the compound
+  Algorithm 3), velocity and acceleration IK (eqs. 27-29) and ``J_IK`` (eq. 30);
+* task-space EOM (eq. 39) ``M_t Vdot_t + C_t V_t + W_grav + W_t = W_EE + J_IK^T u`` with
+  ``M_t``, ``C_t``, ``W_grav`` of eqs. 40-43 from the limbs' tree dynamics (RNEA/CRBA of each
+  limb tree, the platform massless there) and the platform's Newton-Euler equations (eq. 38);
+* inverse dynamics ``u = J_IK^-T (...)`` (eq. 45) and forward dynamics (eq. 39 solved for
+  ``Vdot_t``); forward kinematics from actuator values by Newton's method on the IK.
+
+Conventions: poses are 4x4 (platform frame in the base/root-link frame); ``V_t`` and
+``Vdot_t`` are the task components of the platform frame's body-fixed twist and its time
+derivative; a platform wrench is body-fixed (moment, force) in the platform frame.
+Batched calls take a leading axis (a trajectory): inverse kinematics then warm-starts each
+sample from the previous one, as the paper does along its paths (Sec. 6.4.1).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .description import RobotDescription, parse_description
+from .errors import ConvergenceError, DescriptionError, SingularityError, StateError
+from .limb import (TWIST_COMPONENTS, _body_jacobian_derivative, build_limbs,
+                   constraint_resolution_derivative, limb_acceleration_ik, limb_inverse_kinematics_compound,
+                   limb_inverse_kinematics_nested, limb_jacobians, limb_platform_pose, limb_velocity_ik,
+                   loop_residual, tree_coriolis_matrix)
+from .spatial import Ad, Ad_inv, ad, exp_se3, log_se3, pose_inv
+from .tree_dynamics import crba, forward_kinematics, kinematics, rnea
+
+#: default threshold on kappa(F_(l)) above which IK reports an input singularity
+SINGULARITY_THRESHOLD = 1e4
+
+
+@dataclass
+class PkmIKSolution:
+    """Result of :meth:`ParallelRobot.inverse_kinematics` for one pose (or a batch: every
+    array then has a leading axis and the lists hold one entry per sample).
+
+    ``actuators`` (n_act,), ``q`` (n,) all tree joints of the robot description (and
+    ``qd``, ``qdd`` when a twist / acceleration was given); ``limb_theta``: per limb its
+    limb-tree joints (n_l,) (also the warm start of the next call); ``J_IK`` (n_act,
+    delta_p) (eq. 30); ``condition``: ``kappa(F_(l))`` per limb (Fig. 20b); ``iterations``:
+    outer IK iterations per limb; ``inner``: per limb, per outer step, the inner (loop
+    constraint) iterations of each FC (nested scheme; Figs. 11-12); ``residual``: largest loop
+    residual |g| after IK."""
+
+    pose: np.ndarray
+    actuators: np.ndarray
+    q: np.ndarray
+    J_IK: np.ndarray
+    condition: np.ndarray
+    iterations: np.ndarray
+    residual: np.ndarray
+    limb_theta: list
+    limb_thetad: list | None = None
+    limb_thetadd: list | None = None
+    qd: np.ndarray | None = None
+    qdd: np.ndarray | None = None
+    actuators_d: np.ndarray | None = None
+    actuators_dd: np.ndarray | None = None
+    inner: list = field(default_factory=list)
+
+
+def parabolic_trajectory(t, reference_pose, dx, dz, cycles: float = 3.0, period: float = 1.0):
+    """Platform path of paper 001 Sec. 6.4: ``r(t) = r_0 + (dx s, 0, dz 4 s (1 - s))`` with
+    ``s(t) = sin^2(nu pi t / T)``.  Returns ``(poses (N,4,4), V_t (N,2), Vdot_t (N,2))`` for the
+    task space ``(vx, vz)`` (the platform does not rotate, so body-fixed = base-frame)."""
+    t = np.atleast_1d(np.asarray(t, dtype=float))
+    w = cycles * np.pi / period
+    s = np.sin(w * t) ** 2
+    sd = w * np.sin(2 * w * t)
+    sdd = 2 * w**2 * np.cos(2 * w * t)
+    x, xd, xdd = dx * s, dx * sd, dx * sdd
+    z = 4 * dz * s * (1 - s)
+    zd = 4 * dz * (1 - 2 * s) * sd
+    zdd = 4 * dz * ((1 - 2 * s) * sdd - 2 * sd**2)
+    P = np.repeat(np.asarray(reference_pose, dtype=float)[None], len(t), axis=0)
+    R0 = P[0, :3, :3]
+    P[:, :3, 3] += np.stack([x, np.zeros_like(x), z], axis=1) @ R0
+    return P, np.stack([xd, zd], axis=1), np.stack([xdd, zdd], axis=1)
+
+
+class ParallelRobot:
+    """A PKM with hybrid limbs (paper 001), built from a robot description with a platform.
+
+    Parameters: ``description`` (URDF text, path or :class:`RobotDescription`), ``gravity``;
+    ``independent``: optional tree-joint names to use as independent loop coordinates;
+    ``ik_scheme``: ``"nested"`` (Algorithms 1+2) or ``"compound"`` (Algorithm 3); ``tol``:
+    IK accuracy goal epsilon (pose error norm and loop residual); ``max_iter``;
+    ``singularity_threshold``: largest admissible ``kappa(F_(l))`` (None: never raise).
+
+    Public API (numpy in/out, leading batch axis allowed): :meth:`inverse_kinematics`,
+    :meth:`inverse_dynamics`, :meth:`forward_dynamics`, :meth:`forward_kinematics`,
+    :meth:`task_space_dynamics`, :meth:`task_pose`; attributes ``actuated_joints``,
+    ``tree_joints``, ``task_space``, ``limbs``, ``reference_pose``.
+    """
+
+    def __init__(self, description, gravity=None, independent=None, ik_scheme: str = "nested",
+                 tol: float = 1e-10, max_iter: int = 50,
+                 singularity_threshold: float | None = SINGULARITY_THRESHOLD):
+        desc = description if isinstance(description, RobotDescription) else \
+            parse_description(description, gravity)
+        if gravity is not None and isinstance(description, RobotDescription):
+            from dataclasses import replace
+            desc = replace(desc, tree=desc.tree.with_gravity(gravity))
+        if desc.platform is None:
+            raise DescriptionError(f"robot '{desc.name}' has no <platform>: not a parallel manipulator")
+        if ik_scheme not in ("nested", "compound"):
+            raise StateError(f"ik_scheme '{ik_scheme}' is not 'nested' or 'compound'")
+        self.description = desc
+        self.tree = desc.tree
+        self.ik_scheme = ik_scheme
+        self.tol = float(tol)
+        self.max_iter = int(max_iter)
+        self.singularity_threshold = singularity_threshold
+        self.limbs: tuple = build_limbs(desc, independent)
+        self.task_space = tuple(desc.platform.task_space)
+        dp = len(self.task_space)
+        self.P_p = np.zeros((6, dp))
+        for k, c in enumerate(self.task_space):
+            self.P_p[TWIST_COMPONENTS.index(c), k] = 1.0
+        tree = self.tree
+        self._p_body, off = tree.frame(desc.platform.link)
+        self._p_offset = off @ desc.platform.origin
+        A = Ad(self._p_offset)
+        self.M_p = A.T @ tree.M[self._p_body] @ A          # platform inertia about F_p (eq. 38)
+        self.reference_pose = forward_kinematics(tree, np.zeros(tree.nq))[self._p_body] @ self._p_offset
+        self._act = []
+        for name in desc.actuated_joints:
+            w = tree.joint_index(name)
+            for li, limb in enumerate(self.limbs):
+                hit = np.flatnonzero(limb.whole_index == w)
+                if len(hit):
+                    self._act.append((li, int(hit[0])))
+                    break
+            else:
+                raise DescriptionError(f"actuated joint '{name}' belongs to no limb")
+        if len(self._act) < dp:
+            raise DescriptionError(f"robot '{desc.name}' has {len(self._act)} actuators for a "
+                                   f"{dp}-DOF task space: under-actuated")
+
+    # -- names ------------------------------------------------------------------------------
+    @property
+    def actuated_joints(self) -> tuple:
+        return self.description.actuated_joints
+
+    @property
+    def tree_joints(self) -> tuple:
+        return self.tree.joint_names
+
+    @property
+    def dof(self) -> int:
+        return len(self.task_space)
+
+    def task_pose(self, x) -> np.ndarray:
+        """Platform pose ``C_ref exp(P_p x)`` for task coordinates ``x`` (delta_p,) or (N, delta_p)
+        (exponential coordinates about the reference pose; for translations: displacements
+        along the platform frame's axes)."""
+        x = np.asarray(x, dtype=float)
+        if x.ndim == 2:
+            return np.stack([self.task_pose(r) for r in x])
+        return self.reference_pose @ exp_se3(self.P_p @ x)
+
+    def task_coordinates(self, pose) -> np.ndarray:
+        """Inverse of :meth:`task_pose`: ``P_p^T log(C_ref^-1 C)``."""
+        pose = np.asarray(pose, dtype=float)
+        if pose.ndim == 3:
+            return np.stack([self.task_coordinates(p) for p in pose])
+        return self.P_p.T @ log_se3(pose_inv(self.reference_pose) @ pose)
+
+    # -- inverse kinematics -------------------------------------------------------------------
+    def _initial_thetas(self, initial):
+        if initial is None:
+            return [np.zeros(limb.n) for limb in self.limbs]
+        if isinstance(initial, PkmIKSolution):
+            th = initial.limb_theta
+            if np.asarray(th[0]).ndim == 2:
+                th = [t[-1] for t in th]
+            return [np.array(t, dtype=float) for t in th]
+        q = np.asarray(initial, dtype=float)
+        if q.shape != (self.tree.nq,):
+            raise StateError(f"initial configuration has shape {q.shape}, expected ({self.tree.nq},)")
+        return [np.where(limb.whole_index >= 0, q[np.maximum(limb.whole_index, 0)], 0.0)
+                for limb in self.limbs]
+
+    def _whole(self, parts):
+        out = np.zeros(self.tree.nq)
+        for limb, v in zip(self.limbs, parts):
+            m = limb.whole_index >= 0
+            out[limb.whole_index[m]] = v[m]
+        return out
+
+    def _check_pose(self, pose):
+        pose = np.asarray(pose, dtype=float)
+        if pose.shape != (4, 4) or not np.all(np.isfinite(pose)):
+            raise StateError(f"platform pose must be a finite 4x4 matrix, got shape {pose.shape}")
+        R = pose[:3, :3]
+        if np.linalg.norm(R.T @ R - np.eye(3)) > 1e-6:
+            raise StateError("platform pose: the rotation part is not orthonormal")
+        return pose
+
+    def _vec(self, v, name):
+        v = np.asarray(v, dtype=float)
+        if v.shape != (self.dof,) or not np.all(np.isfinite(v)):
+            raise StateError(f"{name} must be {self.dof} finite task-space values "
+                             f"({' '.join(self.task_space)}), got shape {v.shape}")
+        return v
+
+    def _ik_one(self, pose, twist, acceleration, thetas, scheme):
+        pose = self._check_pose(pose)
+        solver = limb_inverse_kinematics_nested if scheme == "nested" else limb_inverse_kinematics_compound
+        th, its, inner, jacs, cond, res = [], [], [], [], [], []
+        for limb, th0 in zip(self.limbs, thetas):
+            try:
+                theta, info = solver(limb, pose, th0, tol=self.tol, max_iter=self.max_iter,
+                                     singularity_threshold=self.singularity_threshold)
+            except ConvergenceError as exc:
+                k0 = limb_jacobians(limb, th0).condition
+                raise ConvergenceError(
+                    f"{exc}; the platform pose (position {np.round(pose[:3, 3], 6).tolist()}) is out of "
+                    f"reach of {limb.name} or too far from the start configuration (kappa(F) there: "
+                    f"{k0:.3g})") from None
+            full = pose_inv(limb_platform_pose(limb, theta)) @ pose
+            miss = np.linalg.norm(log_se3(full))
+            if miss > 1e-6:
+                raise ConvergenceError(
+                    f"{limb.name}: inverse kinematics converged on its {len(limb.task_rows)} platform "
+                    f"coordinates to a configuration whose platform pose is {miss:.3g} away from the "
+                    "requested one (another assembly branch of the separated limb); start closer")
+            jac = limb_jacobians(limb, theta)
+            k = jac.condition
+            if self.singularity_threshold is not None and not k <= self.singularity_threshold:
+                raise SingularityError(f"{limb.name}: inverse kinematics Jacobian F is ill-conditioned "
+                                       f"(kappa(F) = {k:.3g} > threshold {self.singularity_threshold:.3g}) "
+                                       "at the requested pose: near an input singularity")
+            th.append(theta), its.append(info.outer), inner.append(info.inner), jacs.append(jac)
+            cond.append(k), res.append(loop_residual(limb, theta))
+        J_IK = np.array([jacs[li].K[j] for li, j in self._act])
+        sol = PkmIKSolution(pose, np.array([th[li][j] for li, j in self._act]), self._whole(th), J_IK,
+                            np.array(cond), np.array(its), np.array(max(res)), th, inner=inner)
+        sol._jacs = jacs
+        if twist is not None:
+            V = self._vec(twist, "twist")
+            thd = [limb_velocity_ik(limb, t, V, jac)[1] for limb, t, jac in zip(self.limbs, th, jacs)]
+            sol.limb_thetad, sol.qd = thd, self._whole(thd)
+            sol.actuators_d = J_IK @ V
+            if acceleration is not None:
+                A = self._vec(acceleration, "acceleration")
+                thdd = [limb_acceleration_ik(limb, t, td, A, jac)[1]
+                        for limb, t, td, jac in zip(self.limbs, th, thd, jacs)]
+                sol.limb_thetadd, sol.qdd = thdd, self._whole(thdd)
+                sol.actuators_dd = np.array([thdd[li][j] for li, j in self._act])
+        elif acceleration is not None:
+            raise StateError("an acceleration needs a twist")
+        return sol
+
+    def inverse_kinematics(self, pose, twist=None, acceleration=None, initial=None,
+                           scheme: str | None = None) -> PkmIKSolution:
+        """Actuator values and every tree-joint value for the platform pose ``pose`` (4, 4)
+        (paper 001 eq. 23 per limb, Algorithms 1-3), plus their rates and accelerations when the
+        task twist ``V_t`` (delta_p,) and acceleration ``Vdot_t`` (delta_p,) are given (eqs.
+        27-30).  Batched: ``pose`` (N, 4, 4), ``twist``/``acceleration`` (N, delta_p); each
+        sample starts from the previous solution.  ``initial``: start configuration (a previous
+        :class:`PkmIKSolution` or tree-joint values (n,); default: the reference configuration).
+        ``scheme``: ``"nested"`` or ``"compound"`` (default: the robot's)."""
+        scheme = self.ik_scheme if scheme is None else scheme
+        if scheme not in ("nested", "compound"):
+            raise StateError(f"IK scheme '{scheme}' is not 'nested' or 'compound'")
+        pose = np.asarray(pose, dtype=float)
+        thetas = self._initial_thetas(initial)
+        if pose.ndim == 2:
+            return self._ik_one(pose, twist, acceleration, thetas, scheme)
+        N = pose.shape[0]
+        tw = [None] * N if twist is None else np.asarray(twist, dtype=float)
+        ac = [None] * N if acceleration is None else np.asarray(acceleration, dtype=float)
+        sols = []
+        for i in range(N):
+            s = self._ik_one(pose[i], tw[i], ac[i], thetas, scheme)
+            thetas = s.limb_theta
+            sols.append(s)
+        return _stack(sols)
+
+    # -- task-space dynamics ------------------------------------------------------------------
+    def _solution(self, pose, twist, acceleration, initial):
+        if isinstance(pose, PkmIKSolution):
+            if getattr(pose, "_jacs", None) is None:
+                pose._jacs = [limb_jacobians(limb, th) for limb, th in zip(self.limbs, pose.limb_theta)]
+            return pose
+        return self.inverse_kinematics(pose, twist, acceleration, initial)
+
+    def _platform_wrench(self, sol, V_t, Vdot_t):
+        """Eq. 38 projected: ``P_p^T (M_p Vdot_p - ad(V_p)^T M_p V_p - M_p (0, R^T g))``."""
+        Vp, Ap = self.P_p @ V_t, self.P_p @ Vdot_t
+        g = sol.pose[:3, :3].T @ self.tree.gravity
+        Wp = self.M_p @ (Ap - np.concatenate([np.zeros(3), g])) - ad(Vp).T @ self.M_p @ Vp
+        return self.P_p.T @ Wp
+
+    def _generalized_force(self, sol, V_t, Vdot_t):
+        """Left side of eq. 39 minus ``W_EE``: ``sum_l K_l^T Q_l + platform``, with ``Q_l`` the
+        RNEA of limb l along ``thetadd = K Vdot_t + Kdot V_t`` (eqs. 28-29)."""
+        W = self._platform_wrench(sol, V_t, Vdot_t)
+        for limb, th, jac in zip(self.limbs, sol.limb_theta, sol._jacs):
+            thd = limb_velocity_ik(limb, th, V_t, jac)[1]
+            thdd = limb_acceleration_ik(limb, th, thd, Vdot_t, jac)[1]
+            W += jac.K.T @ rnea(limb.tree, th, thd, thdd)
+        return W
+
+    def _solve_u(self, J_IK, W):
+        if J_IK.shape[0] == J_IK.shape[1]:
+            try:
+                return np.linalg.solve(J_IK.T, W)
+            except np.linalg.LinAlgError:
+                raise SingularityError("J_IK is singular: the actuators cannot balance the platform") from None
+        return np.linalg.lstsq(J_IK.T, W, rcond=None)[0]     # redundant actuation: minimum norm
+
+    def _one(self, fn, pose, *arrays, initial=None, **kw):
+        if isinstance(pose, PkmIKSolution):
+            if np.asarray(pose.pose).ndim == 2:
+                return fn(pose, *arrays, initial=initial, **kw)
+            samples = [sample(pose, i) for i in range(len(pose.pose))]
+        else:
+            samples = np.asarray(pose, dtype=float)
+            if samples.ndim == 2:
+                return fn(samples, *arrays, initial=initial, **kw)
+        out = []
+        init = initial
+        for i in range(len(samples)):
+            row = [None if a is None else np.asarray(a)[i] for a in arrays]
+            kwi = {k: (None if v is None else np.asarray(v)[i]) for k, v in kw.items()}
+            r, init = fn(samples[i], *row, initial=init, _return_solution=True, **kwi)
+            out.append(r)
+        return np.stack(out)
+
+    def inverse_dynamics(self, pose, twist, acceleration, wrench=None, initial=None):
+        """Inverse-dynamics feedforward ``u`` (n_act,) (paper 001 eq. 45) for the task motion
+        ``(pose (4,4), V_t, Vdot_t)``, optional platform wrench ``W_EE`` (6,) (body-fixed, in
+        the platform frame).  ``pose`` may be a :class:`PkmIKSolution`.  Batched over a
+        leading axis of pose/twist/acceleration/wrench."""
+        return self._one(self._inverse_dynamics_one, pose, twist, acceleration, initial=initial,
+                         wrench=wrench)
+
+    def _inverse_dynamics_one(self, pose, twist, acceleration, initial=None, wrench=None,
+                              _return_solution=False):
+        V, A = self._vec(twist, "twist"), self._vec(acceleration, "acceleration")
+        sol = self._solution(pose, None, None, initial)
+        W = self._generalized_force(sol, V, A)
+        if wrench is not None:
+            W = W - self.P_p.T @ np.asarray(wrench, dtype=float).reshape(6)
+        u = self._solve_u(sol.J_IK, W)
+        return (u, sol) if _return_solution else u
+
+    def forward_dynamics(self, pose, twist, u, wrench=None, initial=None):
+        """Task acceleration ``Vdot_t`` (delta_p,) from eq. 39 for actuator forces ``u``
+        (n_act,) at the task state ``(pose, V_t)``: ``M_t Vdot_t = J_IK^T u + W_EE - (C_t V_t +
+        W_grav)``.  Batched over a leading axis."""
+        return self._one(self._forward_dynamics_one, pose, twist, u, initial=initial, wrench=wrench)
+
+    def _forward_dynamics_one(self, pose, twist, u, initial=None, wrench=None, _return_solution=False):
+        V = self._vec(twist, "twist")
+        u = np.asarray(u, dtype=float)
+        if u.shape != (len(self._act),) or not np.all(np.isfinite(u)):
+            raise StateError(f"u must hold {len(self._act)} finite actuator forces "
+                             f"({', '.join(self.actuated_joints)}), got shape {u.shape}")
+        sol = self._solution(pose, None, None, initial)
+        M_t = self.mass_matrix(sol)
+        b = self._generalized_force(sol, V, np.zeros(self.dof))
+        rhs = sol.J_IK.T @ u - b
+        if wrench is not None:
+            rhs = rhs + self.P_p.T @ np.asarray(wrench, dtype=float).reshape(6)
+        a = np.linalg.solve(M_t, rhs)
+        return (a, sol) if _return_solution else a
+
+    def mass_matrix(self, sol: PkmIKSolution) -> np.ndarray:
+        """``M_t`` (delta_p, delta_p), eq. 40: ``sum_l F_l^T H_l^T M_l H_l F_l + P_p^T M_p P_p``."""
+        M = self.P_p.T @ self.M_p @ self.P_p
+        for limb, th, jac in zip(self.limbs, sol.limb_theta, sol._jacs):
+            M += jac.K.T @ crba(limb.tree, th) @ jac.K
+        return M
+
+    def task_space_dynamics(self, pose, twist, initial=None):
+        """``(M_t, C_t, W_grav)`` of eqs. 40, 41, 43 at the task state ``(pose, V_t)`` as
+        matrices/vector: ``C_t = sum_l K^T (M_l Kdot + C_l K) + P_p^T G_p M_p P_p`` with
+        ``K = H F``, ``Kdot = Hdot F + H Fdot``, ``Fdot = -L_t^-1 Ldot_t F``,
+        ``Ldot_t = P_t (Jdot_p H + J_p Hdot)``, ``G_p = -ad(V_p)^T`` (eq. 38); ``W_t = 0`` (no
+        friction model)."""
+        V = self._vec(twist, "twist")
+        sol = self._solution(pose, None, None, initial)
+        M = self.mass_matrix(sol)
+        Vp = self.P_p @ V
+        Ct = self.P_p.T @ (-ad(Vp).T @ self.M_p) @ self.P_p
+        Wg = self._platform_wrench(sol, np.zeros(self.dof), np.zeros(self.dof))
+        for limb, th, jac in zip(self.limbs, sol.limb_theta, sol._jacs):
+            thd = jac.K @ V
+            Hd = constraint_resolution_derivative(limb, th, thd, jac.H)
+            _, C, Vb, _ = kinematics(limb.tree, th, thd)
+            Jd = Ad_inv(limb.platform_offset) @ _body_jacobian_derivative(limb.tree, C, Vb, limb.platform_body)
+            Ltd = (Jd @ jac.H + jac.J_p @ Hd)[limb.task_rows]
+            Fd = -np.linalg.solve(jac.L_t, Ltd @ jac.F)
+            Kd = Hd @ jac.F + jac.H @ Fd
+            Ml = crba(limb.tree, th)
+            Ct += jac.K.T @ (Ml @ Kd + tree_coriolis_matrix(limb.tree, th, thd) @ jac.K)
+            Wg += jac.K.T @ rnea(limb.tree, th, np.zeros(limb.n), np.zeros(limb.n))
+        return M, Ct, Wg
+
+    # -- forward kinematics -------------------------------------------------------------------
+    def forward_kinematics(self, actuators, initial=None, tol: float | None = None,
+                           max_iter: int | None = None, return_solution: bool = False):
+        """Platform pose (4, 4) for actuator values (n_act,): Newton's method on the inverse
+        kinematics, ``x <- x + J_IK^-1 (theta_act - f_IK(x))`` with the pose updated as
+        ``C <- C exp(P_p dx)`` (body-fixed increment, consistent with eq. 30).  ``initial``: a
+        start pose (4,4) or a :class:`PkmIKSolution` (default: the reference pose).  Batched over
+        a leading axis (each sample starts from the previous result)."""
+        a = np.asarray(actuators, dtype=float)
+        if a.ndim == 2:
+            out, init = [], initial
+            for row in a:
+                C, s = self.forward_kinematics(row, init, tol, max_iter, return_solution=True)
+                out.append(C)
+                init = s
+            return np.stack(out)
+        if a.shape != (len(self._act),) or not np.all(np.isfinite(a)):
+            raise StateError(f"actuator values must be {len(self._act)} finite numbers, got shape {a.shape}")
+        tol = self.tol if tol is None else tol
+        max_iter = self.max_iter if max_iter is None else max_iter
+        if isinstance(initial, PkmIKSolution):
+            C, sol0 = np.asarray(initial.pose, dtype=float), initial
+            if C.ndim == 3:
+                C = C[-1]
+        else:
+            C = self.reference_pose.copy() if initial is None else self._check_pose(initial)
+            sol0 = None
+        sol = self.inverse_kinematics(C, initial=sol0)
+        for _ in range(max_iter):
+            err = a - sol.actuators
+            if np.linalg.norm(err) <= tol:
+                return (C, sol) if return_solution else C
+            dx = np.linalg.lstsq(sol.J_IK, err, rcond=None)[0]
+            C = C @ exp_se3(self.P_p @ dx)
+            sol = self.inverse_kinematics(C, initial=sol)
+        raise ConvergenceError(f"forward kinematics did not converge in {max_iter} iterations "
+                               f"(actuator error {np.linalg.norm(a - sol.actuators):.3g} > {tol:g})")
+
+
+def sample(sol: PkmIKSolution, i: int) -> PkmIKSolution:
+    """Sample ``i`` of a batched :class:`PkmIKSolution`."""
+    def at(name):
+        v = getattr(sol, name)
+        return None if v is None else v[i]
+
+    return PkmIKSolution(at("pose"), at("actuators"), at("q"), at("J_IK"), at("condition"),
+                         at("iterations"), at("residual"), [t[i] for t in sol.limb_theta],
+                         None if sol.limb_thetad is None else [t[i] for t in sol.limb_thetad],
+                         None if sol.limb_thetadd is None else [t[i] for t in sol.limb_thetadd],
+                         at("qd"), at("qdd"), at("actuators_d"), at("actuators_dd"),
+                         sol.inner[i] if sol.inner else [])
+
+
+def _stack(sols: list) -> PkmIKSolution:
+    def st(name):
+        v = [getattr(s, name) for s in sols]
+        return None if v[0] is None else np.stack(v)
+
+    out = PkmIKSolution(st("pose"), st("actuators"), st("q"), st("J_IK"), st("condition"),
+                        st("iterations"), st("residual"),
+                        [np.stack([s.limb_theta[l] for s in sols]) for l in range(len(sols[0].limb_theta))],
+                        qd=st("qd"), qdd=st("qdd"), actuators_d=st("actuators_d"),
+                        actuators_dd=st("actuators_dd"), inner=[s.inner for s in sols])
+    if sols[0].limb_thetad is not None:
+        out.limb_thetad = [np.stack([s.limb_thetad[l] for s in sols]) for l in range(len(sols[0].limb_thetad))]
+    if sols[0].limb_thetadd is not None:
+        out.limb_thetadd = [np.stack([s.limb_thetadd[l] for s in sols]) for l in range(len(sols[0].limb_thetadd))]
+    return out
