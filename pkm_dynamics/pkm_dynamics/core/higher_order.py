@@ -83,6 +83,14 @@ class SimpleLimbModel:
     Pt: np.ndarray
     actuator_limb: np.ndarray
     actuator_local: np.ndarray
+    # limb-batched arrays (L, delta, ...): limb l's tree joints first, then padding slots whose
+    # Jacobian columns are its cut-joint screws (N_l = delta for every limb)
+    real: np.ndarray = None       # (L, delta) bool: slot holds a tree joint
+    index: np.ndarray = None      # (L, delta) tree joint index (0 in padding)
+    X: np.ndarray = None          # (L, delta, 6) joint screws (0 in padding)
+    M: np.ndarray = None          # (L, delta, 6, 6) body inertias (0 in padding)
+    B: np.ndarray = None          # (L, delta, 4, 4) reference poses (identity in padding)
+    cut_columns: np.ndarray = None  # (L, 6, delta) cut screws in the padding columns, else 0
 
 
 def _cut_screws(desc, cut, pb, C0, F0) -> np.ndarray:
@@ -167,7 +175,23 @@ def simple_limb_model(desc: RobotDescription) -> SimpleLimbModel:
             hit = np.flatnonzero(lb.bodies == j)
             if len(hit):
                 al.append(li), ai.append(int(hit[0]))
-    return SimpleLimbModel(desc, tuple(limbs), pb, off, Pt, np.array(al), np.array(ai))
+    L = len(limbs)
+    real = np.zeros((L, delta), dtype=bool)
+    index = np.zeros((L, delta), dtype=int)
+    Xb = np.zeros((L, delta, 6))
+    Mb = np.zeros((L, delta, 6, 6))
+    Bb = np.tile(np.eye(4), (L, delta, 1, 1))
+    cols = np.zeros((L, 6, delta))
+    for l, lb in enumerate(limbs):
+        n = len(lb.bodies)
+        real[l, :n] = True
+        index[l, :n] = lb.bodies
+        Xb[l, :n] = tree.X[lb.bodies]
+        Mb[l, :n] = tree.M[lb.bodies]
+        Bb[l, :n] = tree.B[lb.bodies]
+        cols[l, :, n:] = lb.cut_screws
+    return SimpleLimbModel(desc, tuple(limbs), pb, off, Pt, np.array(al), np.array(ai),
+                           real, index, Xb, Mb, Bb, cols)
 
 
 # ---------------------------------------------------------------------------------------
@@ -175,174 +199,230 @@ def simple_limb_model(desc: RobotDescription) -> SimpleLimbModel:
 # ---------------------------------------------------------------------------------------
 
 
+def _hat(w):
+    """``[w]x`` for stacks of 3-vectors (..., 3) -> (..., 3, 3)."""
+    out = np.zeros(w.shape[:-1] + (3, 3))
+    out[..., 0, 1], out[..., 0, 2] = -w[..., 2], w[..., 1]
+    out[..., 1, 0], out[..., 1, 2] = w[..., 2], -w[..., 0]
+    out[..., 2, 0], out[..., 2, 1] = -w[..., 1], w[..., 0]
+    return out
+
+
+def _ad(X):
+    """``ad_X`` for stacks of twists (..., 6) -> (..., 6, 6) (:func:`.spatial.ad`)."""
+    out = np.zeros(X.shape[:-1] + (6, 6))
+    W = _hat(X[..., :3])
+    out[..., :3, :3] = W
+    out[..., 3:, 3:] = W
+    out[..., 3:, :3] = _hat(X[..., 3:])
+    return out
+
+
+def _Ad(C):
+    """``Ad_C`` for stacks of poses (..., 4, 4)."""
+    R = C[..., :3, :3]
+    out = np.zeros(C.shape[:-2] + (6, 6))
+    out[..., :3, :3] = R
+    out[..., 3:, 3:] = R
+    out[..., 3:, :3] = _hat(C[..., :3, 3]) @ R
+    return out
+
+
+def _Ad_inv(C):
+    """``Ad_C^-1`` for stacks of poses (..., 4, 4)."""
+    Rt = np.swapaxes(C[..., :3, :3], -1, -2)
+    out = np.zeros(C.shape[:-2] + (6, 6))
+    out[..., :3, :3] = Rt
+    out[..., 3:, 3:] = Rt
+    out[..., 3:, :3] = -Rt @ _hat(C[..., :3, 3])
+    return out
+
+
+def _mv(A, x):
+    """Stacked matrix-vector product ``A @ x`` over leading axes."""
+    return np.einsum("...ij,...j->...i", A, x)
+
+
 @dataclass
 class LimbKinematics:
-    """Per-limb output of :func:`fourth_order_kinematics`: joint derivatives ``th`` (5, N_l)
-    (orders 0..4; cut-joint freedoms are quasi-velocities, order 0 unused), relative poses
-    ``P`` (n_l, 4, 4), body twists ``V`` (4, n_l, 6) (``V, Vdot, Vddot, Vdddot``), Jacobian
-    derivatives ``Jt`` (3, delta, N_l) (``J_t, Jdot_t, Jddot_t``), LU factors of ``J_t``."""
+    """Output of :func:`fourth_order_kinematics`, limb-batched (``L`` limbs, ``delta`` slots):
+    ``th`` (5, L, delta) joint derivatives of orders 0..4 (cut-joint slots: quasi-velocities,
+    order 0 unused), relative poses ``P`` and absolute poses ``C`` (L, delta, 4, 4), body
+    twists ``V`` (4, L, delta, 6) (``V, Vdot, Vddot, Vdddot``), platform Jacobian ``Jp``
+    (4, L, 6, delta) and its derivatives (eqs. 22-25), ``F`` (L, delta, delta) the inverse of
+    ``J_t`` (from one LU factorisation per limb) and ``Jt`` (3, L, delta, delta)."""
 
     th: np.ndarray
     P: np.ndarray
     C: np.ndarray
     V: np.ndarray
+    Jp: np.ndarray
     Jt: np.ndarray
-    lu: tuple = field(repr=False)
-    Jp: np.ndarray | None = field(default=None, repr=False)
+    F: np.ndarray
 
 
-def fourth_order_kinematics(model: SimpleLimbModel, q, Vt) -> list:
+def fourth_order_kinematics(model: SimpleLimbModel, q, Vt) -> LimbKinematics:
     """Paper 002 Sec. IV-B: ``theta^(1..4)`` of every limb from the closed configuration ``q``
     (tree coordinates, (n,)) and the task twist derivatives ``Vt`` (4, delta)
-    (``V_t, Vdot_t, Vddot_t, Vdddot_t``), together with the body twists and their first three
-    derivatives.  Four passes per limb (eqs. 15-18 with eqs. 22-28)."""
-    tree = model.desc.tree
-    Pt = model.Pt
-    Cw = forward_kinematics(tree, q)
-    F = Cw[model.platform_body] @ model.platform_offset
+    (``V_t, Vdot_t, Vddot_t, Vdddot_t``), with the body twists and their first three
+    derivatives: four passes (eqs. 15-18 with Lemma 1, eqs. 22-28), every limb at once (the
+    limbs are independent, "possible in parallel"; here as one batched array operation)."""
+    m = model
+    Pt, real, X = m.Pt, m.real, m.X
+    L, D = real.shape
+    Vt = np.asarray(Vt, dtype=float)
+    # pass 0: poses.  P_i = B_i exp(X_i theta_i) (R: Rodrigues, P: translation), C_i = C_{i-1} P_i
+    qs = np.where(real, np.asarray(q, dtype=float)[m.index], 0.0)
+    Wm = _hat(X[..., :3])
+    s, c = np.sin(qs)[..., None, None], np.cos(qs)[..., None, None]
+    E = np.tile(np.eye(4), (L, D, 1, 1))
+    E[..., :3, :3] += s * Wm + (1.0 - c) * (Wm @ Wm)
+    E[..., :3, 3] = X[..., 3:] * qs[..., None]
+    P = m.B @ E
+    C = np.empty_like(P)
+    C[:, 0] = P[:, 0]
+    for i in range(1, D):
+        C[:, i] = C[:, i - 1] @ P[:, i]
+    F = C[0, len(m.limbs[0].bodies) - 1] @ m.platform_offset      # limb 0 carries the platform
     Fi = pose_inv(F)
-    out = []
-    for lb in model.limbs:
-        b = lb.bodies
-        n, N = len(b), lb.N
-        X = tree.X[b]
-        P = np.array([tree.B[j] @ exp_se3(tree.X[j], q[j]) for j in b]).reshape(n, 4, 4)
-        C = Cw[b]
-        AdP = np.array([Ad(Fi @ C[i]) for i in range(n)]).reshape(n, 6, 6)   # Ad(C_p,i)
-        AiP = [Ad_inv(P[i]) for i in range(n)]                               # Ad(C_i,i-1)
-        J = np.zeros((4, 6, N))                                             # J_p and 3 derivatives
-        J[0, :, :n] = np.einsum("nij,nj->in", AdP, X)                       # eq. 22
-        J[0, :, n:] = lb.cut_screws
-        Jt0 = Pt @ J[0]
-        lu = scipy.linalg.lu_factor(Jt0, check_finite=False)
-        if np.abs(np.diag(lu[0])).min() < 1e-12 * np.abs(np.diag(lu[0])).max():
-            raise SingularityError(f"limb '{lb.name}': task-space Jacobian J_t is singular at this configuration")
-        th = np.zeros((5, N))
-        V = np.zeros((4, n, 6))
-        dV = np.zeros((3, n, 6))          # Delta V_p,i and its first two derivatives
-        c = np.zeros((5, 6))               # c^nu (eq. 16), nu = 2..4
-        Vp = np.zeros((3, 6))
-        # pass 1: 1st-order IK (*) and 0th-order FK (poses above)
-        th[1] = scipy.linalg.lu_solve(lu, Vt[0], check_finite=False)
-        Vp[0] = J[0] @ th[1]
-        # pass 2: velocities, Jdot (eq. 23), c^2 (eq. 17), 2nd-order IK (*)
-        for i in range(n):
-            prev = V[0, i - 1] if i else np.zeros(6)
-            V[0, i] = AiP[i] @ prev + X[i] * th[1, i]
-            dV[0, i] = Vp[0] - AdP[i] @ V[0, i]                             # eq. 26
-            J[1, :, i] = -ad(dV[0, i]) @ J[0, :, i]                          # eq. 23
-        c[2] = J[1] @ th[1]
-        th[2] = scipy.linalg.lu_solve(lu, Vt[1] - Pt @ c[2], check_finite=False)
-        Vp[1] = J[0] @ th[2] + c[2]
-        # pass 3: accelerations, Jddot (eq. 24), c^3, 3rd-order IK
-        for i in range(n):
-            prev = V[1, i - 1] if i else np.zeros(6)
-            aX = ad(X[i])
-            V[1, i] = AiP[i] @ prev - th[1, i] * aX @ V[0, i] + X[i] * th[2, i]
-            A = ad(dV[0, i])
-            dV[1, i] = Vp[1] - AdP[i] @ V[1, i] + A @ Vp[0]                 # eq. 27
-            J[2, :, i] = (A @ A - ad(dV[1, i])) @ J[0, :, i]                 # eq. 24
-        c[3] = J[2] @ th[1] + 2.0 * J[1] @ th[2]
-        th[3] = scipy.linalg.lu_solve(lu, Vt[2] - Pt @ c[3], check_finite=False)
-        Vp[2] = J[0] @ th[3] + c[3]
-        # pass 4: 2nd derivatives of twists, Jdddot (eq. 25), c^4 (eq. 18), 4th-order IK
-        for i in range(n):
-            prev = V[2, i - 1] if i else np.zeros(6)
-            aX = ad(X[i])
-            V[2, i] = (AiP[i] @ prev + X[i] * th[3, i]
-                       - aX @ (th[2, i] * V[0, i] + 2.0 * th[1, i] * V[1, i])
-                       - th[1, i] ** 2 * aX @ aX @ V[0, i])
-            A, B = ad(dV[0, i]), ad(dV[1, i])
-            dV[2, i] = Vp[2] - AdP[i] @ V[2, i] + A @ (AdP[i] @ V[1, i] + Vp[1]) + B @ Vp[0]   # eq. 28
-            J[3, :, i] = (-A @ A @ A + 2.0 * B @ A + A @ B - ad(dV[2, i])) @ J[0, :, i]     # eq. 25
-        c[4] = J[3] @ th[1] + 3.0 * J[2] @ th[2] + 3.0 * J[1] @ th[3]
-        th[4] = scipy.linalg.lu_solve(lu, Vt[3] - Pt @ c[4], check_finite=False)
-        # 3rd-order forward kinematics
-        for i in range(n):
-            prev = V[3, i - 1] if i else np.zeros(6)
-            aX = ad(X[i])
-            t1, t2, t3 = th[1, i], th[2, i], th[3, i]
-            V[3, i] = (AiP[i] @ prev + X[i] * th[4, i]
-                       - aX @ (t3 * V[0, i] + 3.0 * t2 * V[1, i] + 3.0 * t1 * V[2, i])
-                       - 3.0 * t1 * aX @ aX @ (t2 * V[0, i] + t1 * V[1, i])
-                       - t1 ** 3 * aX @ aX @ aX @ V[0, i])
-        th[0, :n] = q[b]
-        out.append(LimbKinematics(th, P, C, V, np.einsum("ij,kjl->kil", Pt, J[:3]), lu, J))
-    return out
+    AdP = _Ad(Fi @ C)                                              # Ad(C_p,i)  (L, D, 6, 6)
+    AiP = _Ad_inv(P)                                               # Ad(C_i,i-1)
+    aX = _ad(X)
+    mask = real[:, None, :]
+    J = np.zeros((4, L, 6, D))
+    J[0] = np.where(mask, np.einsum("ldij,ldj->lid", AdP, X), m.cut_columns)    # eq. 22
+    Jt0 = Pt @ J[0]
+    try:
+        Finv = np.linalg.inv(Jt0)                                  # one LU per limb (getrf/getri)
+    except np.linalg.LinAlgError:
+        raise SingularityError("a limb's task-space Jacobian J_t is singular at this configuration") from None
+    cond = np.linalg.cond(Jt0)
+    if np.any(cond > 1e12):
+        l = int(np.argmax(cond))
+        raise SingularityError(f"limb '{m.limbs[l].name}': task-space Jacobian J_t is singular "
+                               f"(condition number {cond[l]:.3g})")
+    th = np.zeros((5, L, D))
+    V = np.zeros((4, L, D, 6))
+    c2 = c3 = None
+    # pass 1: 1st-order IK (*)
+    th[1] = Finv @ Vt[0]
+    Vp0 = _mv(J[0], th[1])                                          # (L, 6), equal for all limbs
+    # pass 2: twists, Delta V (eq. 26), Jdot (eq. 23), c^2 (eq. 17), 2nd-order IK (*)
+    for i in range(D):
+        prev = V[0, :, i - 1] if i else np.zeros((L, 6))
+        V[0, :, i] = _mv(AiP[:, i], prev) + X[:, i] * th[1, :, i, None]
+    dV0 = Vp0[:, None] - _mv(AdP, V[0])
+    A = _ad(dV0)
+    J[1] = np.where(mask, -np.einsum("ldij,ljd->lid", A, J[0]), 0.0)
+    c2 = _mv(J[1], th[1])
+    th[2] = _mv(Finv, Vt[1] - c2 @ Pt.T)
+    Vp1 = _mv(J[0], th[2]) + c2
+    # pass 3: accelerations, Delta Vdot (eq. 27), Jddot (eq. 24), c^3, 3rd-order IK
+    for i in range(D):
+        prev = V[1, :, i - 1] if i else np.zeros((L, 6))
+        V[1, :, i] = (_mv(AiP[:, i], prev) - th[1, :, i, None] * _mv(aX[:, i], V[0, :, i])
+                      + X[:, i] * th[2, :, i, None])
+    AdV1 = _mv(AdP, V[1])
+    dV1 = Vp1[:, None] - AdV1 + _mv(A, Vp0[:, None])
+    Bm = _ad(dV1)
+    AJ = np.einsum("ldij,ljd->lid", A, J[0])                       # ad_dV J_i
+    J[2] = np.where(mask, np.einsum("ldij,ljd->lid", A, AJ) - np.einsum("ldij,ljd->lid", Bm, J[0]), 0.0)
+    c3 = _mv(J[2], th[1]) + 2.0 * _mv(J[1], th[2])
+    th[3] = _mv(Finv, Vt[2] - c3 @ Pt.T)
+    Vp2 = _mv(J[0], th[3]) + c3
+    # pass 4: 2nd derivatives of twists, Delta Vddot (eq. 28), Jdddot (eq. 25), c^4, 4th-order IK
+    for i in range(D):
+        prev = V[2, :, i - 1] if i else np.zeros((L, 6))
+        t1, t2, t3 = th[1, :, i, None], th[2, :, i, None], th[3, :, i, None]
+        aXV0 = _mv(aX[:, i], V[0, :, i])
+        V[2, :, i] = (_mv(AiP[:, i], prev) + X[:, i] * t3
+                      - _mv(aX[:, i], t2 * V[0, :, i] + 2.0 * t1 * V[1, :, i]) - t1 ** 2 * _mv(aX[:, i], aXV0))
+    dV2 = (Vp2[:, None] - _mv(AdP, V[2]) + _mv(A, AdV1 + Vp1[:, None]) + _mv(Bm, Vp0[:, None]))
+    Cm = _ad(dV2)
+    AAJ = np.einsum("ldij,ljd->lid", A, AJ)
+    BJ = np.einsum("ldij,ljd->lid", Bm, J[0])
+    J[3] = np.where(mask, -np.einsum("ldij,ljd->lid", A, AAJ) + 2.0 * np.einsum("ldij,ljd->lid", Bm, AJ)
+                    + np.einsum("ldij,ljd->lid", A, BJ) - np.einsum("ldij,ljd->lid", Cm, J[0]), 0.0)
+    c4 = _mv(J[3], th[1]) + 3.0 * _mv(J[2], th[2]) + 3.0 * _mv(J[1], th[3])
+    th[4] = _mv(Finv, Vt[3] - c4 @ Pt.T)
+    # 3rd-order forward kinematics
+    for i in range(D):
+        prev = V[3, :, i - 1] if i else np.zeros((L, 6))
+        t1, t2, t3 = th[1, :, i, None], th[2, :, i, None], th[3, :, i, None]
+        ax = aX[:, i]
+        aXV0 = _mv(ax, V[0, :, i])
+        V[3, :, i] = (_mv(AiP[:, i], prev) + X[:, i] * th[4, :, i, None]
+                      - _mv(ax, t3 * V[0, :, i] + 3.0 * t2 * V[1, :, i] + 3.0 * t1 * V[2, :, i])
+                      - 3.0 * t1 * _mv(ax, _mv(ax, t2 * V[0, :, i] + t1 * V[1, :, i]))
+                      - t1 ** 3 * _mv(ax, _mv(ax, aXV0)))
+    th[0] = qs
+    return LimbKinematics(th, P, C, V, J, np.einsum("ij,kljd->klid", Pt, J[:3]), Finv)
 
 
-# ---------------------------------------------------------------------------------------
-# Sec. V: second-order inverse dynamics
-# ---------------------------------------------------------------------------------------
-
-
-def limb_second_order_forces(tree, lb: SimpleLimb, kin: LimbKinematics, gravity) -> np.ndarray:
-    """Sec. V-C backward recursion: ``Q_bar, Qdot_bar, Qddot_bar`` (3, n_l) of one limb."""
-    b = lb.bodies
-    n = len(b)
-    X = tree.X[b]
-    V = kin.V
-    th = kin.th
-    a0 = np.concatenate([np.zeros(3), -gravity])
-    W = np.zeros((3, 6))
-    Q = np.zeros((3, n))
-    for i in range(n - 1, -1, -1):
-        M = tree.M[b[i]]
-        g0 = Ad_inv(kin.C[i]) @ a0                 # gravity as a body acceleration
-        g1 = -ad(V[0, i]) @ g0
-        g2 = -ad(V[1, i]) @ g0 - ad(V[0, i]) @ g1
-        aT = [ad(V[k, i]).T for k in range(3)]
-        MV = [M @ V[k, i] for k in range(3)]
-        Wn = np.empty((3, 6))
-        Wn[0] = M @ (V[1, i] + g0) - aT[0] @ MV[0]
-        Wn[1] = M @ (V[2, i] + g1) - aT[0] @ MV[1] - aT[1] @ MV[0]
-        Wn[2] = M @ (V[3, i] + g2) - aT[0] @ MV[2] - aT[2] @ MV[0] - 2.0 * aT[1] @ MV[1]
-        if i + 1 < n:
-            AT = Ad_inv(kin.P[i + 1]).T
-            xT = ad(X[i + 1]).T
-            t1, t2 = th[1, i + 1], th[2, i + 1]
-            Wn[0] += AT @ W[0]
-            Wn[1] += AT @ (W[1] - t1 * xT @ W[0])
-            Wn[2] += AT @ (W[2] - 2.0 * t1 * xT @ W[1] + (t1 * t1 * xT @ xT - t2 * xT) @ W[0])
+def limb_second_order_forces(model: SimpleLimbModel, kin: LimbKinematics, gravity) -> np.ndarray:
+    """Sec. V-C backward recursion over the limbs' bodies (leaf to base):
+    ``W_bar, Wdot_bar, Wddot_bar`` and ``Q_bar, Qdot_bar, Qddot_bar`` (3, L, delta)."""
+    X, M = model.X, model.M
+    L, D = model.real.shape
+    V, th = kin.V, kin.th
+    a0 = np.concatenate([np.zeros(3), -np.asarray(gravity, dtype=float)])
+    g0 = _mv(_Ad_inv(kin.C), a0)                       # gravity as a body acceleration (L, D, 6)
+    g1 = -_mv(_ad(V[0]), g0)
+    g2 = -_mv(_ad(V[1]), g0) - _mv(_ad(V[0]), g1)
+    aT = np.swapaxes(_ad(V[:3]), -1, -2)               # (3, L, D, 6, 6)
+    MV = _mv(M[None], V[:3])                           # (3, L, D, 6)
+    Wb = np.empty((3, L, D, 6))                        # body terms of W, Wdot, Wddot
+    Wb[0] = _mv(M, V[1] + g0) - _mv(aT[0], MV[0])
+    Wb[1] = _mv(M, V[2] + g1) - _mv(aT[0], MV[1]) - _mv(aT[1], MV[0])
+    Wb[2] = _mv(M, V[3] + g2) - _mv(aT[0], MV[2]) - _mv(aT[2], MV[0]) - 2.0 * _mv(aT[1], MV[1])
+    AT = np.swapaxes(_Ad_inv(kin.P), -1, -2)
+    xT = np.swapaxes(_ad(X), -1, -2)
+    W = np.zeros((3, L, 6))
+    Q = np.zeros((3, L, D))
+    for i in range(D - 1, -1, -1):
+        Wn = Wb[:, :, i].copy()
+        if i + 1 < D:
+            t1, t2 = th[1, :, i + 1, None], th[2, :, i + 1, None]
+            x = xT[:, i + 1]
+            xW0 = _mv(x, W[0])
+            Wn[0] += _mv(AT[:, i + 1], W[0])
+            Wn[1] += _mv(AT[:, i + 1], W[1] - t1 * xW0)
+            Wn[2] += _mv(AT[:, i + 1], W[2] - 2.0 * t1 * _mv(x, W[1]) + t1 * t1 * _mv(x, xW0) - t2 * xW0)
         W = Wn
-        Q[:, i] = W @ X[i]
+        Q[:, :, i] = np.einsum("kli,li->kl", W, X[:, i])
     return Q
 
 
-def second_order_inverse_dynamics(model: SimpleLimbModel, kins: list, gravity=None) -> np.ndarray:
+def second_order_inverse_dynamics(model: SimpleLimbModel, kin: LimbKinematics, gravity=None) -> np.ndarray:
     """Eqs. 14, 19, 20: ``(u, udot, uddot)`` (3, na) from the limb kinematics of
     :func:`fourth_order_kinematics`, with ``Fdot = -F Jdot_t F``,
-    ``Fddot = 2 F Jdot_t F Jdot_t F - F Jddot_t F`` and ``J_IK`` the actuated rows of ``F``."""
+    ``Fddot = 2 F Jdot_t F Jdot_t F - F Jddot_t F`` and ``J_IK`` the actuated rows of ``F``
+    (Sec. V-B).  The rows of the cut-joint slots of ``F`` meet ``Q_bar = 0`` there (``F_bar``)."""
     tree = model.desc.tree
     g = tree.gravity if gravity is None else np.asarray(gravity, dtype=float)
-    delta = model.Pt.shape[0]
-    s = np.zeros((3, delta))
-    Fs = []
-    for lb, kin in zip(model.limbs, kins):
-        n = len(lb.bodies)
-        F0 = scipy.linalg.lu_solve(kin.lu, np.eye(delta), check_finite=False)
-        J1, J2 = kin.Jt[1], kin.Jt[2]
-        F1 = -F0 @ J1 @ F0
-        F2 = 2.0 * F0 @ J1 @ F0 @ J1 @ F0 - F0 @ J2 @ F0
-        Fs.append((F0, F1, F2))
-        Q = limb_second_order_forces(tree, lb, kin, g)
-        Fb0, Fb1, Fb2 = F0[:n], F1[:n], F2[:n]
-        s[0] += Fb0.T @ Q[0]
-        s[1] += Fb0.T @ Q[1] + Fb1.T @ Q[0]
-        s[2] += Fb0.T @ Q[2] + 2.0 * Fb1.T @ Q[1] + Fb2.T @ Q[0]
-    JIK = np.array([[Fs[l][k][i] for l, i in zip(model.actuator_limb, model.actuator_local)] for k in range(3)])
+    F0 = kin.F
+    J1, J2 = kin.Jt[1], kin.Jt[2]
+    F1 = -F0 @ J1 @ F0
+    FJ = F0 @ J1
+    F2 = 2.0 * FJ @ FJ @ F0 - F0 @ J2 @ F0
+    Q = limb_second_order_forces(model, kin, g)       # zero in the cut-joint slots
+    tr = lambda A: np.swapaxes(A, -1, -2)  # noqa: E731
+    s0 = _mv(tr(F0), Q[0]).sum(axis=0)
+    s1 = (_mv(tr(F0), Q[1]) + _mv(tr(F1), Q[0])).sum(axis=0)
+    s2 = (_mv(tr(F0), Q[2]) + 2.0 * _mv(tr(F1), Q[1]) + _mv(tr(F2), Q[0])).sum(axis=0)
+    al, ai = model.actuator_limb, model.actuator_local
+    JIK = (F0[al, ai], F1[al, ai], F2[al, ai])
     lu = scipy.linalg.lu_factor(JIK[0].T, check_finite=False)
-    u0 = scipy.linalg.lu_solve(lu, s[0], check_finite=False)
-    u1 = scipy.linalg.lu_solve(lu, s[1] - JIK[1].T @ u0, check_finite=False)
-    u2 = scipy.linalg.lu_solve(lu, s[2] - JIK[2].T @ u0 - 2.0 * JIK[1].T @ u1, check_finite=False)
+    u0 = scipy.linalg.lu_solve(lu, s0, check_finite=False)
+    u1 = scipy.linalg.lu_solve(lu, s1 - JIK[1].T @ u0, check_finite=False)
+    u2 = scipy.linalg.lu_solve(lu, s2 - JIK[2].T @ u0 - 2.0 * JIK[1].T @ u1, check_finite=False)
     return np.array([u0, u1, u2])
 
 
-def tree_motion_from_limbs(model: SimpleLimbModel, kins: list) -> np.ndarray:
+def tree_motion_from_limbs(model: SimpleLimbModel, kin: LimbKinematics) -> np.ndarray:
     """Derivatives (5, n) of every tree joint (orders 0..4) from the limbs' solutions."""
     out = np.zeros((5, model.desc.tree.nq))
-    for lb, kin in zip(model.limbs, kins):
-        out[:, lb.bodies] = kin.th[:, :len(lb.bodies)]
+    out[:, model.index[model.real]] = kin.th[:, model.real]
     return out
 
 
@@ -425,9 +505,9 @@ def _one(m: HoidModel, x, derivs, method, q_guess, gravity):
     jm = m.jets
     q0 = JD.close_loops(jm, x, q_guess)
     if method == "recursive":
-        kins = fourth_order_kinematics(m.limbs, q0, np.asarray(derivs, dtype=float))
-        U = second_order_inverse_dynamics(m.limbs, kins, gravity)
-        qder = tree_motion_from_limbs(m.limbs, kins)
+        kin = fourth_order_kinematics(m.limbs, q0, np.asarray(derivs, dtype=float))
+        U = second_order_inverse_dynamics(m.limbs, kin, gravity)
+        qder = tree_motion_from_limbs(m.limbs, kin)
     else:
         if jm.is_pkm:
             xj = T.from_derivatives(derivs)                    # jet of V_t, degree 3
