@@ -213,13 +213,14 @@ class ParallelRobot:
                              f"({' '.join(self.task_space)}), got shape {v.shape}")
         return v
 
-    def _ik_one(self, pose, twist, acceleration, thetas, scheme):
+    def _ik_one(self, pose, twist, acceleration, thetas, scheme, tol=None):
         pose = self._check_pose(pose)
+        tol = self.tol if tol is None else tol
         solver = limb_inverse_kinematics_nested if scheme == "nested" else limb_inverse_kinematics_compound
         th, its, inner, jacs, cond, res = [], [], [], [], [], []
         for limb, th0 in zip(self.limbs, thetas):
             try:
-                theta, info = solver(limb, pose, th0, tol=self.tol, max_iter=self.max_iter,
+                theta, info = solver(limb, pose, th0, tol=tol, max_iter=self.max_iter,
                                      singularity_threshold=self.singularity_threshold)
             except ConvergenceError as exc:
                 k0 = limb_jacobians(limb, th0).condition
@@ -262,27 +263,27 @@ class ParallelRobot:
         return sol
 
     def inverse_kinematics(self, pose, twist=None, acceleration=None, initial=None,
-                           scheme: str | None = None) -> PkmIKSolution:
+                           scheme: str | None = None, tol: float | None = None) -> PkmIKSolution:
         """Actuator values and every tree-joint value for the platform pose ``pose`` (4, 4)
         (paper 001 eq. 23 per limb, Algorithms 1-3), plus their rates and accelerations when the
         task twist ``V_t`` (delta_p,) and acceleration ``Vdot_t`` (delta_p,) are given (eqs.
         27-30).  Batched: ``pose`` (N, 4, 4), ``twist``/``acceleration`` (N, delta_p); each
         sample starts from the previous solution.  ``initial``: start configuration (a previous
         :class:`PkmIKSolution` or tree-joint values (n,); default: the reference configuration).
-        ``scheme``: ``"nested"`` or ``"compound"`` (default: the robot's)."""
+        ``scheme``: ``"nested"`` or ``"compound"``, ``tol``: accuracy goal (defaults: the robot's)."""
         scheme = self.ik_scheme if scheme is None else scheme
         if scheme not in ("nested", "compound"):
             raise StateError(f"IK scheme '{scheme}' is not 'nested' or 'compound'")
         pose = np.asarray(pose, dtype=float)
         thetas = self._initial_thetas(initial)
         if pose.ndim == 2:
-            return self._ik_one(pose, twist, acceleration, thetas, scheme)
+            return self._ik_one(pose, twist, acceleration, thetas, scheme, tol)
         N = pose.shape[0]
         tw = [None] * N if twist is None else np.asarray(twist, dtype=float)
         ac = [None] * N if acceleration is None else np.asarray(acceleration, dtype=float)
         sols = []
         for i in range(N):
-            s = self._ik_one(pose[i], tw[i], ac[i], thetas, scheme)
+            s = self._ik_one(pose[i], tw[i], ac[i], thetas, scheme, tol)
             thetas = s.limb_theta
             sols.append(s)
         return _stack(sols)
@@ -414,7 +415,8 @@ class ParallelRobot:
                            max_iter: int | None = None, return_solution: bool = False):
         """Platform pose (4, 4) for actuator values (n_act,): Newton's method on the inverse
         kinematics, ``x <- x + J_IK^-1 (theta_act - f_IK(x))`` with the pose updated as
-        ``C <- C exp(P_p dx)`` (body-fixed increment, consistent with eq. 30).  ``initial``: a
+        ``C <- C exp(P_p dx)`` (body-fixed increment, consistent with eq. 30) until the actuator
+        error is below ``tol`` (default 10 x the IK accuracy goal).  ``initial``: a
         start pose (4,4) or a :class:`PkmIKSolution` (default: the reference pose).  Batched over
         a leading axis (each sample starts from the previous result)."""
         a = np.asarray(actuators, dtype=float)
@@ -427,7 +429,8 @@ class ParallelRobot:
             return np.stack(out)
         if a.shape != (len(self._act),) or not np.all(np.isfinite(a)):
             raise StateError(f"actuator values must be {len(self._act)} finite numbers, got shape {a.shape}")
-        tol = self.tol if tol is None else tol
+        tol = 10 * self.tol if tol is None else tol
+        ik_tol = min(self.tol, 1e-3 * tol)
         max_iter = self.max_iter if max_iter is None else max_iter
         if isinstance(initial, PkmIKSolution):
             C, sol0 = np.asarray(initial.pose, dtype=float), initial
@@ -436,14 +439,14 @@ class ParallelRobot:
         else:
             C = self.reference_pose.copy() if initial is None else self._check_pose(initial)
             sol0 = None
-        sol = self.inverse_kinematics(C, initial=sol0)
+        sol = self.inverse_kinematics(C, initial=sol0, tol=ik_tol)
         for _ in range(max_iter):
             err = a - sol.actuators
             if np.linalg.norm(err) <= tol:
                 return (C, sol) if return_solution else C
             dx = np.linalg.lstsq(sol.J_IK, err, rcond=None)[0]
             C = C @ exp_se3(self.P_p @ dx)
-            sol = self.inverse_kinematics(C, initial=sol)
+            sol = self.inverse_kinematics(C, initial=sol, tol=ik_tol)
         raise ConvergenceError(f"forward kinematics did not converge in {max_iter} iterations "
                                f"(actuator error {np.linalg.norm(a - sol.actuators):.3g} > {tol:g})")
 
