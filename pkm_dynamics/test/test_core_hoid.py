@@ -243,3 +243,23 @@ def test_hybrid_limb_pkm_irsbot2_against_differences():
         u, du, ddu = central(lambda s: higher_order_inverse_dynamics(desc, *(lambda c, v: (c, *v))(*motion(s)),
                                                                     q_guess=q[0]).u, t, 5e-3)
         assert rel(r.du, du) < 1e-6 and rel(r.ddu, ddu) < 1e-6
+
+
+@pytest.mark.parametrize("name,motion", [("gough_stewart_6ups", gough_stewart_roll), ("planar_3rrr", pick_and_place)])
+def test_robot_method_and_u_equals_parallel_robot_id(name, motion):
+    """``robot.higher_order_inverse_dynamics`` on the loaded PKM; u equals the task-space ID of
+    paper 001 (eq. 45, ``ParallelRobot.inverse_dynamics``)."""
+    robot = load_robot(robot_path(name))
+    for t in (0.17, 0.58):
+        C, Vt = motion(t)
+        r = robot.higher_order_inverse_dynamics(C, *Vt)
+        assert r.method == "recursive"
+        assert rel(r.u, robot.inverse_dynamics(C, Vt[0], Vt[1])) < 1e-9
+
+
+def test_module_chain_robot_method():
+    robot = load_robot(robot_path("linear_4bar_1dof"))
+    x = _sine_path(np.array([0.3]), 0.4, np.array([0.05]), 1.3)
+    r = robot.higher_order_inverse_dynamics(*x)
+    assert rel(r["u"], robot.inverse_dynamics(x[0], x[1], x[2])) < 1e-9
+    assert r.du.shape == (1,) and r.ddu.shape == (1,)

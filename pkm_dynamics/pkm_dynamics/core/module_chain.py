@@ -558,3 +558,8 @@ class ModuleChainRobot:
         xd = np.zeros_like(x) if xd is None else xd
         xdd = np.zeros_like(x) if xdd is None else xdd
         return self._run(lambda a, b, c: chain_tree_state(self.chain, self.tree.nq, a, b, c), x, xd, xdd)
+
+    def higher_order_inverse_dynamics(self, x, xd, xdd, xddd, xdddd, **kw):
+        """``u, du, ddu`` (+ SEA motor feedforward), paper 002: see :mod:`.higher_order`."""
+        from .higher_order import higher_order_inverse_dynamics
+        return higher_order_inverse_dynamics(self, x, xd, xdd, xddd, xdddd, **kw)
