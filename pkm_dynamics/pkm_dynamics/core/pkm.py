@@ -485,3 +485,116 @@ def _stack(sols: list) -> PkmIKSolution:
     if sols[0].limb_thetadd is not None:
         out.limb_thetadd = [np.stack([s.limb_thetadd[l] for s in sols]) for l in range(len(sols[0].limb_thetadd))]
     return out
+
+
+class LimbChainRobot:
+    """A robot without platform (a module chain, a serial-parallel arm) treated as one hybrid
+    limb with a free end effector (paper 001 Secs. 3.4-5.2): the constraint-embedding route.
+
+    The limb's generalized coordinates are the actuated joints (they are made the independent
+    coordinates of their loops), so ``x`` are the actuator values, as for
+    :class:`~.module_chain.ModuleChainRobot`.  ``thetad = H xd``, ``thetadd = H xdd + Hdot xd``
+    (eq. 20); EOM (eqs. 36-37): ``H^T M H xdd + H^T (rnea(theta, thetad, Hdot xd) ) = f``
+    since the rows of ``H`` of the actuated joints form the identity.  Methods take one state
+    or a batch (leading axis)."""
+
+    def __init__(self, description, gravity=None, tol: float = 1e-12, max_iter: int = 50):
+        desc = description if isinstance(description, RobotDescription) else \
+            parse_description(description, gravity)
+        self.description = desc
+        self.tree = desc.tree
+        (self.limb,) = build_limbs(desc, independent=desc.actuated_joints)
+        idx = [self.tree.joint_index(n) for n in desc.actuated_joints]
+        if list(self.limb.independent) != sorted(idx):
+            raise DescriptionError(f"robot '{desc.name}': the actuated joints "
+                                   f"{list(desc.actuated_joints)} are not a set of independent coordinates")
+        self._order = [list(self.limb.independent).index(i) for i in idx]   # actuator k -> column
+        self.actuated_joints = desc.actuated_joints
+        self.tree_joints = self.tree.joint_names
+        self.end_effector = desc.end_effector
+        self.tol, self.max_iter = tol, max_iter
+        self._theta = np.zeros(self.tree.nq)              # warm start of the loop closure
+
+    @property
+    def n(self) -> int:
+        return len(self.actuated_joints)
+
+    def _q(self, x):
+        q = np.empty(self.n)
+        q[self._order] = x
+        return q
+
+    def _x(self, q):
+        return np.asarray(q)[..., self._order]
+
+    def tree_state(self, x, xd=None, xdd=None):
+        """``(theta, thetad, thetadd)`` (n,) of every tree joint: loops closed by Algorithm 2
+        (continuation from the last solution if one Newton run does not converge); dependent
+        joint angles are returned in [-pi, pi)."""
+        x = np.asarray(x, dtype=float)
+        if x.ndim == 2:
+            xd = np.zeros_like(x) if xd is None else np.asarray(xd, dtype=float)
+            xdd = np.zeros_like(x) if xdd is None else np.asarray(xdd, dtype=float)
+            outs = [self.tree_state(a, b, c) for a, b, c in zip(x, xd, xdd)]
+            return tuple(np.stack(o) for o in zip(*outs))
+        from .limb import solve_loop_constraints, constraint_resolution, loop_acceleration_bias
+        q = self._q(x)
+        start = self._theta
+        for steps in (1, 4, 16, 64):
+            try:
+                th = start.copy()
+                q0 = th[self.limb.independent]
+                for k in range(1, steps + 1):
+                    th, _ = solve_loop_constraints(self.limb, th, q0 + (q - q0) * k / steps, self.tol,
+                                                   self.max_iter)
+                break
+            except (ConvergenceError, SingularityError):
+                if steps == 64:
+                    raise
+                start = np.zeros(self.tree.nq) if steps == 16 else start
+        rev = np.array([t == "revolute" for t in self.tree.joint_types])
+        rev[self.limb.independent] = False                                # dependent angles only
+        th = np.where(rev, np.mod(th + np.pi, 2 * np.pi) - np.pi, th)    # angles in [-pi, pi)
+        self._theta = th
+        xd = np.zeros(self.n) if xd is None else np.asarray(xd, dtype=float)
+        xdd = np.zeros(self.n) if xdd is None else np.asarray(xdd, dtype=float)
+        H = constraint_resolution(self.limb, th)
+        qd, qdd = self._q(xd), self._q(xdd)
+        thd = H @ qd
+        thdd = H @ qdd + loop_acceleration_bias(self.limb, th, thd)
+        return th, thd, thdd
+
+    def _f_ext(self, f_ext):
+        if f_ext is None:
+            return None
+        body, off = self.tree.frame(self.end_effector)
+        F = np.zeros((self.tree.nq, 6))
+        F[body] = Ad_inv(off).T @ np.asarray(f_ext, dtype=float).reshape(6)
+        return F
+
+    def inverse_dynamics(self, x, xd, xdd, f_ext=None):
+        """Actuator forces (n,) by constraint embedding (eqs. 20, 36-37): ``H^T rnea``.
+        ``f_ext``: wrench (moment, force) on the end effector, in its frame."""
+        x = np.asarray(x, dtype=float)
+        if x.ndim == 2:
+            fe = [None] * len(x) if f_ext is None or np.asarray(f_ext).ndim == 1 else f_ext
+            fe = [f_ext] * len(x) if f_ext is not None and np.asarray(f_ext).ndim == 1 else fe
+            return np.stack([self.inverse_dynamics(a, b, c, e) for a, b, c, e in zip(x, xd, xdd, fe)])
+        th, thd, thdd = self.tree_state(x, xd, xdd)
+        from .limb import constraint_resolution
+        H = constraint_resolution(self.limb, th)
+        return self._x(H.T @ rnea(self.tree, th, thd, thdd, f_ext=self._f_ext(f_ext)))
+
+    def forward_dynamics(self, x, xd, f, f_ext=None):
+        """Actuator accelerations (n,) from ``H^T M H xdd = f - H^T rnea(theta, thetad, Hdot xd)``."""
+        x = np.asarray(x, dtype=float)
+        if x.ndim == 2:
+            fe = [None] * len(x) if f_ext is None or np.asarray(f_ext).ndim == 1 else f_ext
+            fe = [f_ext] * len(x) if f_ext is not None and np.asarray(f_ext).ndim == 1 else fe
+            return np.stack([self.forward_dynamics(a, b, c, e) for a, b, c, e in zip(x, xd, f, fe)])
+        th, thd, bias = self.tree_state(x, xd, np.zeros(self.n))
+        from .limb import constraint_resolution
+        H = constraint_resolution(self.limb, th)
+        Mt = H.T @ crba(self.tree, th) @ H
+        b = H.T @ rnea(self.tree, th, thd, bias, f_ext=self._f_ext(f_ext))
+        return self._x(np.linalg.solve(Mt, self._q(np.asarray(f, dtype=float)) - b))
