@@ -1,116 +1,730 @@
-"""The pkm_dynamics ROS 2 node.
+"""The pkm_dynamics ROS 2 node: the core's dynamics as services and topics.
 
-For now it loads the `robot_description` parameter and serves `~/get_model_info`
-(pkm_dynamics_interfaces/srv/GetModelInfo). The dynamics services will be added on top of
-the core (`pkm_dynamics.core`); this module only converts between ROS and plain data.
+Robot description from the ``robot_description`` parameter or, when that is empty, from the
+``robot_description`` topic (transient local, as robot_state_publisher publishes it). A new
+description rebuilds the model; a bad one is reported and the previous model keeps serving.
+
+Services (``pkm_dynamics_interfaces``): ``~/get_model_info``, ``~/forward_dynamics``,
+``~/inverse_dynamics`` (one point or a trajectory), ``~/higher_order_inverse_dynamics``,
+``~/inverse_kinematics``. Topics: the feedforward publisher (a reference in, the inverse
+dynamics of each reference out as it arrives) and joint-state completion (measured actuator
+positions in, every tree joint out). Module chains work in actuator space, parallel
+manipulators (PKM) in task space, as the core defines. Parameters, topics and message
+conventions are documented in the package README.
+
+This module holds no dynamics: it converts messages to arrays (``conversions``), calls the
+core and converts the results back. Bad input never stops the node: services answer
+``success = false`` with an error code and a message naming the problem, topics log a
+throttled warning and publish nothing.
 """
-from dataclasses import dataclass, field
 import xml.etree.ElementTree as ET
 
-from pkm_dynamics_interfaces.srv import GetModelInfo
-from rcl_interfaces.msg import ParameterDescriptor, ParameterType
+from geometry_msgs.msg import Accel
+import numpy as np
+from pkm_dynamics_interfaces.msg import ErrorCodes
+from pkm_dynamics_interfaces.srv import (ForwardDynamics, GetModelInfo,
+                                         HigherOrderInverseDynamics, InverseDynamics,
+                                         InverseKinematics)
+from rcl_interfaces.msg import (FloatingPointRange, IntegerRange, ParameterDescriptor,
+                                ParameterType, SetParametersResult)
 import rclpy
+import rclpy.logging
 from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
-from rclpy.qos import qos_profile_services_default
-from urdf_parser_py.urdf import URDF
+from rclpy.qos import (DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy,
+                       qos_profile_services_default)
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray, String
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint, MultiDOFJointTrajectory
+
+from pkm_dynamics.conversions import (RequestError, core_error, floats, name_index,
+                                      ordered, pose_matrix, spatial_vector, task_message,
+                                      task_vector)
+from pkm_dynamics.core.description import parse_description
+from pkm_dynamics.core.higher_order import higher_order_inverse_dynamics
+from pkm_dynamics.core.robot import robot_from_description
+
+#: the feedforward output kinds (parameter ``feedforward.outputs``)
+OUTPUT_KINDS = ('commands', 'joint_state', 'trajectory', 'motor')
+STANDARD_GRAVITY = [0.0, 0.0, -9.80665]
 
 
-@dataclass
-class DescriptionSummary:
-    """What GetModelInfo reports about a robot description."""
+class Model:
+    """One loaded robot: the core object and what GetModelInfo reports (immutable once built;
+    callbacks take a reference, so a rebuild never changes a model under a running call)."""
 
-    robot_name: str
-    tree_joints: list = field(default_factory=list)
-    actuated_joints: list = field(default_factory=list)
-    num_bodies: int = 0
-    total_mass: float = 0.0
+    def __init__(self, text, gravity, ik):
+        desc = parse_description(text, gravity)
+        if desc.platform is None:
+            self.robot = robot_from_description(desc)
+            self.kind = 'module_chain'
+            self.end_effector = self.robot.end_effector
+            self.task_space = ()
+        else:
+            from pkm_dynamics.core.pkm import ParallelRobot
+            self.robot = ParallelRobot(desc, ik_scheme=ik['scheme'], tol=ik['tolerance'],
+                                       max_iter=ik['max_iterations'],
+                                       singularity_threshold=ik['singularity_threshold'])
+            self.kind = 'parallel'
+            self.end_effector = desc.platform.link
+            self.task_space = tuple(self.robot.task_space)
+        self.description = desc
+        self.name = desc.name
+        self.actuated = tuple(desc.actuated_joints)
+        self.tree_joints = tuple(desc.tree.joint_names)
+        self.series_elastic = tuple(a.joint for a in desc.actuators if a.series_elastic)
+        self.num_bodies = len(ET.fromstring(desc.xml).findall('link')) if desc.xml else 0
+        self.total_mass = desc.tree.total_mass
+        self.gravity = floats(desc.tree.gravity)
+
+    @property
+    def parallel(self):
+        return self.kind == 'parallel'
+
+    def set_ik(self, ik):
+        """Apply solver parameters to a PKM (the core reads them at every call)."""
+        if self.parallel:
+            self.robot.ik_scheme = ik['scheme']
+            self.robot.tol = ik['tolerance']
+            self.robot.max_iter = ik['max_iterations']
+            self.robot.singularity_threshold = ik['singularity_threshold']
 
 
-def summarize_description(text):
-    """Summarize a URDF string: robot name, non-fixed joints, number of links, total mass.
+def _descriptor(description, kind, read_only=False, floating=None, integer=None,
+                additional=None):
+    d = ParameterDescriptor(type=kind, description=description, read_only=read_only)
+    if floating is not None:
+        d.floating_point_range = [FloatingPointRange(from_value=floating[0],
+                                                     to_value=floating[1], step=0.0)]
+    if integer is not None:
+        d.integer_range = [IntegerRange(from_value=integer[0], to_value=integer[1], step=1)]
+    if additional:
+        d.additional_constraints = additional
+    return d
 
-    Raises ValueError with a message a user can act on when the text is not a usable URDF.
-    Until the description extension (loops, actuation) is read, every non-fixed joint of
-    the tree is reported as actuated.
-    """
-    if not text.strip():
-        raise ValueError('robot_description is empty: pass the URDF text as the '
-                         'robot_description parameter')
-    try:
-        ET.fromstring(text)
-    except ET.ParseError as exc:
-        raise ValueError(f'robot_description is not well-formed XML: {exc}') from exc
-    try:
-        robot = URDF.from_xml_string(text)
-    except Exception as exc:  # urdf_parser_py raises assorted types
-        raise ValueError(f'robot_description is not a valid URDF: {exc}') from exc
-    parents = {}
-    for joint in robot.joints:
-        if joint.child in parents:
-            raise ValueError(
-                f'link "{joint.child}" is the child of joints "{parents[joint.child]}" and '
-                f'"{joint.name}": a closed loop must be cut explicitly, the URDF must be a tree')
-        parents[joint.child] = joint.name
-    moving = [joint.name for joint in robot.joints if joint.type != 'fixed']
-    mass = sum(link.inertial.mass for link in robot.links
-               if link.inertial is not None and link.inertial.mass is not None)
-    return DescriptionSummary(robot_name=robot.name or '', tree_joints=moving,
-                              actuated_joints=list(moving), num_bodies=len(robot.links),
-                              total_mass=float(mass))
+
+S, D, I, B = (ParameterType.PARAMETER_STRING, ParameterType.PARAMETER_DOUBLE,
+              ParameterType.PARAMETER_INTEGER, ParameterType.PARAMETER_BOOL)
+SA, DA = ParameterType.PARAMETER_STRING_ARRAY, ParameterType.PARAMETER_DOUBLE_ARRAY
+
+#: name: (default, descriptor); documented in the package README
+PARAMETERS = {
+    'robot_description': ('', _descriptor(
+        'robot description (URDF spanning tree + pkm_dynamics extension); empty: read the '
+        'robot_description topic. Setting it rebuilds the model (rejected if invalid).', S)),
+    'gravity': (STANDARD_GRAVITY, _descriptor(
+        'gravity in the root link frame [m/s^2], 3 values', DA, read_only=True)),
+    'ik.tolerance': (1e-10, _descriptor(
+        'PKM inverse kinematics accuracy goal (pose error and loop residual)', D,
+        floating=(1e-15, 1e-3))),
+    'ik.max_iterations': (50, _descriptor(
+        'PKM inverse kinematics iteration limit (outer iterations per limb)', I,
+        integer=(1, 10000))),
+    'ik.scheme': ('nested', _descriptor(
+        'PKM inverse kinematics scheme', S, additional='"nested" or "compound"')),
+    'ik.singularity_threshold': (1e6, _descriptor(
+        'largest admissible condition number of a limb IK Jacobian (larger: SINGULAR)', D,
+        floating=(1.0, 1e16))),
+    'reference_topic': ('~/reference', _descriptor(
+        'actuator-space reference in (trajectory_msgs/JointTrajectory; module chains)', S,
+        read_only=True)),
+    'task_reference_topic': ('~/task_reference', _descriptor(
+        'task-space reference in (trajectory_msgs/MultiDOFJointTrajectory; PKM)', S,
+        read_only=True)),
+    'feedforward.outputs': (['commands', 'joint_state'], _descriptor(
+        'feedforward outputs to publish', SA, read_only=True,
+        additional='any of ' + ', '.join(OUTPUT_KINDS))),
+    'feedforward.commands_topic': ('~/feedforward/commands', _descriptor(
+        'std_msgs/Float64MultiArray: efforts in actuated-joint order', S, read_only=True)),
+    'feedforward.joint_state_topic': ('~/feedforward/joint_states', _descriptor(
+        'sensor_msgs/JointState: actuator position, velocity, effort', S, read_only=True)),
+    'feedforward.trajectory_topic': ('~/feedforward/trajectory', _descriptor(
+        'trajectory_msgs/JointTrajectory with effort, every reference point', S,
+        read_only=True)),
+    'feedforward.motor_topic': ('~/feedforward/motor_commands', _descriptor(
+        'sensor_msgs/JointState: series-elastic motor position, velocity, torque (effort)', S,
+        read_only=True)),
+    'feedforward.qos_depth': (100, _descriptor(
+        'queue depth of the reference subscription and feedforward publishers', I,
+        read_only=True, integer=(1, 10000))),
+    'completion.enabled': (True, _descriptor(
+        'publish every tree joint from measured actuator positions', B, read_only=True)),
+    'completion.input_topic': ('actuator_states', _descriptor(
+        'sensor_msgs/JointState in: measured actuator positions (other joints ignored)', S,
+        read_only=True)),
+    'completion.output_topic': ('joint_states', _descriptor(
+        'sensor_msgs/JointState out: every tree joint (for robot_state_publisher)', S,
+        read_only=True)),
+    'warning_period': (1.0, _descriptor(
+        'minimum time between two warnings about bad topic input [s]', D, read_only=True,
+        floating=(0.0, 3600.0))),
+}
+
+
+def _reliable(depth):
+    return QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=depth,
+                      reliability=ReliabilityPolicy.RELIABLE,
+                      durability=DurabilityPolicy.VOLATILE)
 
 
 class DynamicsNode(Node):
-    """Serves the dynamics of the robot given by `robot_description`."""
+    """Serves the dynamics of the robot given by ``robot_description`` (see module doc)."""
 
     def __init__(self, **kwargs):
         super().__init__('pkm_dynamics', **kwargs)
-        self.declare_parameter('robot_description', '', ParameterDescriptor(
-            type=ParameterType.PARAMETER_STRING,
-            description='URDF of the robot (spanning tree plus pkm_dynamics extension)',
-            read_only=True))
-        self._summary = None
-        self._error = ''
-        self._load(self.get_parameter('robot_description').value)
-        self._info_service = self.create_service(
-            GetModelInfo, '~/get_model_info', self._on_get_model_info,
-            qos_profile=qos_profile_services_default)
+        for name, (default, descriptor) in PARAMETERS.items():
+            self.declare_parameter(name, default, descriptor)
+        self._check_static_parameters()
+        self._ik = self._ik_parameters({})
+        self._model = None
+        self._model_error = ''
+        self._description_note = ''
+        self._ff_solution = None        # warm start of the PKM feedforward IK
+        self._completion_solution = None
+        self._pending = {}
+        self.add_on_set_parameters_callback(self._validate_parameters)
+        self.add_post_set_parameters_callback(self._apply_parameters)
 
-    def _load(self, text):
+        text = self.get_parameter('robot_description').value
+        if text.strip():
+            self._load(text, 'robot_description parameter')
+        else:
+            self._model_error = ('no robot description yet: waiting for the robot_description '
+                                 'topic (the robot_description parameter is empty)')
+            self._description_sub = self.create_subscription(
+                String, 'robot_description', self._on_description,
+                QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1,
+                           reliability=ReliabilityPolicy.RELIABLE,
+                           durability=DurabilityPolicy.TRANSIENT_LOCAL))
+            self.get_logger().info(
+                f'waiting for the robot description on {self._description_sub.topic_name}')
+
+        self._services = [
+            self.create_service(srv, f'~/{name}', handler,
+                                qos_profile=qos_profile_services_default)
+            for srv, name, handler in (
+                (GetModelInfo, 'get_model_info', self._on_get_model_info),
+                (ForwardDynamics, 'forward_dynamics', self._serve(self._forward_dynamics)),
+                (InverseDynamics, 'inverse_dynamics', self._serve(self._inverse_dynamics)),
+                (HigherOrderInverseDynamics, 'higher_order_inverse_dynamics',
+                 self._serve(self._higher_order_inverse_dynamics)),
+                (InverseKinematics, 'inverse_kinematics', self._serve(self._inverse_kinematics)),
+            )]
+        self._setup_feedforward()
+        self._setup_completion()
+
+    # -- parameters -------------------------------------------------------------------------
+    def _p(self, name):
+        return self.get_parameter(name).value
+
+    def _check_static_parameters(self):
+        gravity = self._p('gravity')
+        if len(gravity) != 3 or not np.all(np.isfinite(gravity)):
+            raise ValueError(f'parameter gravity must hold 3 finite values, got {list(gravity)}')
+        outputs = list(self._p('feedforward.outputs'))
+        unknown = [o for o in outputs if o not in OUTPUT_KINDS]
+        if unknown:
+            raise ValueError(f'parameter feedforward.outputs: unknown kind(s) {unknown}; '
+                             f'known: {", ".join(OUTPUT_KINDS)}')
+        if self._p('ik.scheme') not in ('nested', 'compound'):
+            raise ValueError(f'parameter ik.scheme = "{self._p("ik.scheme")}": expected '
+                             f'"nested" or "compound"')
+
+    def _ik_parameters(self, changes):
+        def value(name):
+            return changes[name] if name in changes else self._p(name)
+        return {'scheme': value('ik.scheme'), 'tolerance': float(value('ik.tolerance')),
+                'max_iterations': int(value('ik.max_iterations')),
+                'singularity_threshold': float(value('ik.singularity_threshold'))}
+
+    def _validate_parameters(self, parameters):
+        changes = {p.name: p.value for p in parameters}
+        if changes.get('ik.scheme', 'nested') not in ('nested', 'compound'):
+            return SetParametersResult(successful=False,
+                                       reason='ik.scheme must be "nested" or "compound"')
+        if 'robot_description' in changes:
+            text = changes['robot_description']
+            if not text.strip():
+                return SetParametersResult(successful=False,
+                                           reason='robot_description cannot be set empty')
+            try:
+                self._pending[text] = Model(text, self._p('gravity'),
+                                            self._ik_parameters(changes))
+            except Exception as exc:  # the previous model keeps serving
+                self.get_logger().error(f'new robot_description rejected: {exc}')
+                return SetParametersResult(successful=False,
+                                           reason=f'robot_description rejected: {exc}')
+        return SetParametersResult(successful=True)
+
+    def _apply_parameters(self, parameters):
+        changes = {p.name: p.value for p in parameters}
+        self._ik = self._ik_parameters(changes)
+        if 'robot_description' in changes:
+            model = self._pending.pop(changes['robot_description'], None)
+            self._pending.clear()
+            if model is not None:
+                self._use(model, 'robot_description parameter')
+        elif self._model is not None:
+            self._model.set_ik(self._ik)
+
+    # -- robot description --------------------------------------------------------------------
+    def _load(self, text, source):
         try:
-            self._summary = summarize_description(text)
-        except ValueError as exc:
-            self._summary = None
-            self._error = str(exc)
-            self.get_logger().error(f'no model loaded: {exc}')
-            return
-        self.get_logger().info(
-            f'loaded robot "{self._summary.robot_name}": {len(self._summary.tree_joints)} '
-            f'joints, {self._summary.num_bodies} links, {self._summary.total_mass:.6g} kg')
+            model = Model(text, self._p('gravity'), self._ik)
+        except Exception as exc:  # DescriptionError, or anything a broken text provokes
+            message = f'robot description from the {source} rejected: {exc}'
+            self.get_logger().error(message + (
+                f'; still serving "{self._model.name}"' if self._model else ''))
+            if self._model is None:
+                self._model_error = message
+            else:
+                self._description_note = f'; the last description was rejected: {exc}'
+            return False
+        self._use(model, source)
+        return True
 
+    def _use(self, model, source):
+        self._model = model
+        self._model_error = ''
+        self._description_note = ''
+        self._ff_solution = None
+        self._completion_solution = None
+        self.get_logger().info(
+            f'loaded robot "{model.name}" ({model.kind}) from the {source}: actuated joints '
+            f'{", ".join(model.actuated)}; {len(model.tree_joints)} tree joints; '
+            f'{model.total_mass:.6g} kg')
+
+    def _on_description(self, msg):
+        self._load(msg.data, 'robot_description topic')
+
+    # -- services -----------------------------------------------------------------------------
     def _on_get_model_info(self, request, response):
-        summary = self._summary
-        if summary is None:
+        model = self._model
+        if model is None:
             response.success = False
-            response.message = self._error
+            response.error_code.val = (ErrorCodes.INVALID_DESCRIPTION if 'rejected' in
+                                       self._model_error else ErrorCodes.NO_MODEL)
+            response.message = self._model_error
             return response
         response.success = True
-        response.message = 'model loaded'
-        response.robot_name = summary.robot_name
-        response.tree_joints = list(summary.tree_joints)
-        response.actuated_joints = list(summary.actuated_joints)
-        response.num_bodies = summary.num_bodies
-        response.total_mass = summary.total_mass
+        response.error_code.val = ErrorCodes.SUCCESS
+        response.message = 'model loaded' + self._description_note
+        response.robot_name = model.name
+        response.kind = model.kind
+        response.tree_joints = list(model.tree_joints)
+        response.actuated_joints = list(model.actuated)
+        response.series_elastic_joints = list(model.series_elastic)
+        response.end_effector = model.end_effector or ''
+        response.task_space = list(model.task_space)
+        response.num_bodies = model.num_bodies
+        response.total_mass = float(model.total_mass)
+        response.gravity = model.gravity
         return response
+
+    def _serve(self, handler):
+        """Service callback around ``handler(model, request, response)``: any failure becomes
+        success = false, an error code and a message on a fresh response."""
+        def callback(request, response):
+            model = self._model
+            try:
+                if model is None:
+                    raise RequestError(ErrorCodes.NO_MODEL, self._model_error)
+                handler(model, request, response)
+            except Exception as exc:
+                code, message = core_error(exc)
+                if code == ErrorCodes.FAILURE:
+                    self.get_logger().error(f'{handler.__name__[1:]}: unexpected {message}')
+                failed_point = getattr(exc, 'point', None)
+                response = type(response)()
+                response.success = False
+                response.error_code.val = code
+                response.message = message
+                if hasattr(response, 'failed_point'):
+                    response.failed_point = -1 if failed_point is None else failed_point
+                return response
+            response.success = True
+            response.error_code.val = ErrorCodes.SUCCESS
+            if not response.message:
+                response.message = 'ok'
+            return response
+        return callback
+
+    @staticmethod
+    def _wrench(model, wrenches, what='wrench'):
+        if not wrenches:
+            return None
+        return spatial_vector(wrenches[0], what)
+
+    def _forward_dynamics(self, model, request, response):
+        js = request.joint_state
+        index = name_index(js.name, model.actuated, 'joint_state.name')
+        count = len(js.name)
+        f = ordered(js.effort, index, count, 'joint_state.effort')
+        wrench = self._wrench(model, request.wrench)
+        response.joint_names = list(model.actuated)
+        if model.parallel:
+            pose = pose_matrix(request.pose, 'pose')
+            twist = task_vector(request.twist, model.task_space, 'twist')
+            a = model.robot.forward_dynamics(pose, twist, f, wrench=wrench)
+            response.platform_acceleration = task_message(a, model.task_space, Accel)
+        else:
+            x = ordered(js.position, index, count, 'joint_state.position')
+            xd = ordered(js.velocity, index, count, 'joint_state.velocity', optional=True)
+            response.acceleration = floats(model.robot.forward_dynamics(x, xd, f, f_ext=wrench))
+
+    def _inverse_dynamics(self, model, request, response):
+        if model.parallel:
+            points = request.task_trajectory.points
+            if request.trajectory.points:
+                raise RequestError(ErrorCodes.INVALID_REQUEST,
+                                   f'robot "{model.name}" is a parallel manipulator: give the '
+                                   f'motion as task_trajectory (platform pose and twist), not '
+                                   f'as trajectory')
+        else:
+            points = request.trajectory.points
+            if request.task_trajectory.points:
+                raise RequestError(ErrorCodes.INVALID_REQUEST,
+                                   f'robot "{model.name}" is a module chain: give the motion '
+                                   f'as trajectory (actuator space), not as task_trajectory')
+        if not points:
+            raise RequestError(ErrorCodes.INVALID_REQUEST, 'the trajectory has no points')
+        wrenches = list(request.wrenches)
+        if len(wrenches) not in (0, 1, len(points)):
+            raise RequestError(ErrorCodes.INVALID_SIZE,
+                               f'wrenches has {len(wrenches)} entries: give 0, 1 or one per '
+                               f'point ({len(points)})')
+        out = response.feedforward
+        out.header = (request.task_trajectory if model.parallel else request.trajectory).header
+        out.joint_names = list(model.actuated)
+        if model.parallel:
+            self._task_inverse_dynamics(model, request, points, wrenches, out)
+        else:
+            self._actuator_inverse_dynamics(model, request, points, wrenches, out)
+        response.failed_point = -1
+        response.message = f'{len(points)} point(s)'
+
+    @staticmethod
+    def _at_point(k, fn, *args):
+        """fn(*args); an exception gets ``point = k`` and the point in its message."""
+        try:
+            return fn(*args)
+        except Exception as exc:
+            code, message = core_error(exc)
+            error = RequestError(code, f'point {k}: {message}')
+            error.point = k
+            raise error from exc
+
+    def _actuator_inverse_dynamics(self, model, request, points, wrenches, out):
+        names = request.trajectory.joint_names
+        index = name_index(names, model.actuated, 'trajectory.joint_names')
+        n = len(names)
+        robot = model.robot
+        for k, p in enumerate(points):
+            def one(p=p, k=k):
+                x = ordered(p.positions, index, n, f'points[{k}].positions')
+                xd = ordered(p.velocities, index, n, f'points[{k}].velocities', optional=True)
+                xdd = ordered(p.accelerations, index, n, f'points[{k}].accelerations',
+                              optional=True)
+                w = (spatial_vector(wrenches[min(k, len(wrenches) - 1)], f'wrenches[{k}]')
+                     if wrenches else None)
+                return x, xd, xdd, robot.inverse_dynamics(x, xd, xdd, f_ext=w)
+            x, xd, xdd, f = self._at_point(k, one)
+            out.points.append(JointTrajectoryPoint(
+                positions=floats(x), velocities=floats(xd), accelerations=floats(xdd),
+                effort=floats(f), time_from_start=p.time_from_start))
+
+    def _task_inverse_dynamics(self, model, request, points, wrenches, out):
+        robot = model.robot
+        previous = None
+        for k, p in enumerate(points):
+            def one(p=p, k=k):
+                pose, twist, accel = self._task_point(model, p, f'points[{k}]')
+                w = (spatial_vector(wrenches[min(k, len(wrenches) - 1)], f'wrenches[{k}]')
+                     if wrenches else None)
+                sol = robot.inverse_kinematics(pose, twist, accel, initial=previous)
+                return sol, robot.inverse_dynamics(sol, twist, accel, wrench=w)
+            sol, u = self._at_point(k, one)
+            previous = sol
+            out.points.append(JointTrajectoryPoint(
+                positions=floats(sol.actuators), velocities=floats(sol.actuators_d),
+                accelerations=floats(sol.actuators_dd), effort=floats(u),
+                time_from_start=p.time_from_start))
+
+    @staticmethod
+    def _task_point(model, p, what):
+        """(pose, V_t, dV_t) of a MultiDOFJointTrajectoryPoint (missing rates: zero)."""
+        if len(p.transforms) != 1:
+            raise RequestError(ErrorCodes.INVALID_SIZE,
+                               f'{what}.transforms has {len(p.transforms)} entries: give one '
+                               f'(the platform pose)')
+        for field in ('velocities', 'accelerations'):
+            if len(getattr(p, field)) > 1:
+                raise RequestError(ErrorCodes.INVALID_SIZE,
+                                   f'{what}.{field} has {len(getattr(p, field))} entries: give '
+                                   f'0 or 1')
+        pose = pose_matrix(p.transforms[0], f'{what}.transforms[0]')
+        zero = np.zeros(len(model.task_space))
+        twist = (task_vector(p.velocities[0], model.task_space, f'{what}.velocities[0]')
+                 if p.velocities else zero)
+        accel = (task_vector(p.accelerations[0], model.task_space, f'{what}.accelerations[0]')
+                 if p.accelerations else zero)
+        return pose, twist, accel
+
+    def _higher_order_inverse_dynamics(self, model, request, response):
+        if model.parallel:
+            ts = model.task_space
+            x = pose_matrix(request.pose, 'pose')
+            ders = [task_vector(request.twist, ts, 'twist')] + [
+                task_vector(getattr(request, f), ts, f)
+                for f in ('acceleration', 'jerk', 'snap')]
+        else:
+            m = request.motion
+            index = name_index(m.name, model.actuated, 'motion.name')
+            n = len(m.name)
+            x = ordered(m.position, index, n, 'motion.position')
+            ders = [ordered(getattr(m, f), index, n, f'motion.{f}', optional=True)
+                    for f in ('velocity', 'acceleration', 'jerk', 'snap')]
+        result = higher_order_inverse_dynamics(model.robot, x, *ders)
+        names = list(model.actuated)
+        response.effort.name = names
+        response.effort.effort = floats(result.u)
+        response.effort.effort_rate = floats(result.du)
+        response.effort.effort_acceleration = floats(result.ddu)
+        motion = np.asarray(result.actuator_motion)
+        am = response.actuator_motion
+        am.name = names
+        am.position, am.velocity, am.acceleration, am.jerk, am.snap = (
+            floats(motion[k]) for k in range(5))
+        response.series_elastic = result.motor_position is not None
+        if response.series_elastic:
+            mf = response.motor
+            mf.name = names
+            mf.position = floats(result.motor_position)
+            mf.velocity = floats(result.motor_velocity)
+            mf.acceleration = floats(result.motor_acceleration)
+            mf.torque = floats(result.motor_torque)
+        response.method = result.method
+
+    def _inverse_kinematics(self, model, request, response):
+        if not model.parallel:
+            raise RequestError(ErrorCodes.NOT_SUPPORTED,
+                               f'robot "{model.name}" is a module chain: its services take '
+                               f'actuator values directly; inverse kinematics is provided for '
+                               f'parallel manipulators only')
+        ts = model.task_space
+        pose = pose_matrix(request.pose, 'pose')
+        twist = task_vector(request.twist[0], ts, 'twist') if request.twist else None
+        accel = (task_vector(request.acceleration[0], ts, 'acceleration')
+                 if request.acceleration else None)
+        if accel is not None and twist is None:
+            raise RequestError(ErrorCodes.INVALID_REQUEST, 'an acceleration needs a twist')
+        initial = None
+        seed = request.seed
+        if seed.name:
+            name_index(seed.name, list(seed.name), 'seed.name')      # names given twice
+            unknown = [n for n in seed.name if n not in model.tree_joints]
+            if unknown:
+                raise RequestError(ErrorCodes.UNKNOWN_JOINT,
+                                   f'seed.name: unknown joint(s) {unknown}; tree joints: '
+                                   f'{list(model.tree_joints)}')
+            values = ordered(seed.position, list(range(len(seed.name))), len(seed.name),
+                             'seed.position')
+            initial = np.zeros(len(model.tree_joints))
+            for name, v in zip(seed.name, values):
+                initial[model.tree_joints.index(name)] = v
+        sol = model.robot.inverse_kinematics(pose, twist, accel, initial=initial)
+        response.actuator_state.name = list(model.actuated)
+        response.actuator_state.position = floats(sol.actuators)
+        response.joint_state.name = list(model.tree_joints)
+        response.joint_state.position = floats(sol.q)
+        if sol.qd is not None:
+            response.actuator_state.velocity = floats(sol.actuators_d)
+            response.joint_state.velocity = floats(sol.qd)
+        if sol.qdd is not None:
+            response.actuator_acceleration = floats(sol.actuators_dd)
+            response.joint_acceleration = floats(sol.qdd)
+        response.limb_names = [limb.name for limb in model.robot.limbs]
+        response.iterations = [int(i) for i in sol.iterations]
+        response.condition = floats(sol.condition)
+        response.residual = float(sol.residual)
+
+    # -- feedforward --------------------------------------------------------------------------
+    def _setup_feedforward(self):
+        depth = self._p('feedforward.qos_depth')
+        qos = _reliable(depth)
+        self._outputs = set(self._p('feedforward.outputs'))
+        self._pub = {}
+        for kind, msg_type in (('commands', Float64MultiArray), ('joint_state', JointState),
+                               ('trajectory', JointTrajectory), ('motor', JointState)):
+            if kind in self._outputs:
+                self._pub[kind] = self.create_publisher(
+                    msg_type, self._p(f'feedforward.{kind}_topic'), qos)
+        self._reference_sub = self.create_subscription(
+            JointTrajectory, self._p('reference_topic'), self._on_reference, qos)
+        self._task_reference_sub = self.create_subscription(
+            MultiDOFJointTrajectory, self._p('task_reference_topic'), self._on_task_reference,
+            qos)
+
+    def _warn(self, what, exc):
+        code, message = core_error(exc)
+        self.get_logger().warning(f'{what} ignored: {message}',
+                                  throttle_duration_sec=self._p('warning_period'))
+
+    def _on_reference(self, msg):
+        model = self._model
+        try:
+            if model is None:
+                raise RequestError(ErrorCodes.NO_MODEL, self._model_error)
+            if model.parallel:
+                raise RequestError(ErrorCodes.INVALID_REQUEST,
+                                   f'robot "{model.name}" is a parallel manipulator: send the '
+                                   f'reference as MultiDOFJointTrajectory on '
+                                   f'{self._task_reference_sub.topic_name}')
+            if not msg.points:
+                raise RequestError(ErrorCodes.INVALID_REQUEST, 'the reference has no points')
+            index = name_index(msg.joint_names, model.actuated, 'joint_names')
+            n = len(msg.joint_names)
+            points = msg.points if 'trajectory' in self._outputs else msg.points[:1]
+            states = []
+            for k, p in enumerate(points):
+                x = ordered(p.positions, index, n, f'points[{k}].positions')
+                xd = ordered(p.velocities, index, n, f'points[{k}].velocities', optional=True)
+                xdd = ordered(p.accelerations, index, n, f'points[{k}].accelerations',
+                              optional=True)
+                states.append((x, xd, xdd, model.robot.inverse_dynamics(x, xd, xdd)))
+            motor = self._motor(model, *states[0][:3]) if 'motor' in self._pub else None
+        except Exception as exc:
+            self._warn('reference', exc)
+            return
+        self._publish(model, msg, states, motor)
+
+    def _on_task_reference(self, msg):
+        model = self._model
+        try:
+            if model is None:
+                raise RequestError(ErrorCodes.NO_MODEL, self._model_error)
+            if not model.parallel:
+                raise RequestError(ErrorCodes.INVALID_REQUEST,
+                                   f'robot "{model.name}" is a module chain: send the '
+                                   f'reference as JointTrajectory on '
+                                   f'{self._reference_sub.topic_name}')
+            if not msg.points:
+                raise RequestError(ErrorCodes.INVALID_REQUEST, 'the reference has no points')
+            robot = model.robot
+            points = msg.points if 'trajectory' in self._outputs else msg.points[:1]
+            previous = self._ff_solution
+            states = []
+            for k, p in enumerate(points):
+                pose, twist, accel = self._task_point(model, p, f'points[{k}]')
+                sol = robot.inverse_kinematics(pose, twist, accel, initial=previous)
+                u = robot.inverse_dynamics(sol, twist, accel)
+                previous = sol
+                states.append((sol.actuators, sol.actuators_d, sol.actuators_dd, u))
+                if k == 0:
+                    first = (pose, twist, accel, sol)
+            motor = None
+            if 'motor' in self._pub and model.series_elastic:
+                pose, twist, accel, sol = first
+                zero = np.zeros_like(twist)
+                motor = higher_order_inverse_dynamics(robot, pose, twist, accel, zero, zero,
+                                                      q_guess=sol.q)
+        except Exception as exc:
+            self._warn('task reference', exc)
+            return
+        self._ff_solution = previous
+        self._publish(model, msg, states, motor)
+
+    @staticmethod
+    def _motor(model, x, xd, xdd):
+        """Series-elastic motor feedforward of a reference point (jerk and snap are not in
+        trajectory_msgs: taken as zero)."""
+        if not model.series_elastic:
+            return None
+        zero = np.zeros_like(x)
+        return higher_order_inverse_dynamics(model.robot, x, xd, xdd, zero, zero)
+
+    def _publish(self, model, msg, states, motor):
+        names = list(model.actuated)
+        x, xd, _, f = states[0]
+        stamp = msg.header.stamp
+        if stamp.sec == 0 and stamp.nanosec == 0:
+            stamp = self.get_clock().now().to_msg()
+        pub = self._pub
+        if 'commands' in pub:
+            pub['commands'].publish(Float64MultiArray(data=floats(f)))
+        if 'joint_state' in pub:
+            js = JointState(name=names, position=floats(x), velocity=floats(xd),
+                            effort=floats(f))
+            js.header.stamp = stamp
+            js.header.frame_id = msg.header.frame_id
+            pub['joint_state'].publish(js)
+        if 'trajectory' in pub:
+            out = JointTrajectory(joint_names=names)
+            out.header = msg.header
+            for (x, xd, xdd, f), p in zip(states, msg.points):
+                out.points.append(JointTrajectoryPoint(
+                    positions=floats(x), velocities=floats(xd), accelerations=floats(xdd),
+                    effort=floats(f), time_from_start=p.time_from_start))
+            pub['trajectory'].publish(out)
+        if 'motor' in pub and motor is not None:
+            js = JointState(name=names, position=floats(motor.motor_position),
+                            velocity=floats(motor.motor_velocity),
+                            effort=floats(motor.motor_torque))
+            js.header.stamp = stamp
+            pub['motor'].publish(js)
+
+    # -- joint-state completion ---------------------------------------------------------------
+    def _setup_completion(self):
+        if not self._p('completion.enabled'):
+            return
+        qos = _reliable(10)
+        self._completion_pub = self.create_publisher(
+            JointState, self._p('completion.output_topic'), qos)
+        self._completion_sub = self.create_subscription(
+            JointState, self._p('completion.input_topic'), self._on_actuator_states, qos)
+
+    def _on_actuator_states(self, msg):
+        model = self._model
+        try:
+            if model is None:
+                raise RequestError(ErrorCodes.NO_MODEL, self._model_error)
+            index = name_index(msg.name, model.actuated, 'name', allow_extra=True)
+            n = len(msg.name)
+            x = ordered(msg.position, index, n, 'position')
+            velocity = None
+            if model.parallel:
+                _, sol = model.robot.forward_kinematics(
+                    x, initial=self._completion_solution, return_solution=True)
+                q = sol.q
+            else:
+                xd = (ordered(msg.velocity, index, n, 'velocity') if len(msg.velocity)
+                      else None)
+                q, qd, _ = model.robot.tree_state(x, xd)
+                velocity = qd if xd is not None else None
+        except Exception as exc:
+            self._warn('actuator state', exc)
+            return
+        if model.parallel:
+            self._completion_solution = sol
+        out = JointState(name=list(model.tree_joints), position=floats(q))
+        if velocity is not None:
+            out.velocity = floats(velocity)
+        out.header = msg.header
+        self._completion_pub.publish(out)
 
 
 def main(args=None):
     try:
         with rclpy.init(args=args):
-            node = DynamicsNode()
+            try:
+                node = DynamicsNode()
+            except ValueError as exc:          # an invalid parameter value: refuse to start
+                rclpy.logging.get_logger('pkm_dynamics').fatal(str(exc))
+                return 1
             rclpy.spin(node)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
+    return 0
 
 
 if __name__ == '__main__':

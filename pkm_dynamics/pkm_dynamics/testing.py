@@ -3,14 +3,17 @@
 Every process that touches ROS must keep DDS traffic on loopback and on its own domain:
 `loopback_ros_env()` gives the variables, `use_loopback_ros()` sets them for the calling
 process (before `rclpy.init`), and `NodeProcess` starts the installed `pkm_dynamics_node`
-as a child process with them. rclpy is imported only inside `call_service`, so importing
-this module costs nothing for ROS-free code.
+as a child process with them. `call_service`, `Client` (persistent service clients),
+`Collector` (a subscription that keeps what it receives) and `spin_until` talk to it from
+an rclpy node of the calling process. rclpy is imported only inside them, so importing this
+module costs nothing for ROS-free code.
 """
 import os
 from pathlib import Path
 import signal
 import subprocess
 import sys
+import time
 
 import yaml
 
@@ -73,15 +76,16 @@ class NodeProcess:
 
     params: dict of parameters, written to a parameter file in `workdir`;
     params_files: further parameter files, loaded before `params`;
-    env: extra environment (the loopback DDS variables of this process are always set).
+    env: extra environment (the loopback DDS variables of this process are always set);
+    ros_args: further --ros-args arguments (remappings such as `-r __node:=other`).
     Output goes to `workdir/<name>.log` (see `log()`).
     """
 
     def __init__(self, workdir, params=None, params_files=(), env=None,
-                 executable=NODE_EXECUTABLE, name='node'):
+                 executable=NODE_EXECUTABLE, name='node', ros_args=()):
         workdir = Path(workdir)
         workdir.mkdir(parents=True, exist_ok=True)
-        args = [str(node_executable(executable)), '--ros-args']
+        args = [str(node_executable(executable)), '--ros-args', *ros_args]
         for params_file in params_files:
             args += ['--params-file', str(params_file)]
         if params:
@@ -145,3 +149,70 @@ def call_service(node, srv_type, name, request=None, timeout=20.0):
         return future.result()
     finally:
         node.destroy_client(client)
+
+
+def spin_until(node, condition, timeout=10.0):
+    """Spin `node` until `condition()` is true or `timeout` s have passed; return condition()."""
+    from rclpy.executors import SingleThreadedExecutor
+    executor = SingleThreadedExecutor(context=node.context)
+    executor.add_node(node)
+    try:
+        deadline = time.monotonic() + timeout
+        while not condition() and time.monotonic() < deadline:
+            executor.spin_once(timeout_sec=0.02)
+        return bool(condition())
+    finally:
+        executor.remove_node(node)
+        executor.shutdown()
+
+
+class Client:
+    """Service clients of one node of the pkm_dynamics node (`prefix`, e.g. '/pkm_dynamics'),
+    created once and reused: `client.call(srv_type, 'inverse_dynamics', request)`."""
+
+    def __init__(self, node, prefix='/pkm_dynamics'):
+        self.node = node
+        self.prefix = prefix.rstrip('/')
+        self._clients = {}
+
+    def call(self, srv_type, name, request=None, timeout=30.0):
+        from rclpy.executors import SingleThreadedExecutor
+        key = (srv_type, name)
+        client = self._clients.get(key)
+        if client is None:
+            client = self.node.create_client(srv_type, f'{self.prefix}/{name}')
+            if not client.wait_for_service(timeout_sec=timeout):
+                raise TimeoutError(f'service {self.prefix}/{name} did not appear within '
+                                   f'{timeout} s')
+            self._clients[key] = client
+        future = client.call_async(request if request is not None else srv_type.Request())
+        executor = SingleThreadedExecutor(context=self.node.context)
+        executor.add_node(self.node)
+        try:
+            executor.spin_until_future_complete(future, timeout_sec=timeout)
+        finally:
+            executor.remove_node(self.node)
+            executor.shutdown()
+        if not future.done():
+            future.cancel()
+            raise TimeoutError(f'service {self.prefix}/{name} did not answer within {timeout} s')
+        return future.result()
+
+
+class Collector:
+    """A reliable subscription of `node` that appends every message to `messages`."""
+
+    def __init__(self, node, msg_type, topic, depth=1000):
+        from rclpy.qos import QoSProfile, ReliabilityPolicy
+        self.messages = []
+        self.subscription = node.create_subscription(
+            msg_type, topic, self.messages.append,
+            QoSProfile(depth=depth, reliability=ReliabilityPolicy.RELIABLE))
+
+    def wait_for(self, node, count, timeout=20.0):
+        """Spin until `count` messages arrived; return whether they did."""
+        return spin_until(node, lambda: len(self.messages) >= count, timeout)
+
+    def wait_for_publisher(self, node, timeout=20.0):
+        """Spin until the topic has a publisher (discovery done)."""
+        return spin_until(node, lambda: self.subscription.get_publisher_count() > 0, timeout)

@@ -8,10 +8,14 @@ ROS-free (core) tests need nothing from here. Node tests use:
   child process and returns its `NodeProcess`; whatever is still running is stopped at the
   end of the test;
 - `ros_node`: an rclpy node in the pytest process (own context, no signal handlers), for
-  service clients and subscriptions; see `pkm_dynamics.testing.call_service`.
+  service clients and subscriptions; see `pkm_dynamics.testing.call_service`;
+- `module_node(params)` and `module_ros_node`: the same with module scope, so a test module
+  starts each node process once (the processes are stopped when the module ends);
+- `example_robot(name)`: the text of an example robot description of the source tree.
 rclpy is imported lazily, so ROS-free tests never load it.
 """
 import os
+from pathlib import Path
 
 import pytest
 
@@ -43,8 +47,7 @@ def start_node(tmp_path):
         process.stop()
 
 
-@pytest.fixture
-def ros_node():
+def _client_node():
     import rclpy
     from rclpy.signals import SignalHandlerOptions
 
@@ -56,3 +59,42 @@ def ros_node():
     finally:
         node.destroy_node()
         context.try_shutdown()
+
+
+@pytest.fixture
+def ros_node():
+    yield from _client_node()
+
+
+@pytest.fixture(scope='module')
+def module_ros_node():
+    yield from _client_node()
+
+
+@pytest.fixture(scope='module')
+def module_node(tmp_path_factory):
+    """`module_node(params=None, params_files=(), name=None)` starts a node process kept
+    for the whole test module; `name` sets the node's ROS name (default pkm_dynamics)."""
+    workdir = tmp_path_factory.mktemp('nodes')
+    started = []
+
+    def start(params=None, params_files=(), name=None):
+        args = ['-r', f'__node:={name}'] if name else []
+        process = NodeProcess(workdir, params=params, params_files=params_files,
+                              name=f'pkm_dynamics_node_{len(started)}', ros_args=args)
+        started.append(process)
+        return process
+
+    yield start
+    for process in started:
+        process.stop()
+
+
+ROBOTS = Path(__file__).resolve().parents[1] / 'robots'
+
+
+@pytest.fixture(scope='session')
+def example_robot():
+    def text(name):
+        return (ROBOTS / f'{name}.urdf').read_text()
+    return text

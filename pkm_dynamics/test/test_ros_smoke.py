@@ -29,12 +29,17 @@ CHAIN_URDF = """<?xml version="1.0"?>
     <origin xyz="0.6 0 0"/><axis xyz="1 0 0"/></joint>
   <joint name="flange_mount" type="fixed"><parent link="wrist"/><child link="flange"/>
     <origin xyz="0.05 0 0"/></joint>
+  <pkm_dynamics>
+    <actuator joint="lift"/><actuator joint="swing"/><actuator joint="spin"/>
+    <end_effector link="flange"/>
+  </pkm_dynamics>
 </robot>
 """
 
 
 def expected_summary(urdf_text):
-    """Robot name, non-fixed joints, link count and total mass, read with plain XML."""
+    """Robot name, non-fixed joints, link count and total mass, read with plain XML (the
+    example's actuators are all of its moving joints)."""
     robot = ET.fromstring(urdf_text)
     joints = [joint.get('name') for joint in robot.findall('joint')
               if joint.get('type') != 'fixed']
@@ -87,5 +92,5 @@ def test_link_with_two_parents_is_rejected(start_node, ros_node):
     node = start_node(params={'robot_description': looped})
     response = call_service(ros_node, GetModelInfo, SERVICE)
     assert not response.success
-    assert '"arm"' in response.message and 'closure' in response.message
+    assert "'arm'" in response.message and 'closure' in response.message
     assert node.stop() == 0, node.log()

@@ -1,0 +1,188 @@
+"""Conversions between ROS messages and the core's numpy arrays, and request validation.
+
+No dynamics here: joint values are matched by name, quaternions become rotation matrices,
+twists become task-space vectors (the components the robot's task space selects), and every
+problem with a request raises :class:`RequestError` carrying an ErrorCodes value and a
+message that names the field, point or joint.
+"""
+import math
+
+from geometry_msgs.msg import Pose, Twist
+import numpy as np
+from pkm_dynamics_interfaces.msg import ErrorCodes
+
+from pkm_dynamics.core.errors import (ConvergenceError, DescriptionError, PkmDynamicsError,
+                                      SingularityError)
+
+#: order of the twist components in the core (``TASK_COORDINATES`` of the description)
+TWIST_COMPONENTS = ('wx', 'wy', 'wz', 'vx', 'vy', 'vz')
+#: a quaternion whose norm is further than this from 1 is rejected (else normalised)
+QUATERNION_NORM_TOLERANCE = 1e-3
+
+
+class RequestError(ValueError):
+    """A request or message the node cannot serve: ``code`` (ErrorCodes value), message."""
+
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+
+
+def core_error(exc):
+    """``(ErrorCodes value, message)`` of an exception of the core (or any other)."""
+    if isinstance(exc, RequestError):
+        return exc.code, str(exc)
+    if isinstance(exc, SingularityError):
+        return ErrorCodes.SINGULAR, str(exc)
+    if isinstance(exc, ConvergenceError):
+        return ErrorCodes.NO_IK_SOLUTION, str(exc)
+    if isinstance(exc, DescriptionError):
+        return ErrorCodes.NOT_SUPPORTED, str(exc)
+    if isinstance(exc, PkmDynamicsError):
+        return ErrorCodes.INVALID_STATE, str(exc)
+    return ErrorCodes.FAILURE, f'{type(exc).__name__}: {exc}'
+
+
+def finite(values, what):
+    """``values`` as a float array; NON_FINITE naming ``what`` if it holds NaN or Inf."""
+    a = np.asarray(values, dtype=float)
+    if not np.all(np.isfinite(a)):
+        raise RequestError(ErrorCodes.NON_FINITE, f'{what} holds NaN or Inf: {a.tolist()}')
+    return a
+
+
+def name_index(names, wanted, what, allow_extra=False):
+    """Positions in ``names`` of each of ``wanted`` (matched by name, any order).
+
+    UNKNOWN_JOINT for a name that is not in ``wanted`` (unless ``allow_extra``) or a wanted
+    name that is missing; INVALID_REQUEST for a name given twice."""
+    names = list(names)
+    seen = set()
+    for name in names:
+        if name in seen:
+            raise RequestError(ErrorCodes.INVALID_REQUEST, f'{what}: joint "{name}" is given twice')
+        seen.add(name)
+    if not allow_extra:
+        unknown = [name for name in names if name not in wanted]
+        if unknown:
+            raise RequestError(ErrorCodes.UNKNOWN_JOINT,
+                               f'{what}: unknown joint(s) {unknown}; expected the actuated '
+                               f'joints {list(wanted)}')
+    missing = [name for name in wanted if name not in seen]
+    if missing:
+        raise RequestError(ErrorCodes.UNKNOWN_JOINT,
+                           f'{what}: missing joint(s) {missing}; expected {list(wanted)}')
+    return [names.index(name) for name in wanted]
+
+
+def ordered(values, index, count, what, optional=False):
+    """``values`` (one per name, ``count`` names) reordered by ``index``; an empty array of
+    an ``optional`` field gives zeros. INVALID_SIZE / NON_FINITE naming ``what``."""
+    values = list(values)
+    if optional and not values:
+        return np.zeros(len(index))
+    if len(values) != count:
+        raise RequestError(ErrorCodes.INVALID_SIZE,
+                           f'{what} has {len(values)} entries for {count} joint names')
+    return finite(values, what)[index]
+
+
+def quaternion_matrix(x, y, z, w, what='orientation'):
+    """Rotation matrix (3, 3) of the quaternion (x, y, z, w); normalised if its norm is
+    within QUATERNION_NORM_TOLERANCE of 1, else INVALID_REQUEST."""
+    q = finite([x, y, z, w], what)
+    norm = math.sqrt(float(q @ q))
+    if abs(norm - 1.0) > QUATERNION_NORM_TOLERANCE:
+        raise RequestError(ErrorCodes.INVALID_REQUEST,
+                           f'{what}: quaternion (x, y, z, w) = {q.tolist()} has norm {norm:.6g}, '
+                           f'not 1')
+    x, y, z, w = q / norm
+    return np.array([
+        [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+        [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+        [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+    ])
+
+
+def matrix_quaternion(R):
+    """Quaternion (x, y, z, w), w >= 0, of a rotation matrix (3, 3)."""
+    R = np.asarray(R, dtype=float)
+    t = R[0, 0] + R[1, 1] + R[2, 2]
+    if t > 0:
+        s = 2.0 * math.sqrt(1.0 + t)
+        q = [(R[2, 1] - R[1, 2]) / s, (R[0, 2] - R[2, 0]) / s, (R[1, 0] - R[0, 1]) / s, s / 4]
+    elif R[0, 0] > R[1, 1] and R[0, 0] > R[2, 2]:
+        s = 2.0 * math.sqrt(1.0 + R[0, 0] - R[1, 1] - R[2, 2])
+        q = [s / 4, (R[0, 1] + R[1, 0]) / s, (R[0, 2] + R[2, 0]) / s, (R[2, 1] - R[1, 2]) / s]
+    elif R[1, 1] > R[2, 2]:
+        s = 2.0 * math.sqrt(1.0 + R[1, 1] - R[0, 0] - R[2, 2])
+        q = [(R[0, 1] + R[1, 0]) / s, s / 4, (R[1, 2] + R[2, 1]) / s, (R[0, 2] - R[2, 0]) / s]
+    else:
+        s = 2.0 * math.sqrt(1.0 + R[2, 2] - R[0, 0] - R[1, 1])
+        q = [(R[0, 2] + R[2, 0]) / s, (R[1, 2] + R[2, 1]) / s, s / 4, (R[1, 0] - R[0, 1]) / s]
+    q = np.array(q)
+    return q if q[3] >= 0 else -q
+
+
+def pose_matrix(msg, what='pose'):
+    """4x4 homogeneous matrix of a geometry_msgs/Pose or Transform."""
+    if hasattr(msg, 'position'):
+        p, o = msg.position, msg.orientation
+    else:
+        p, o = msg.translation, msg.rotation
+    C = np.eye(4)
+    C[:3, :3] = quaternion_matrix(o.x, o.y, o.z, o.w, f'{what}.orientation')
+    C[:3, 3] = finite([p.x, p.y, p.z], f'{what}.position')
+    return C
+
+
+def matrix_pose(C):
+    """geometry_msgs/Pose of a 4x4 homogeneous matrix."""
+    msg = Pose()
+    msg.position.x, msg.position.y, msg.position.z = (float(v) for v in C[:3, 3])
+    (msg.orientation.x, msg.orientation.y, msg.orientation.z,
+     msg.orientation.w) = (float(v) for v in matrix_quaternion(C[:3, :3]))
+    return msg
+
+
+def spatial_vector(msg, what):
+    """(angular, linear) 6-vector of a Twist / Accel ((moment, force) of a Wrench)."""
+    if hasattr(msg, 'torque'):
+        a, b = msg.torque, msg.force
+    else:
+        a, b = msg.angular, msg.linear
+    return finite([a.x, a.y, a.z, b.x, b.y, b.z], what)
+
+
+def task_vector(msg, task_space, what):
+    """The task-space components (``task_space``, e.g. ('vx', 'vz')) of a Twist / Accel;
+    INVALID_REQUEST if a component outside the task space is non-zero."""
+    v = spatial_vector(msg, what)
+    extra = {c: v[k] for k, c in enumerate(TWIST_COMPONENTS) if c not in task_space and v[k] != 0}
+    if extra:
+        names = {'wx': 'angular.x', 'wy': 'angular.y', 'wz': 'angular.z',
+                 'vx': 'linear.x', 'vy': 'linear.y', 'vz': 'linear.z'}
+        fields = ', '.join(f'{names[c]} = {val:g}' for c, val in extra.items())
+        raise RequestError(ErrorCodes.INVALID_REQUEST,
+                           f'{what}: {fields} outside the task space ({" ".join(task_space)}) '
+                           f'must be zero')
+    return np.array([v[TWIST_COMPONENTS.index(c)] for c in task_space])
+
+
+def task_message(values, task_space, kind=Twist):
+    """Twist (or Accel with ``kind=Accel``) with the task components ``values`` set."""
+    msg = kind()
+    for c, v in zip(task_space, values):
+        part = msg.angular if c[0] == 'w' else msg.linear
+        setattr(part, c[1], float(v))
+    return msg
+
+
+def floats(values):
+    """A plain list of floats (what rosidl array fields take fastest)."""
+    return [float(v) for v in np.asarray(values, dtype=float).ravel()]
+
+
+__all__ = ['RequestError', 'core_error', 'finite', 'floats', 'matrix_pose',
+           'matrix_quaternion', 'name_index', 'ordered', 'pose_matrix', 'quaternion_matrix',
+           'spatial_vector', 'task_message', 'task_vector']
