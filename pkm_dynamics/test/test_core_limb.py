@@ -8,7 +8,7 @@ import pytest
 
 from pkm_dynamics.core.cut_joints import cut_joint_constraint
 from pkm_dynamics.core.errors import ConvergenceError
-from pkm_dynamics.core.limb import (constraint_resolution, constraint_resolution_derivative,
+from pkm_dynamics.core.limb import (_cut_bias, constraint_resolution, constraint_resolution_derivative,
                                     cut_joint_jacobian_derivative, limb_acceleration_ik,
                                     limb_inverse_kinematics_compound, limb_inverse_kinematics_nested,
                                     limb_jacobians, limb_platform_pose, limb_velocity_ik,
@@ -88,6 +88,7 @@ def test_Gdot_matrix_against_bias_and_finite_differences(robot):
                 Gd = cut_joint_jacobian_derivative(limb.tree, geo, C, V)
                 _, _, bias = cut_joint_constraint(limb.tree, geo, C, V, A0)
                 np.testing.assert_allclose(Gd @ thd, bias, atol=1e-11)
+                np.testing.assert_allclose(_cut_bias(geo, C, V, A0), bias, atol=1e-12)
                 fd = (cut_joint_constraint(limb.tree, geo, Cp)[1] - cut_joint_constraint(limb.tree, geo, Cm)[1]) / (2 * h)
                 np.testing.assert_allclose(Gd, fd, atol=1e-7)
 

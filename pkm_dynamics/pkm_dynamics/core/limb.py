@@ -675,14 +675,48 @@ def constraint_resolution_derivative(limb: Limb, theta, thetad, H=None) -> np.nd
     return Hd
 
 
-def loop_acceleration_bias(limb: Limb, theta, thetad, constraints=None) -> np.ndarray:
+def _cut_bias(geo: CutJointGeometry, C, V, A0) -> np.ndarray:
+    """``Gdot thetad`` (m,) of one cut joint: ``B (Vdot_k, Vdot_r)|_{thetadd=0} + Bdot (V_k, V_r)``
+    (paper 001 eqs. 53-55, 57, 60); same formula as :func:`.cut_joints.cut_joint_constraint`
+    without rebuilding ``G``."""
+    k, r = geo.body_k, geo.body_r
+    z = np.zeros(6)
+    Ck = np.eye(4) if k < 0 else C[k]
+    Cr = np.eye(4) if r < 0 else C[r]
+    Vk, Vr = (z if k < 0 else V[k]), (z if r < 0 else V[r])
+    Ak, Ar = (z if k < 0 else A0[k]), (z if r < 0 else A0[r])
+    Rk, Rr = Ck[:3, :3], Cr[:3, :3]
+    R_kr = Rk.T @ Rr
+    dd = Rk.T @ (Cr[:3, 3] - Ck[:3, 3]) + R_kr @ geo.d_r
+    wk, vk, wr, vr = Vk[:3], Vk[3:], Vr[:3], Vr[3:]
+    dR = R_kr @ _hat(wr) - _hat(wk) @ R_kr
+    rd = R_kr @ _hat(geo.d_r)
+    d_dot = _hat(dd) @ wk - vk - rd @ wr + R_kr @ vr               # B_pos (V_k, V_r), eq. 52
+    acc = _hat(dd) @ Ak[:3] - Ak[3:] - rd @ Ar[:3] + R_kr @ Ar[3:]   # B_pos (Vdot_k, Vdot_r)
+    bdot = _cross(d_dot, wk) - dR @ _hat(geo.d_r) @ wr + dR @ vr     # Bdot_pos (V_k, V_r)
+    out = [geo.u_pos @ (acc + bdot)]
+    if len(geo.u_a):
+        w = geo.u_b @ R_kr.T                                           # rows R_kr u_b
+        wd = geo.u_b @ dR.T
+        rot = (_cross(w, Ak[:3]) - (R_kr @ _cross(geo.u_b, Ar[:3]).T).T
+               + _cross(wd, wk) - (dR @ _cross(geo.u_b, wr).T).T)
+        out.append(np.einsum("ij,ij->i", geo.u_a, rot))
+    return np.concatenate(out)
+
+
+def loop_acceleration_bias(limb: Limb, theta, thetad, state=None, motion=None) -> np.ndarray:
     """``Hdot qd`` (n_l,) of eq. 20 from the cut-joint acceleration bias ``Gdot thetad``:
-    rows of ``y`` hold ``-G_y^-1 (Gdot thetad)``, rows of ``q`` zero."""
-    if constraints is None:
+    rows of ``y`` hold ``-G_y^-1 (Gdot thetad)``, rows of ``q`` zero.  ``state``:
+    ``_evaluate(limb, theta)``; ``motion``: ``(C, V, A0)`` of the tree motion with
+    ``thetadd = 0`` (:func:`~.tree_dynamics.kinematics`), computed when not given."""
+    C, _, cons = _evaluate(limb, theta) if state is None else state
+    if motion is None:
         _, C, V, A0 = kinematics(limb.tree, theta, thetad)
-        constraints = loop_constraints(limb, C, V, A0)
+    else:
+        C, V, A0 = motion
     out = np.zeros(limb.n)
-    for lp, (_, G, bias) in zip(limb.loops, constraints):
+    for lp, (_, G, _) in zip(limb.loops, cons):
+        bias = np.concatenate([_cut_bias(geo, C, V, A0) for geo in lp.cuts])
         Gy, _ = _resolve(lp, G)
         out[lp.dependent] = -_solve(Gy, bias[lp.rows], f"{limb.name} loop {lp.names}")
     return out
@@ -890,9 +924,10 @@ def limb_acceleration_ik(limb: Limb, theta, thetad, Vdot_t, jac: LimbJacobians |
     ``Ldot_t qd = P_t (Jdot_p thetad + J_p Hdot qd)`` evaluated as the platform acceleration of
     the tree motion ``(theta, thetad, Hdot qd)``.  Returns ``(qdd, thetadd)``."""
     jac = limb_jacobians(limb, theta) if jac is None else jac
-    bias = loop_acceleration_bias(limb, theta, thetad)           # Hdot qd
-    _, _, _, A = kinematics(limb.tree, theta, thetad, bias)
-    A_p = Ad_inv(limb.platform_offset) @ A[limb.platform_body]   # platform frame acceleration
+    _, C, V, A0 = kinematics(limb.tree, theta, thetad)            # Jdot thetad = A0
+    bias = loop_acceleration_bias(limb, theta, thetad, motion=(C, V, A0))   # Hdot qd
+    # platform frame acceleration of the motion (theta, thetad, Hdot qd): Jdot_p thetad + J_p Hdot qd
+    A_p = Ad_inv(limb.platform_offset) @ A0[limb.platform_body] + jac.J_p @ bias
     qdd = jac.F @ np.asarray(Vdot_t, dtype=float) - _solve(jac.L_t, A_p[limb.task_rows], limb.name)
     return qdd, jac.H @ qdd + bias
 
