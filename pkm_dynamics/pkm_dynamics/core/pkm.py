@@ -410,6 +410,11 @@ class ParallelRobot:
             Wg += jac.K.T @ rnea(limb.tree, th, np.zeros(limb.n), np.zeros(limb.n))
         return M, Ct, Wg
 
+    def higher_order_inverse_dynamics(self, pose, twist, acceleration, jerk, snap, **kw):
+        """``u, du, ddu`` (+ SEA motor feedforward), paper 002: see :mod:`.higher_order`."""
+        from .higher_order import higher_order_inverse_dynamics
+        return higher_order_inverse_dynamics(self, pose, twist, acceleration, jerk, snap, **kw)
+
     # -- forward kinematics -------------------------------------------------------------------
     def forward_kinematics(self, actuators, initial=None, tol: float | None = None,
                            max_iter: int | None = None, return_solution: bool = False):
