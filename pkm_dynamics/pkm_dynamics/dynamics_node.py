@@ -199,7 +199,7 @@ class DynamicsNode(Node):
             self.get_logger().info(
                 f'waiting for the robot description on {self._description_sub.topic_name}')
 
-        self._services = [
+        self._dynamics_services = [
             self.create_service(srv, f'~/{name}', handler,
                                 qos_profile=qos_profile_services_default)
             for srv, name, handler in (

@@ -1,0 +1,192 @@
+"""The topic side of the installed node: the feedforward publisher gives one output per
+reference, in every configured form, equal to the core's numbers (a JointTrajectory stream for
+a module chain, a MultiDOFJointTrajectory stream for a PKM with series-elastic actuators), and
+joint-state completion publishes every tree joint from measured actuator positions."""
+import numpy as np
+from numpy.testing import assert_array_equal
+import pytest
+
+from pkm_dynamics.core import load_robot
+from pkm_dynamics.core.higher_order import higher_order_inverse_dynamics
+from pkm_dynamics.testing import Collector
+
+OUTPUTS = ['commands', 'joint_state', 'trajectory', 'motor']
+CHAIN, PKM = 'heavy_duty_4dof', 'planar_3rrr'
+
+
+@pytest.fixture(scope='module')
+def chain(module_node, example_robot):
+    text = example_robot(CHAIN)
+    module_node(params={'robot_description': text, 'feedforward.outputs': OUTPUTS},
+                name='ff_chain')
+    return load_robot(text)
+
+
+@pytest.fixture(scope='module')
+def pkm(module_node, example_robot):
+    text = example_robot(PKM)
+    module_node(params={'robot_description': text, 'feedforward.outputs': OUTPUTS},
+                name='ff_pkm')
+    return load_robot(text)
+
+
+def reference_stream(robot, count):
+    """`count` JointTrajectory references (one point each, joints in reverse order) and the
+    (x, xd, xdd) of each."""
+    from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+    names = list(robot.actuated_joints)[::-1]
+    t = np.linspace(0.0, 1.0, count)
+    x0 = np.array([0.3, 0.2, 0.25, 0.4])
+    msgs, states = [], []
+    for k, tk in enumerate(t):
+        x = x0 + 0.05 * np.sin(tk + np.arange(4))
+        xd = 0.05 * np.cos(tk + np.arange(4))
+        xdd = -x + x0
+        msg = JointTrajectory(joint_names=names)
+        msg.header.stamp.sec = 100 + k
+        msg.points = [JointTrajectoryPoint(positions=list(x[::-1]), velocities=list(xd[::-1]),
+                                           accelerations=list(xdd[::-1]))]
+        msgs.append(msg)
+        states.append((x, xd, xdd))
+    return msgs, states
+
+
+def test_feedforward_module_chain(chain, module_ros_node):
+    from sensor_msgs.msg import JointState
+    from std_msgs.msg import Float64MultiArray
+    from trajectory_msgs.msg import JointTrajectory
+    node = module_ros_node
+    commands = Collector(node, Float64MultiArray, '/ff_chain/feedforward/commands')
+    states = Collector(node, JointState, '/ff_chain/feedforward/joint_states')
+    trajectories = Collector(node, JointTrajectory, '/ff_chain/feedforward/trajectory')
+    motor = Collector(node, JointState, '/ff_chain/feedforward/motor_commands')
+    publisher = node.create_publisher(JointTrajectory, '/ff_chain/reference', 100)
+    assert commands.wait_for_publisher(node) and states.wait_for_publisher(node)
+    assert trajectories.wait_for_publisher(node)
+    from pkm_dynamics.testing import spin_until
+    assert spin_until(node, lambda: publisher.get_subscription_count() > 0)
+    msgs, motion = reference_stream(chain, 25)
+    for msg in msgs:
+        publisher.publish(msg)
+    assert states.wait_for(node, len(msgs)), len(states.messages)
+    assert commands.wait_for(node, len(msgs)) and trajectories.wait_for(node, len(msgs))
+    spin_until(node, lambda: False, timeout=0.3)        # nothing more may come
+    assert len(commands.messages) == len(states.messages) == len(trajectories.messages) == 25
+    names = list(chain.actuated_joints)
+    X, XD, XDD = (np.array(v) for v in zip(*motion))
+    expected = chain.inverse_dynamics(X, XD, XDD)
+    assert_array_equal([m.data for m in commands.messages], expected)
+    assert all(list(m.name) == names for m in states.messages)
+    assert_array_equal([m.effort for m in states.messages], expected)
+    assert_array_equal([m.position for m in states.messages], X)
+    assert [m.header.stamp.sec for m in states.messages] == [100 + k for k in range(25)]
+    assert_array_equal([m.points[0].effort for m in trajectories.messages], expected)
+    # module chains without series-elastic actuators publish no motor commands
+    assert motor.messages == []
+
+
+def task_stream(robot, count):
+    from geometry_msgs.msg import Accel, Transform, Twist
+    from trajectory_msgs.msg import MultiDOFJointTrajectory, MultiDOFJointTrajectoryPoint
+    from pkm_dynamics.conversions import matrix_pose, pose_matrix, task_message
+    msgs, motion = [], []
+    for k, s in enumerate(np.linspace(0.0, 1.0, count)):
+        P = robot.task_pose(np.array([0.01, -0.01, 0.05]) * s)
+        V, A = np.full(robot.dof, 0.1 * s), np.full(robot.dof, -0.2)
+        pose = matrix_pose(P)
+        tf = Transform()
+        tf.translation.x, tf.translation.y, tf.translation.z = (
+            pose.position.x, pose.position.y, pose.position.z)
+        tf.rotation = pose.orientation
+        msg = MultiDOFJointTrajectory(joint_names=['platform'])
+        msg.header.stamp.sec = 200 + k
+        msg.points = [MultiDOFJointTrajectoryPoint(
+            transforms=[tf], velocities=[task_message(V, robot.task_space, Twist)],
+            accelerations=[task_message(A, robot.task_space, Accel)])]
+        msgs.append(msg)
+        motion.append((pose_matrix(tf), V, A))
+    return msgs, motion
+
+
+def test_feedforward_pkm_with_series_elastic_actuators(pkm, module_ros_node):
+    from sensor_msgs.msg import JointState
+    from std_msgs.msg import Float64MultiArray
+    from trajectory_msgs.msg import MultiDOFJointTrajectory
+    from pkm_dynamics.testing import spin_until
+    node = module_ros_node
+    commands = Collector(node, Float64MultiArray, '/ff_pkm/feedforward/commands')
+    states = Collector(node, JointState, '/ff_pkm/feedforward/joint_states')
+    motor = Collector(node, JointState, '/ff_pkm/feedforward/motor_commands')
+    publisher = node.create_publisher(MultiDOFJointTrajectory, '/ff_pkm/task_reference', 100)
+    assert commands.wait_for_publisher(node) and motor.wait_for_publisher(node)
+    assert spin_until(node, lambda: publisher.get_subscription_count() > 0)
+    msgs, motion = task_stream(pkm, 8)
+    for msg in msgs:
+        publisher.publish(msg)
+    assert motor.wait_for(node, len(msgs)), len(motor.messages)
+    assert commands.wait_for(node, len(msgs)) and states.wait_for(node, len(msgs))
+    spin_until(node, lambda: False, timeout=0.3)
+    assert len(commands.messages) == len(states.messages) == len(motor.messages) == 8
+    # the core along the same stream: IK of each reference starts from the previous solution
+    previous = None
+    for (P, V, A), cmd, js, mj in zip(motion, commands.messages, states.messages,
+                                      motor.messages):
+        sol = pkm.inverse_kinematics(P, V, A, initial=previous)
+        u = pkm.inverse_dynamics(sol, V, A)
+        previous = sol
+        assert_array_equal(cmd.data, u)
+        assert_array_equal(js.effort, u)
+        assert_array_equal(js.position, sol.actuators)
+        assert_array_equal(js.velocity, sol.actuators_d)
+        zero = np.zeros(pkm.dof)
+        hoid = higher_order_inverse_dynamics(pkm, P, V, A, zero, zero, q_guess=sol.q)
+        assert_array_equal(mj.position, hoid.motor_position)
+        assert_array_equal(mj.velocity, hoid.motor_velocity)
+        assert_array_equal(mj.effort, hoid.motor_torque)
+
+
+def test_joint_state_completion_module_chain(chain, module_ros_node):
+    from sensor_msgs.msg import JointState
+    from pkm_dynamics.testing import spin_until
+    node = module_ros_node
+    completed = Collector(node, JointState, '/joint_states')
+    publisher = node.create_publisher(JointState, '/actuator_states', 10)
+    assert spin_until(node, lambda: publisher.get_subscription_count() >= 2)
+    x, xd = np.array([0.3, 0.2, 0.25, 0.4]), np.array([0.1, -0.05, 0.02, 0.0])
+    # measured states may carry other joints too: they are ignored
+    msg = JointState(name=['gripper', *chain.actuated_joints[::-1]],
+                     position=[9.0, *x[::-1]], velocity=[0.0, *xd[::-1]])
+    msg.header.stamp.sec = 7
+    publisher.publish(msg)
+    # two nodes listen on /actuator_states (the chain and the PKM node): keep the chain's answer
+    assert spin_until(node, lambda: any(len(m.name) == len(chain.tree_joints)
+                                        for m in completed.messages))
+    out = [m for m in completed.messages if list(m.name) == list(chain.tree_joints)][0]
+    q, qd, _ = chain.tree_state(x, xd)
+    assert_array_equal(out.position, q)
+    assert_array_equal(out.velocity, qd)
+    assert out.header.stamp.sec == 7
+
+
+def test_joint_state_completion_pkm(pkm, module_ros_node):
+    from sensor_msgs.msg import JointState
+    from pkm_dynamics.testing import spin_until
+    node = module_ros_node
+    completed = Collector(node, JointState, '/joint_states')
+    publisher = node.create_publisher(JointState, '/actuator_states', 10)
+    assert spin_until(node, lambda: publisher.get_subscription_count() >= 1)
+    ik = [pkm.inverse_kinematics(pkm.task_pose(np.array([0.01, -0.01, 0.05]) * s))
+          for s in (0.5, 1.0)]
+    for sol in ik:
+        publisher.publish(JointState(name=list(pkm.actuated_joints),
+                                     position=list(sol.actuators)))
+        spin_until(node, lambda: False, timeout=0.2)
+    assert spin_until(node, lambda: len([m for m in completed.messages
+                                         if list(m.name) == list(pkm.tree_joints)]) >= 2)
+    got = [m for m in completed.messages if list(m.name) == list(pkm.tree_joints)]
+    previous = None
+    for sol, m in zip(ik, got):
+        _, fk = pkm.forward_kinematics(sol.actuators, initial=previous, return_solution=True)
+        previous = fk
+        assert_array_equal(m.position, fk.q)
+        np.testing.assert_allclose(m.position, sol.q, atol=1e-8)   # the loops are closed
