@@ -196,3 +196,24 @@ def test_errors_name_the_culprit(robot):
         robot.inverse_kinematics(robot.task_pose([0.0, 3.0]))
     with pytest.raises(DescriptionError, match="platform"):
         ParallelRobot(str(ROBOTS / "heavy_duty_4dof.urdf"))
+
+
+def test_independent_coordinates_given_in_the_description(robot, ik_10ms):
+    """``<constraint ... independent="...">`` fixes a loop's independent coordinates (here the
+    U joint 4 angles instead of U joint 6); H changes, the task-space results do not."""
+    text = Path(PATHS).read_text()
+    text = text.replace('<constraint name="l1_j8" type="universal">',
+                        '<constraint name="l1_j8" type="universal" independent="l1_j4_1 l1_j4_2">')
+    other = ParallelRobot(text)
+    limb = other.limbs[0]
+    dist = limb.loops[1]
+    assert [limb.joint_names[j] for j in dist.independent] == ["l1_j4_1", "l1_j4_2"]
+    P, V, A, s = ik_10ms
+    for i in (5, 19):
+        s2 = other.inverse_kinematics(P[i], V[i], A[i], initial=sample(s, i))
+        np.testing.assert_allclose(s2.q, s.q[i], atol=1e-9)
+        np.testing.assert_allclose(other.inverse_dynamics(s2, V[i], A[i]),
+                                   robot.inverse_dynamics(sample(s, i), V[i], A[i]), rtol=1e-9)
+    bad = text.replace('independent="l1_j4_1 l1_j4_2"', 'independent="nope"')
+    with pytest.raises(DescriptionError, match="nope"):
+        ParallelRobot(bad)

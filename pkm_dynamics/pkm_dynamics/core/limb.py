@@ -47,7 +47,7 @@ import scipy.linalg
 
 from .cut_joints import CutJointGeometry, cut_joint_constraint, cut_joint_geometry
 from .description import RobotDescription
-from .errors import ConvergenceError, DescriptionError, SingularityError, StateError
+from .errors import ConvergenceError, DescriptionError, SingularityError
 from .spatial import Ad, Ad_inv, ad, hat, log_so3, pose_inv
 from .tree import TreeModel
 from .tree_dynamics import body_jacobian, forward_kinematics, kinematics
@@ -301,6 +301,20 @@ def _task_rows(Lp: np.ndarray, task: list, what: str) -> np.ndarray:
     return np.array(rows, dtype=int)
 
 
+def description_independent_coordinates(desc: RobotDescription) -> list:
+    """Tree joints named in the optional ``independent="..."`` attribute of ``<constraint>``
+    elements: the independent coordinates to use for that cut joint's loop (Remark 3)."""
+    import xml.etree.ElementTree as ET
+    out = []
+    for el in ET.fromstring(desc.xml).findall("constraint"):
+        for nm in (el.get("independent") or "").split():
+            if nm not in desc.tree.joint_names:
+                raise DescriptionError(f"loop closure '{el.get('name')}': independent coordinate "
+                                       f"'{nm}' is not a moving joint of the tree")
+            out.append(nm)
+    return out
+
+
 def build_limbs(desc: RobotDescription, independent=None) -> tuple:
     """Limbs of a robot description (paper 001 Secs. 2-3), each a :class:`Limb`.
 
@@ -308,12 +322,13 @@ def build_limbs(desc: RobotDescription, independent=None) -> tuple:
     joints and cut joints) without base and platform, ordered by their first tree joint.
     Without a platform (a module chain, a serial-parallel arm): one limb, the whole tree, with
     the end effector (if any) as its "platform" frame.  ``independent``: optional names of
-    tree joints to use as independent coordinates of their loops (default: chosen for
-    conditioning, Remark 3, actuated joints preferred)."""
+    tree joints to use as independent coordinates of their loops, added to those of the
+    description (``<constraint ... independent="joint names">``); other loops' coordinates are
+    chosen for conditioning (Remark 3, actuated joints preferred)."""
     tree = desc.tree
-    forced = set()
-    if independent is not None:
-        forced = {tree.joint_index(nm) for nm in independent}
+    names = list(independent) if independent is not None else []
+    names += description_independent_coordinates(desc)
+    forced = {tree.joint_index(nm) for nm in names}
     actuated = {tree.joint_index(nm) for nm in desc.actuated_joints}
     C0 = forward_kinematics(tree, np.zeros(tree.nq))
     cut_bodies = [(c, tree.frame(c.parent_link)[0], tree.frame(c.child_link)[0]) for c in desc.cut_joints]
