@@ -1,52 +1,210 @@
-"""Demo: start the installed pkm_dynamics node on a small robot and ask it about the model.
+"""Demo: the installed pkm_dynamics node on the HIAB crane (heavy_duty_4dof), from a client.
 
-    make demo                        # the two-link arm of the test data
-    .venv/bin/python scripts/demo.py path/to/robot.urdf
+    make demo
+    .venv/bin/python scripts/demo.py [--plot PATH]
 
-DDS stays on this machine (loopback, a domain of this process); the node runs as a child
-process and is stopped with SIGINT at the end.
+Starts the node on `heavy_duty_4dof` (a chain of two hydraulic-cylinder 4-bar loops, a slew
+joint and a telescopic extension), calls each service (model info, inverse dynamics of one
+point and of a trajectory, forward dynamics, higher-order inverse dynamics, inverse kinematics),
+streams a 2 s trajectory through the feedforward topic, prints a summary and writes a plot
+of the feedforward efforts (default build/demo/feedforward_efforts.png). Inverse kinematics
+works in task space, for parallel manipulators: the crane answers NOT_SUPPORTED, so a second
+node serves the 3-RRR planar PKM for that call.
+
+DDS stays on this machine (loopback, a domain of this process); the nodes run as child
+processes and are stopped with SIGINT at the end. The demo stops by itself.
 """
 import argparse
 from pathlib import Path
 import sys
 import tempfile
+import time
 
-from pkm_dynamics.testing import NodeProcess, call_service, use_loopback_ros
+import numpy as np
+
+from pkm_dynamics.testing import Client, Collector, NodeProcess, spin_until, use_loopback_ros
 
 REPO = Path(__file__).resolve().parents[1]
-DEFAULT_URDF = REPO / 'pkm_dynamics' / 'test' / 'data' / 'two_link_arm.urdf'
+ROBOTS = REPO / 'pkm_dynamics' / 'robots'
+DEFAULT_PLOT = REPO / 'build' / 'demo' / 'feedforward_efforts.png'
+DURATION, RATE = 2.0, 200.0           # feedforward stream: 2 s at 200 Hz
+
+
+def crane_motion(t):
+    """Actuator positions, velocities, accelerations (slew [rad], lift, tilt, extension [m])
+    of a smooth rest-to-rest move (quintic time law) over DURATION."""
+    start = np.array([0.0, 0.10, 0.10, 0.20])
+    goal = np.array([0.8, 0.45, 0.35, 0.90])
+    s = np.clip(t / DURATION, 0.0, 1.0)
+    p = 10 * s**3 - 15 * s**4 + 6 * s**5
+    dp = (30 * s**2 - 60 * s**3 + 30 * s**4) / DURATION
+    ddp = (60 * s - 180 * s**2 + 120 * s**3) / DURATION**2
+    d = goal - start
+    return start + d * p, d * dp, d * ddp
+
+
+def fmt(values, unit=''):
+    return '[' + ', '.join(f'{v:10.4g}' for v in values) + ']' + (f' {unit}' if unit else '')
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('urdf', nargs='?', type=Path, default=DEFAULT_URDF,
-                        help=f'URDF file (default: {DEFAULT_URDF.relative_to(REPO)})')
+    parser.add_argument('--plot', type=Path, default=DEFAULT_PLOT,
+                        help=f'PNG to write (default: {DEFAULT_PLOT.relative_to(REPO)})')
     args = parser.parse_args()
 
-    env = use_loopback_ros()  # before rclpy.init, inherited by the node process
+    env = use_loopback_ros()  # before rclpy.init, inherited by the node processes
     import rclpy
-    from pkm_dynamics_interfaces.srv import GetModelInfo
+    from geometry_msgs.msg import Pose
+    from pkm_dynamics_interfaces.srv import (ForwardDynamics, GetModelInfo,
+                                             HigherOrderInverseDynamics, InverseDynamics,
+                                             InverseKinematics)
+    from sensor_msgs.msg import JointState
+    from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-    print(f'robot description: {args.urdf}')
     print(f'DDS: loopback only, ROS_DOMAIN_ID={env["ROS_DOMAIN_ID"]}')
     with tempfile.TemporaryDirectory(prefix='pkm_dynamics_demo_') as workdir:
-        node = NodeProcess(workdir, params={'robot_description': args.urdf.read_text()})
+        crane = NodeProcess(workdir, name='crane', params={
+            'robot_description': (ROBOTS / 'heavy_duty_4dof.urdf').read_text(),
+            'feedforward.outputs': ['commands', 'joint_state']})
+        pkm = NodeProcess(workdir, name='pkm', ros_args=['-r', '__node:=pkm_dynamics_3rrr'],
+                          params={'robot_description': (ROBOTS / 'planar_3rrr.urdf').read_text(),
+                                  'completion.enabled': False})
         try:
             with rclpy.init():
-                client = rclpy.create_node('pkm_dynamics_demo')
-                info = call_service(client, GetModelInfo, '/pkm_dynamics/get_model_info')
+                node = rclpy.create_node('pkm_dynamics_demo')
+                result = run(node, Client(node), Client(node, '/pkm_dynamics_3rrr'), args.plot,
+                             (ForwardDynamics, GetModelInfo, HigherOrderInverseDynamics,
+                              InverseDynamics, InverseKinematics, JointState, JointTrajectory,
+                              JointTrajectoryPoint, Pose))
         finally:
-            code = node.stop()
-        if not info.success:
-            print(f'the node could not load the description: {info.message}')
-            return 1
-        print(f'\nmodel "{info.robot_name}"')
-        print(f'  links (bodies)   : {info.num_bodies}')
-        print(f'  tree joints      : {", ".join(info.tree_joints) or "-"}')
-        print(f'  actuated joints  : {", ".join(info.actuated_joints) or "-"}')
-        print(f'  total mass       : {info.total_mass:.6g} kg')
-        print(f'\nnode stopped with SIGINT, exit code {code}')
-        return 0 if code == 0 else 1
+            codes = [crane.stop(), pkm.stop()]
+        print(f'\nnodes stopped with SIGINT, exit codes {codes}')
+        return 0 if result and codes == [0, 0] else 1
+
+
+def run(node, client, pkm_client, plot, types):
+    (ForwardDynamics, GetModelInfo, HigherOrderInverseDynamics, InverseDynamics,
+     InverseKinematics, JointState, JointTrajectory, JointTrajectoryPoint, Pose) = types
+
+    info = client.call(GetModelInfo, 'get_model_info')
+    if not info.success:
+        print(f'the node could not load the description: {info.message}')
+        return False
+    names = list(info.actuated_joints)
+    units = ['N m' if n == 'slew' else 'N' for n in names]
+    print(f'\n== /pkm_dynamics/get_model_info\nmodel "{info.robot_name}" ({info.kind}, '
+          f'{info.num_bodies} links, {info.total_mass:.1f} kg)')
+    print(f'  actuated joints : {", ".join(names)}')
+    print(f'  tree joints     : {", ".join(info.tree_joints)}')
+
+    x, xd, xdd = crane_motion(0.6)
+    request = InverseDynamics.Request()
+    request.trajectory.joint_names = names
+    request.trajectory.points = [JointTrajectoryPoint(positions=list(x), velocities=list(xd),
+                                                      accelerations=list(xdd))]
+    response = client.call(InverseDynamics, 'inverse_dynamics', request)
+    print('\n== /pkm_dynamics/inverse_dynamics (one point)')
+    print(f'  x   = {fmt(x)}  (slew rad, cylinders and extension m)')
+    print(f'  u   = {fmt(response.feedforward.points[0].effort)}  '
+          f'(slew N m, cylinders and extension N)' if response.success else
+          f'  failed: {response.message}')
+    f = np.array(response.feedforward.points[0].effort)
+
+    times = np.linspace(0.0, DURATION, 101)
+    request.trajectory.points = []
+    for t in times:
+        p, v, a = crane_motion(t)
+        point = JointTrajectoryPoint(positions=list(p), velocities=list(v),
+                                     accelerations=list(a))
+        point.time_from_start.sec, point.time_from_start.nanosec = int(t), int(t % 1 * 1e9)
+        request.trajectory.points.append(point)
+    start = time.perf_counter()
+    response = client.call(InverseDynamics, 'inverse_dynamics', request)
+    elapsed = time.perf_counter() - start
+    print(f'\n== /pkm_dynamics/inverse_dynamics (trajectory of {len(times)} points in one call)')
+    print(f'  {response.message} in {elapsed * 1e3:.0f} ms; peak |u| per actuator: '
+          f'{fmt(np.abs([p.effort for p in response.feedforward.points]).max(axis=0))}')
+
+    fd = ForwardDynamics.Request()
+    fd.joint_state.name = names[::-1]              # any order: matched by name
+    fd.joint_state.position = list(x[::-1])
+    fd.joint_state.velocity = list(xd[::-1])
+    fd.joint_state.effort = list(f[::-1])
+    response = client.call(ForwardDynamics, 'forward_dynamics', fd)
+    print('\n== /pkm_dynamics/forward_dynamics (with the efforts above)')
+    print(f'  xdd = {fmt(response.acceleration)}  (= the requested {fmt(xdd)})')
+
+    hoid = HigherOrderInverseDynamics.Request()
+    hoid.motion.name = names
+    hoid.motion.position, hoid.motion.velocity, hoid.motion.acceleration = (
+        list(x), list(xd), list(xdd))
+    response = client.call(HigherOrderInverseDynamics, 'higher_order_inverse_dynamics', hoid)
+    print(f'\n== /pkm_dynamics/higher_order_inverse_dynamics (method: {response.method})')
+    print(f'  u   = {fmt(response.effort.effort)}')
+    print(f'  du  = {fmt(response.effort.effort_rate)}  per s')
+    print(f'  ddu = {fmt(response.effort.effort_acceleration)}  per s^2')
+
+    ik = InverseKinematics.Request()
+    ik.pose.orientation.w = 1.0
+    response = client.call(InverseKinematics, 'inverse_kinematics', ik)
+    print('\n== /pkm_dynamics/inverse_kinematics')
+    print(f'  crane: error code {response.error_code.val}: {response.message}')
+    pkm_info = pkm_client.call(GetModelInfo, 'get_model_info')
+    ik.pose = Pose()
+    ik.pose.position.x, ik.pose.position.y, ik.pose.orientation.w = 0.01, -0.01, 1.0
+    response = pkm_client.call(InverseKinematics, 'inverse_kinematics', ik)
+    if response.success:
+        print(f'  {pkm_info.robot_name} (task space {" ".join(pkm_info.task_space)}), platform '
+              f'moved by (0.01, -0.01) m: actuators {fmt(response.actuator_state.position, "rad")}'
+              f'; {len(response.joint_state.name)} tree joints; iterations per limb '
+              f'{list(response.iterations)}; loop residual {response.residual:.1e}')
+    else:
+        print(f'  {pkm_info.robot_name}: {response.message}')
+
+    # feedforward: stream references, one JointState with effort comes back for each
+    states = Collector(node, JointState, '/pkm_dynamics/feedforward/joint_states')
+    publisher = node.create_publisher(JointTrajectory, '/pkm_dynamics/reference', 100)
+    spin_until(node, lambda: publisher.get_subscription_count() > 0
+               and states.subscription.get_publisher_count() > 0)
+    stream_t = np.arange(0.0, DURATION + 1e-9, 1.0 / RATE)
+    print(f'\n== feedforward: {len(stream_t)} references on /pkm_dynamics/reference at '
+          f'{RATE:.0f} Hz')
+    start = time.monotonic()
+    for k, t in enumerate(stream_t):
+        p, v, a = crane_motion(t)
+        msg = JointTrajectory(joint_names=names, points=[JointTrajectoryPoint(
+            positions=list(p), velocities=list(v), accelerations=list(a))])
+        msg.header.stamp = node.get_clock().now().to_msg()
+        publisher.publish(msg)
+        spin_until(node, lambda: False, timeout=max(0.0, start + (k + 1) / RATE
+                                                   - time.monotonic()))
+    states.wait_for(node, len(stream_t), timeout=10.0)
+    got = states.messages
+    efforts = np.array([m.effort for m in got])
+    print(f'  {len(got)} feedforward outputs on /pkm_dynamics/feedforward/joint_states '
+          f'(and /pkm_dynamics/feedforward/commands)')
+    for j, name in enumerate(names):
+        print(f'  {name:10s}: effort from {efforts[:, j].min():10.1f} to '
+              f'{efforts[:, j].max():10.1f} {units[j]}')
+
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+    t_out = stream_t[:len(got)]
+    fig, axes = plt.subplots(len(names), 1, sharex=True, figsize=(8, 8))
+    for j, (ax, name) in enumerate(zip(axes, names)):
+        ax.plot(t_out, efforts[:, j])
+        ax.set_ylabel(f'{name} [{units[j]}]')
+        ax.grid(True)
+    axes[0].set_title(f'{info.robot_name}: feedforward efforts from pkm_dynamics '
+                      f'({len(got)} references, {RATE:.0f} Hz)')
+    axes[-1].set_xlabel('time [s]')
+    fig.tight_layout()
+    plot.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(plot, dpi=100)
+    print(f'\nplot of the feedforward efforts: {plot}')
+    return len(got) == len(stream_t)
 
 
 if __name__ == '__main__':
