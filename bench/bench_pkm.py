@@ -42,8 +42,13 @@ def machine() -> dict:
                     break
     except OSError:
         pass
+    a = np.eye(3)
+    t0 = time.perf_counter()
+    for _ in range(20000):
+        a @ a
+    matmul_us = (time.perf_counter() - t0) / 20000 * 1e6      # calibration: numpy call overhead
     return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
-            "numpy": np.__version__, "platform": platform.platform()}
+            "numpy": np.__version__, "platform": platform.platform(), "numpy_3x3_matmul_us": matmul_us}
 
 
 def per_step(fn, items):
@@ -64,7 +69,8 @@ def main(quick: bool = False) -> int:
     robot = ParallelRobot(ROBOT)
     results = {"machine": machine(), "robot": "irsbot2_paths", "ik": [], "dynamics": {}}
     t_end = 1 / 6 if quick else 1 / 3
-    print(f"IRSBot-2 (paper 001 Sec. 6), {results['machine']['cpu']}, {os.cpu_count()} cores")
+    print(f"IRSBot-2 (paper 001 Sec. 6), {results['machine']['cpu']}, {os.cpu_count()} cores, "
+          f"numpy 3x3 matmul {results['machine']['numpy_3x3_matmul_us']:.2f} us")
     print(f"{'IK':<30}{'dt':>7}{'steps':>7}{'median us/step':>16}  outer iterations (limb 1)   inner (distal loop)")
     for scheme in ("nested", "compound"):
         for dt in (0.001, 0.01):
