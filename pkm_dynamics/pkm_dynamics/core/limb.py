@@ -737,16 +737,18 @@ def loop_acceleration_bias(limb: Limb, theta, thetad, state=None, motion=None) -
     return out
 
 
-def solve_loop_constraints(limb: Limb, theta, q, tol: float = 1e-10, max_iter: int = 30):
+def solve_loop_constraints(limb: Limb, theta, q, tol: float = 1e-10, max_iter: int = 30,
+                           state=None, return_state: bool = False):
     """Algorithm 2 (inner loop): ``theta = psi_(l)(q)`` for the limb's generalized coordinates
     ``q`` (delta_l,), Newton-Raphson from the admissible ``theta`` (n_l,) (eq. 33).
 
     All FCs are iterated side by side (they are independent for a hybrid limb), each until its
     residual ``||g|| <= tol``.  Returns ``(theta, iterations)`` with the number of Newton steps
-    of each FC (the predictor step of eq. 33 counts as the first)."""
+    of each FC (the predictor step of eq. 33 counts as the first); with ``return_state`` also
+    ``_evaluate(limb, theta)`` at the solution.  ``state``: ``_evaluate`` at the start."""
     theta = np.array(theta, dtype=float)
     q = np.asarray(q, dtype=float)
-    cons = _evaluate(limb, theta)[2]
+    cons = (_evaluate(limb, theta) if state is None else state)[2]
     dq = q - theta[limb.independent]
     dtheta_q = np.zeros(limb.n)
     dtheta_q[limb.independent] = dq
@@ -760,7 +762,8 @@ def solve_loop_constraints(limb: Limb, theta, q, tol: float = 1e-10, max_iter: i
     theta[limb.independent] = q
     active = np.ones(len(limb.loops), dtype=bool)
     while True:
-        cons = _evaluate(limb, theta)[2]
+        st = _evaluate(limb, theta)
+        cons = st[2]
         for i, (lp, (g, G, _)) in enumerate(zip(limb.loops, cons)):
             if not active[i]:
                 continue
@@ -774,7 +777,7 @@ def solve_loop_constraints(limb: Limb, theta, q, tol: float = 1e-10, max_iter: i
             theta[lp.dependent] -= _solve(Gy, g[lp.rows], f"{limb.name} loop {lp.names}")
             its[i] += 1
         if not active.any():
-            return theta, its
+            return (theta, its, st) if return_state else (theta, its)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -784,7 +787,7 @@ def solve_loop_constraints(limb: Limb, theta, q, tol: float = 1e-10, max_iter: i
 def limb_platform_pose(limb: Limb, theta, C=None) -> np.ndarray:
     """``C_p = psi_p(theta)`` (4x4), pose of the platform frame (eq. 4)."""
     if C is None:
-        C = forward_kinematics(limb.tree, theta)
+        C = _fk(limb.kin, theta)[0] if limb.kin is not None else forward_kinematics(limb.tree, theta)
     return C[limb.platform_body] @ limb.platform_offset
 
 
@@ -883,10 +886,10 @@ def limb_inverse_kinematics_nested(limb: Limb, C_target, theta0, tol: float = 1e
         jac = limb_jacobians(limb, theta, state)
         _check_condition(limb, jac, singularity_threshold)
         dq = _solve(jac.L_t, dx, f"{limb.name} task-space Jacobian L_t")
-        theta, its = solve_loop_constraints(limb, theta, theta[limb.independent] + dq, inner_tol)
+        theta, its, state = solve_loop_constraints(limb, theta, theta[limb.independent] + dq, inner_tol,
+                                                   state=state, return_state=True)
         info.outer += 1
         info.inner.append(its)
-        state = _evaluate(limb, theta)
         dx = pose_error(limb, limb_platform_pose(limb, theta, state[0]), C_target)
         info.errors.append(_norm(limb, dx))
     return theta, info

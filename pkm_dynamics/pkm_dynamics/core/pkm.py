@@ -27,10 +27,10 @@ import numpy as np
 
 from .description import RobotDescription, parse_description
 from .errors import ConvergenceError, DescriptionError, SingularityError, StateError
-from .limb import (TWIST_COMPONENTS, _body_jacobian_derivative, build_limbs,
+from .limb import (TWIST_COMPONENTS, _body_jacobian_derivative, _evaluate, build_limbs,
                    constraint_resolution_derivative, limb_acceleration_ik, limb_inverse_kinematics_compound,
                    limb_inverse_kinematics_nested, limb_jacobians, limb_platform_pose, limb_velocity_ik,
-                   loop_residual, tree_coriolis_matrix)
+                   tree_coriolis_matrix)
 from .spatial import Ad, Ad_inv, ad, exp_se3, log_se3, pose_inv
 from .tree_dynamics import crba, forward_kinematics, kinematics, rnea
 
@@ -228,21 +228,22 @@ class ParallelRobot:
                     f"{exc}; the platform pose (position {np.round(pose[:3, 3], 6).tolist()}) is out of "
                     f"reach of {limb.name} or too far from the start configuration (kappa(F) there: "
                     f"{k0:.3g})") from None
-            full = pose_inv(limb_platform_pose(limb, theta)) @ pose
+            state = _evaluate(limb, theta)
+            full = pose_inv(limb_platform_pose(limb, theta, state[0])) @ pose
             miss = np.linalg.norm(log_se3(full))
             if miss > 1e-6:
                 raise ConvergenceError(
                     f"{limb.name}: inverse kinematics converged on its {len(limb.task_rows)} platform "
                     f"coordinates to a configuration whose platform pose is {miss:.3g} away from the "
                     "requested one (another assembly branch of the separated limb); start closer")
-            jac = limb_jacobians(limb, theta)
+            jac = limb_jacobians(limb, theta, state)
             k = jac.condition
             if self.singularity_threshold is not None and not k <= self.singularity_threshold:
                 raise SingularityError(f"{limb.name}: inverse kinematics Jacobian F is ill-conditioned "
                                        f"(kappa(F) = {k:.3g} > threshold {self.singularity_threshold:.3g}) "
                                        "at the requested pose: near an input singularity")
             th.append(theta), its.append(info.outer), inner.append(info.inner), jacs.append(jac)
-            cond.append(k), res.append(loop_residual(limb, theta))
+            cond.append(k), res.append(max([np.max(np.abs(g)) for g, _, _ in state[2] if len(g)], default=0.0))
         J_IK = np.array([jacs[li].K[j] for li, j in self._act])
         sol = PkmIKSolution(pose, np.array([th[li][j] for li, j in self._act]), self._whole(th), J_IK,
                             np.array(cond), np.array(its), np.array(max(res)), th, inner=inner)
