@@ -3,8 +3,12 @@
 ros2 launch pkm_dynamics pkm_dynamics.launch.py robot:=<example name or URDF path>
     [config:=<params.yaml>] [namespace:=<ns>] [use_sim_time:=true|false]
 
-An example name is looked up in this package's share/pkm_dynamics/robots/ as
-<name>.urdf or <name>/<name>.urdf; anything else is taken as a path to a URDF file.
+robot: an example name is looked up in this package's share/pkm_dynamics/robots/ as
+<name>.urdf or <name>/<name>.urdf; anything else is taken as a path to a URDF file; empty
+(robot:='') leaves the robot_description parameter empty, so the node reads the
+robot_description topic (e.g. from robot_state_publisher).
+config: a parameter file loaded on top of config/pkm_dynamics.yaml (the defaults); by default
+config/<robot>.yaml when the example has one.
 """
 import os
 
@@ -28,10 +32,27 @@ def robot_description_file(robot):
     raise RuntimeError(f'robot:={robot} is neither an example in {robots} nor a URDF file')
 
 
+def parameter_files(robot, config):
+    files = [os.path.join(SHARE, 'config', 'pkm_dynamics.yaml')]
+    if config:
+        if not os.path.isfile(os.path.expanduser(config)):
+            raise RuntimeError(f'config:={config} is not a file')
+        files.append(os.path.expanduser(config))
+    else:
+        name = os.path.splitext(os.path.basename(robot))[0] if robot else ''
+        example = os.path.join(SHARE, 'config', name + '.yaml')
+        if name and os.path.isfile(example):
+            files.append(example)
+    return files
+
+
 def dynamics_node(context):
-    path = robot_description_file(LaunchConfiguration('robot').perform(context))
-    with open(path) as description:
-        robot_description = description.read()
+    robot = LaunchConfiguration('robot').perform(context)
+    config = LaunchConfiguration('config').perform(context)
+    robot_description = ''
+    if robot:
+        with open(robot_description_file(robot)) as description:
+            robot_description = description.read()
     return [Node(
         package='pkm_dynamics',
         executable='pkm_dynamics_node',
@@ -39,7 +60,7 @@ def dynamics_node(context):
         namespace=LaunchConfiguration('namespace'),
         output='screen',
         parameters=[
-            LaunchConfiguration('config'),
+            *parameter_files(robot, config),
             {
                 'robot_description': ParameterValue(robot_description, value_type=str),
                 'use_sim_time': ParameterValue(LaunchConfiguration('use_sim_time'),
@@ -51,10 +72,11 @@ def dynamics_node(context):
 
 def generate_launch_description():
     return LaunchDescription([
-        DeclareLaunchArgument('robot', description='example robot name or URDF file path'),
-        DeclareLaunchArgument('config',
-                              default_value=os.path.join(SHARE, 'config', 'pkm_dynamics.yaml'),
-                              description='parameter file of the node'),
+        DeclareLaunchArgument('robot', description='example robot name or URDF file path; '
+                              'empty: read the robot_description topic'),
+        DeclareLaunchArgument('config', default_value='',
+                              description='parameter file on top of config/pkm_dynamics.yaml '
+                              '(default: config/<robot>.yaml of an example)'),
         DeclareLaunchArgument('namespace', default_value='', description='node namespace'),
         DeclareLaunchArgument('use_sim_time', default_value='false',
                               description='use /clock as time source'),
