@@ -15,6 +15,8 @@ Format (documented with a complete example in the package README)::
         <child_origin xyz="..." rpy="..."/>             <!-- cut frame on the child link -->
         <child_axis xyz="0 0 1"/>                       <!-- R/P: optional; U: second axis -->
       </constraint>
+      <!-- optional attribute independent="joint names": the loop's independent coordinates
+           (paper 001 Remark 3); chosen automatically for conditioning when absent -->
       <pkm_dynamics>
         <actuator joint="lift_cylinder">               <!-- actuated tree joints, in order -->
           <series_elastic stiffness="2.0e6" motor_inertia="0.5"/>   <!-- optional -->
@@ -61,6 +63,7 @@ class CutJoint:
     child_link: str
     child_origin: np.ndarray
     child_axis: np.ndarray | None
+    independent: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -175,7 +178,11 @@ def _parse_cut_joint(el, tree: TreeModel) -> CutJoint:
         raise DescriptionError(f"{what}: a {typ} cut joint needs <parent_axis xyz=\"...\"/>")
     if typ == "universal" and ca is None:
         raise DescriptionError(f"{what}: a universal cut joint needs <child_axis xyz=\"...\"/> (its second axis)")
-    return CutJoint(name, typ, pl, po, pa, cl, co, ca)
+    independent = tuple((el.get("independent") or "").split())
+    for nm in independent:
+        if nm not in tree.joint_names:
+            raise DescriptionError(f"{what}: independent coordinate '{nm}' is not a moving joint of the tree")
+    return CutJoint(name, typ, pl, po, pa, cl, co, ca, independent)
 
 
 def cut_frames(tree: TreeModel, cut: CutJoint, C: np.ndarray) -> tuple:

@@ -304,15 +304,7 @@ def _task_rows(Lp: np.ndarray, task: list, what: str) -> np.ndarray:
 def description_independent_coordinates(desc: RobotDescription) -> list:
     """Tree joints named in the optional ``independent="..."`` attribute of ``<constraint>``
     elements: the independent coordinates to use for that cut joint's loop (Remark 3)."""
-    import xml.etree.ElementTree as ET
-    out = []
-    for el in ET.fromstring(desc.xml).findall("constraint"):
-        for nm in (el.get("independent") or "").split():
-            if nm not in desc.tree.joint_names:
-                raise DescriptionError(f"loop closure '{el.get('name')}': independent coordinate "
-                                       f"'{nm}' is not a moving joint of the tree")
-            out.append(nm)
-    return out
+    return [nm for cut in desc.cut_joints for nm in cut.independent]
 
 
 def build_limbs(desc: RobotDescription, independent=None) -> tuple:
