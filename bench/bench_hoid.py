@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import sys
 import time
 
@@ -28,7 +27,9 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "pkm_dynamics"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from common import machine  # noqa: E402
 from pkm_dynamics.core.description import parse_description  # noqa: E402
 from pkm_dynamics.core.higher_order import (fourth_order_kinematics, higher_order_inverse_dynamics,  # noqa: E402
                                             hoid_model, second_order_inverse_dynamics)
@@ -38,18 +39,6 @@ ROBOTS = os.path.join(ROOT, "pkm_dynamics", "robots")
 PAPER_MS = 0.75
 
 
-def machine() -> dict:
-    cpu = platform.processor() or ""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
-            "numpy": np.__version__, "platform": platform.platform()}
 
 
 def run(quick: bool) -> dict:

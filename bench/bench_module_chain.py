@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import sys
 import time
 import xml.etree.ElementTree as ET
@@ -24,7 +23,9 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "pkm_dynamics"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from common import machine  # noqa: E402
 from pkm_dynamics.core.examples import module_chain_urdf  # noqa: E402
 from pkm_dynamics.core.robot import load_robot  # noqa: E402
 from pkm_dynamics.core.tree import EXTENSION_TAGS  # noqa: E402
@@ -32,24 +33,6 @@ from pkm_dynamics.core.tree import EXTENSION_TAGS  # noqa: E402
 ROBOTS = os.path.join(ROOT, "pkm_dynamics", "robots")
 
 
-def machine() -> dict:
-    cpu = platform.processor() or ""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    info = {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(), "numpy": np.__version__,
-            "platform": platform.platform()}
-    try:
-        import pinocchio
-        info["pinocchio"] = pinocchio.__version__
-    except ImportError:
-        info["pinocchio"] = None
-    return info
 
 
 def median_us(fn, reps: int, inner: int) -> float:

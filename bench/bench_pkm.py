@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import sys
 import time
 
@@ -25,30 +24,15 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "pkm_dynamics"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from common import machine  # noqa: E402
 from pkm_dynamics.core.constrained import kkt_inverse_dynamics  # noqa: E402
 from pkm_dynamics.core.pkm import ParallelRobot, parabolic_trajectory, sample  # noqa: E402
 
 ROBOT = os.path.join(ROOT, "pkm_dynamics", "robots", "irsbot2_paths.urdf")
 
 
-def machine() -> dict:
-    cpu = platform.processor() or ""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    a = np.eye(3)
-    t0 = time.perf_counter()
-    for _ in range(20000):
-        a @ a
-    matmul_us = (time.perf_counter() - t0) / 20000 * 1e6      # calibration: numpy call overhead
-    return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
-            "numpy": np.__version__, "platform": platform.platform(), "numpy_3x3_matmul_us": matmul_us}
 
 
 def per_step(fn, items):

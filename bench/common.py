@@ -1,0 +1,33 @@
+"""What every benchmark records about the machine it ran on."""
+import os
+import platform
+import time
+
+import numpy as np
+
+
+def machine() -> dict:
+    """CPU model, core count, Python/numpy (and Pinocchio, if installed) versions, and the
+    time of one numpy 3x3 matrix product (a calibration of per-call numpy overhead)."""
+    cpu = platform.processor() or ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    a = np.eye(3)
+    t0 = time.perf_counter()
+    for _ in range(20000):
+        a @ a
+    matmul_us = (time.perf_counter() - t0) / 20000 * 1e6
+    info = {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
+            "numpy": np.__version__, "platform": platform.platform(), "numpy_3x3_matmul_us": matmul_us}
+    try:
+        import pinocchio
+        info["pinocchio"] = pinocchio.__version__
+    except ImportError:
+        info["pinocchio"] = None
+    return info
