@@ -46,7 +46,7 @@ def core_error(exc):
 def finite(values, what):
     """``values`` as a float array; NON_FINITE naming ``what`` if it holds NaN or Inf."""
     a = np.asarray(values, dtype=float)
-    if not np.all(np.isfinite(a)):
+    if not np.isfinite(a).all():
         raise RequestError(ErrorCodes.NON_FINITE, f'{what} holds NaN or Inf: {a.tolist()}')
     return a
 
@@ -180,7 +180,7 @@ def task_message(values, task_space, kind=Twist):
 
 def floats(values):
     """A plain list of floats (what rosidl array fields take fastest)."""
-    return [float(v) for v in np.asarray(values, dtype=float).ravel()]
+    return np.asarray(values, dtype=float).ravel().tolist()
 
 
 __all__ = ['RequestError', 'core_error', 'finite', 'floats', 'matrix_pose',

@@ -1,0 +1,263 @@
+"""ROS-side benchmark of the installed node on heavy_duty_4dof (the HIAB crane, 4 actuators).
+
+1. Service round trip, client in this process, node in its own: the inverse dynamics of one
+   point (~/inverse_dynamics) next to an empty service (std_srvs/Empty) of the same node kind
+   (an rclpy node in its own process, default executor) and next to the node's own
+   ~/get_model_info: median and p99 in microseconds, and the ratio ID / empty.
+2. Feedforward at 1 kHz for 10 s: a publisher process sends one JointTrajectory reference
+   per millisecond (stamped when sent) to ~/reference; this process receives the node's
+   ~/feedforward/joint_states (the reference stamp is copied) and counts the outputs lost
+   and the latency from sending the reference to receiving its feedforward (median, p99).
+
+    .venv/bin/python bench/bench_ros.py [--calls N] [--seconds S] [--rate HZ]
+
+Table on stdout, the same figures as JSON in bench/results/bench_ros.json.
+"""
+import argparse
+import json
+import os
+from pathlib import Path
+import platform
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+
+import numpy as np
+
+from pkm_dynamics.testing import NodeProcess, loopback_ros_env, use_loopback_ros
+
+REPO = Path(__file__).resolve().parents[1]
+ROBOT = REPO / 'pkm_dynamics' / 'robots' / 'heavy_duty_4dof.urdf'
+NAMES = ['slew', 'lift', 'tilt', 'extension']
+X0 = [0.3, 0.2, 0.25, 0.4]
+
+EMPTY_NODE = textwrap.dedent('''
+    import rclpy
+    from rclpy.executors import ExternalShutdownException
+    from std_srvs.srv import Empty
+    try:
+        with rclpy.init():
+            node = rclpy.create_node('bench_empty')
+            node.create_service(Empty, '~/empty', lambda request, response: response)
+            rclpy.spin(node)
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+''')
+
+REFERENCE_PUBLISHER = textwrap.dedent('''
+    import sys, time
+    import rclpy
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
+    from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+    rate, seconds = float(sys.argv[1]), float(sys.argv[2])
+    names = ['slew', 'lift', 'tilt', 'extension']
+    with rclpy.init():
+        node = rclpy.create_node('bench_reference')
+        pub = node.create_publisher(JointTrajectory, '/pkm_dynamics/reference',
+                                    QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE))
+        deadline = time.monotonic() + 20
+        while pub.get_subscription_count() == 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        print('ready', flush=True)
+        sys.stdin.readline()                      # go
+        count = int(rate * seconds)
+        start = time.perf_counter()
+        for k in range(count):
+            target = start + k / rate
+            wait = target - time.perf_counter()
+            if wait > 0.0003:                     # sleep, then spin the last 0.3 ms
+                time.sleep(wait - 0.0003)
+            while time.perf_counter() < target:
+                pass
+            s = k / count
+            msg = JointTrajectory(joint_names=names, points=[JointTrajectoryPoint(
+                positions=[0.3 + 0.1 * s, 0.2 + 0.05 * s, 0.25, 0.4 - 0.1 * s],
+                velocities=[0.1, 0.05, 0.0, -0.1], accelerations=[0.0, 0.0, 0.0, 0.0])])
+            msg.header.stamp = node.get_clock().now().to_msg()
+            pub.publish(msg)
+        print(f'sent {count} in {time.perf_counter() - start:.3f} s', flush=True)
+        time.sleep(2.0)
+''')
+
+
+def machine():
+    cpu = platform.processor() or ''
+    try:
+        with open('/proc/cpuinfo', encoding='utf-8') as f:
+            for line in f:
+                if line.startswith('model name'):
+                    cpu = line.split(':', 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return {'cpu': cpu, 'cores': os.cpu_count(), 'python': platform.python_version(),
+            'numpy': np.__version__, 'platform': platform.platform()}
+
+
+def stats(samples_s):
+    a = np.asarray(samples_s) * 1e6
+    return {'median_us': float(np.median(a)), 'p99_us': float(np.percentile(a, 99)),
+            'n': int(len(a))}
+
+
+def round_trips(node, client, request, calls):
+    from rclpy.executors import SingleThreadedExecutor
+    executor = SingleThreadedExecutor(context=node.context)
+    executor.add_node(node)
+    times = []
+    try:
+        for k in range(calls + 20):                  # the first 20 are warm-up
+            start = time.perf_counter()
+            future = client.call_async(request)
+            executor.spin_until_future_complete(future, timeout_sec=10.0)
+            elapsed = time.perf_counter() - start
+            if not future.done():
+                raise TimeoutError(f'{client.srv_name} did not answer')
+            if k >= 20:
+                times.append(elapsed)
+    finally:
+        executor.remove_node(node)
+        executor.shutdown()
+    return times
+
+
+def bench_services(node, calls):
+    from pkm_dynamics_interfaces.srv import GetModelInfo, InverseDynamics
+    from std_srvs.srv import Empty
+    from trajectory_msgs.msg import JointTrajectoryPoint
+    request = InverseDynamics.Request()
+    request.trajectory.joint_names = NAMES
+    request.trajectory.points = [JointTrajectoryPoint(
+        positions=X0, velocities=[0.1, 0.05, 0.0, -0.1], accelerations=[0.2, 0.1, 0.0, 0.0])]
+    results = {}
+    for label, srv, name, req in (
+            ('empty service (std_srvs/Empty, rclpy node)', Empty, '/bench_empty/empty',
+             Empty.Request()),
+            ('~/get_model_info', GetModelInfo, '/pkm_dynamics/get_model_info',
+             GetModelInfo.Request()),
+            ('~/inverse_dynamics, one point', InverseDynamics, '/pkm_dynamics/inverse_dynamics',
+             request)):
+        client = node.create_client(srv, name)
+        if not client.wait_for_service(timeout_sec=20.0):
+            raise TimeoutError(f'{name} did not appear')
+        results[label] = stats(round_trips(node, client, req, calls))
+    return results
+
+
+def bench_feedforward(node, rate, seconds, workdir):
+    from rclpy.executors import SingleThreadedExecutor
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
+    from sensor_msgs.msg import JointState
+    latencies = []
+
+    def on_state(msg):
+        now = node.get_clock().now().nanoseconds
+        latencies.append((now - (msg.header.stamp.sec * 10**9 + msg.header.stamp.nanosec)) * 1e-9)
+
+    node.create_subscription(JointState, '/pkm_dynamics/feedforward/joint_states', on_state,
+                             QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE))
+    env = dict(os.environ)
+    publisher = subprocess.Popen([sys.executable, '-c', REFERENCE_PUBLISHER, str(rate),
+                                  str(seconds)], env=env, stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, text=True)
+    executor = SingleThreadedExecutor(context=node.context)
+    executor.add_node(node)
+    try:
+        line = publisher.stdout.readline()
+        if line.strip() != 'ready':
+            raise RuntimeError(f'reference publisher: {line!r}')
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:          # discovery of the output topic
+            executor.spin_once(timeout_sec=0.05)
+            if node.count_publishers('/pkm_dynamics/feedforward/joint_states'):
+                break
+        executor.spin_once(timeout_sec=0.5)
+        publisher.stdin.write('go\n')
+        publisher.stdin.flush()
+        sent = int(rate * seconds)
+        end = time.monotonic() + seconds + 30.0
+        quiet_since = None
+        while time.monotonic() < end:
+            before = len(latencies)
+            executor.spin_once(timeout_sec=0.05)
+            if len(latencies) >= sent:
+                break
+            if publisher.poll() is not None and len(latencies) == before:
+                quiet_since = quiet_since or time.monotonic()
+                if time.monotonic() - quiet_since > 2.0:
+                    break
+            else:
+                quiet_since = None
+        report = publisher.communicate(timeout=30)[0].strip()
+    finally:
+        executor.remove_node(node)
+        executor.shutdown()
+        if publisher.poll() is None:
+            publisher.kill()
+    result = {'rate_hz': rate, 'seconds': seconds, 'sent': sent, 'received': len(latencies),
+              'lost': sent - len(latencies), 'publisher': report}
+    if latencies:
+        result.update({f'latency_{k}': v for k, v in stats(latencies).items() if k != 'n'})
+    return result
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--calls', type=int, default=1000)
+    parser.add_argument('--seconds', type=float, default=10.0)
+    parser.add_argument('--rate', type=float, default=1000.0)
+    args = parser.parse_args()
+    use_loopback_ros(int(os.environ['ROS_DOMAIN_ID']) if 'ROS_DOMAIN_ID' in os.environ else None)
+    import rclpy
+
+    with tempfile.TemporaryDirectory(prefix='pkm_dynamics_bench_') as workdir:
+        dyn = NodeProcess(workdir, name='node', params={
+            'robot_description': ROBOT.read_text(), 'completion.enabled': False})
+        env = dict(os.environ)
+        env.update(loopback_ros_env(int(os.environ['ROS_DOMAIN_ID'])))
+        empty = subprocess.Popen([sys.executable, '-c', EMPTY_NODE], env=env)
+        try:
+            with rclpy.init():
+                node = rclpy.create_node('bench_ros_client')
+                services = bench_services(node, args.calls)
+                feedforward = bench_feedforward(node, args.rate, args.seconds, workdir)
+        finally:
+            empty.send_signal(2)
+            empty.wait(10)
+            code = dyn.stop()
+    if code != 0:
+        print(dyn.log())
+        return 1
+
+    m = machine()
+    empty_label = next(iter(services))
+    id_label = '~/inverse_dynamics, one point'
+    ratio = {k: services[id_label][k] / services[empty_label][k]
+             for k in ('median_us', 'p99_us')}
+    print(f'machine: {m["cpu"]}, {m["cores"]} cores, Python {m["python"]}\n')
+    print(f'service round trip (heavy_duty_4dof, {args.calls} calls each)')
+    print(f'  {"service":46s} {"median us":>10s} {"p99 us":>10s}')
+    for label, s in services.items():
+        print(f'  {label:46s} {s["median_us"]:10.0f} {s["p99_us"]:10.0f}')
+    print(f'  ratio ID / empty: median {ratio["median_us"]:.2f}, p99 {ratio["p99_us"]:.2f}\n')
+    f = feedforward
+    print(f'feedforward at {f["rate_hz"]:.0f} Hz for {f["seconds"]:g} s '
+          f'(~/reference -> ~/feedforward/joint_states)')
+    print(f'  sent {f["sent"]}, received {f["received"]}, lost {f["lost"]} '
+          f'({100.0 * f["lost"] / max(f["sent"], 1):.2f} %); publisher: {f["publisher"]}')
+    if 'latency_median_us' in f:
+        print(f'  latency median {f["latency_median_us"]:.0f} us, '
+              f'p99 {f["latency_p99_us"]:.0f} us')
+    out = REPO / 'bench' / 'results'
+    out.mkdir(parents=True, exist_ok=True)
+    (out / 'bench_ros.json').write_text(json.dumps(
+        {'machine': m, 'robot': 'heavy_duty_4dof', 'services': services,
+         'ratio_id_to_empty': ratio, 'feedforward': feedforward}, indent=1))
+    print(f'\nwritten {out / "bench_ros.json"}')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
