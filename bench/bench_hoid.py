@@ -7,8 +7,8 @@ per-call median (this machine) of:
 * ``recursion``: paper 002's algorithm proper, the four-pass 4th-order kinematics (Sec. IV-B)
   and the 2nd-order ID (Sec. V) from the closed configuration theta -- the figure the paper
   reports (it takes theta as given, Sec. IV-B);
-* ``api call``: ``higher_order_inverse_dynamics`` with the loop closure (Newton, warm start
-  from the previous sample) and the SEA feedforward;
+* ``api call``: ``higher_order_inverse_dynamics`` with the zeroth-order limb inverse kinematics
+  (per-limb Newton, warm start from the previous sample) and the SEA feedforward;
 * ``taylor route``: the general route (Taylor jets through the closure and the tree RNEA),
   the reference the recursion is tested against.
 

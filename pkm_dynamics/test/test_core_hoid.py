@@ -18,9 +18,11 @@ import pytest
 from pkm_dynamics.core import DescriptionError, load_robot
 from pkm_dynamics.core.constrained import kkt_inverse_dynamics
 from pkm_dynamics.core.description import parse_description
-from pkm_dynamics.core.higher_order import hoid_model, higher_order_inverse_dynamics
+from pkm_dynamics.core import higher_order as HO
+from pkm_dynamics.core import jet_dynamics as JD
+from pkm_dynamics.core.higher_order import hoid_model, higher_order_inverse_dynamics, limb_inverse_kinematics
 from pkm_dynamics.core.hoid_motions import gough_stewart_roll, pick_and_place, roll_angle
-from pkm_dynamics.core.spatial import pose
+from pkm_dynamics.core.spatial import exp_se3, pose
 from pkm_dynamics.core.tree_dynamics import forward_kinematics
 
 ROBOTS = os.path.join(os.path.dirname(__file__), "..", "robots")
@@ -84,6 +86,36 @@ def test_recursive_route_equals_taylor_route(which, gsp, rrr):
             assert rel(a[k], b[k]) < 1e-10, (k, t)
         for order in range(5):
             assert rel(a.tree_motion[order], b.tree_motion[order]) < 1e-10, (order, t)
+
+
+@pytest.mark.parametrize("which", sorted(CASES))
+def test_limb_inverse_kinematics_equals_general_loop_closure(which, gsp, rrr):
+    """The per-limb closure of the recursive route (cold, and warm from another sample) against
+    the whole-tree Newton closure of the general route."""
+    desc = gsp if which == "gsp" else rrr
+    motion, times, _ = CASES[which]
+    m = hoid_model(desc)
+    prev = None
+    for t in times:
+        C = motion(t)[0]
+        q_gen = JD.close_loops(m.jets, C)
+        assert rel(limb_inverse_kinematics(m.limbs, C), q_gen) < 1e-10, t
+        if prev is not None:
+            assert rel(limb_inverse_kinematics(m.limbs, C, q_guess=prev), q_gen) < 1e-10, t
+        prev = q_gen
+
+
+def test_batched_exp_log_equal_spatial():
+    rng = np.random.default_rng(3)
+    for angle in (0.0, 1e-8, 1e-4, 0.3, 2.0, 3.1):
+        X = rng.normal(size=(5, 6))
+        X[:, :3] *= angle / np.maximum(np.linalg.norm(X[:, :3], axis=1, keepdims=True), 1e-300)
+        E = HO._exp_se3(X)
+        for k in range(5):
+            if angle == 0.0 or angle >= 0.3:      # (spatial.exp_se3 loses digits for tiny angles)
+                assert np.abs(E[k] - exp_se3(X[k])).max() < 1e-13
+            assert np.abs(E[k][:3, :3] @ E[k][:3, :3].T - np.eye(3)).max() < 1e-14
+        assert np.abs(HO._log_se3(E) - X).max() < 1e-12
 
 
 @pytest.mark.parametrize("which", sorted(CASES))

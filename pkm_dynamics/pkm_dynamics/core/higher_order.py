@@ -12,6 +12,11 @@ limb ``L`` in the spanning tree, limbs ``1..L-1`` close at the platform with cut
   translation), constant in the platform frame, so their Jacobian columns have zero time
   derivatives and their coordinates are never needed (the rows of ``F_(l)`` that belong to
   them are dropped: ``F_bar``, Sec. II-C).
+* :func:`limb_inverse_kinematics` finds the closed configuration ``theta`` the recursion takes
+  as given: the limbs are independent once the platform pose is known, so each limb is closed
+  on its own (batched Newton with the task-space Jacobian of eq. 22), warm-started from a
+  neighbouring sample.  The general route closes the loops on the whole tree instead
+  (:func:`.jet_dynamics.close_loops`), independently of this.
 * :func:`fourth_order_kinematics` is the four-pass recursion of Sec. IV-B: pass ``nu`` solves
   the ``nu``-th order limb inverse kinematics (eqs. 15-18, ``(*)``) with the closed-form
   Jacobian derivatives of Lemma 1 (eqs. 22-28) and runs the ``(nu-1)``-th order forward
@@ -47,9 +52,9 @@ import scipy.linalg
 from . import jet_dynamics as JD
 from . import taylor as T
 from .description import RobotDescription
-from .errors import DescriptionError, SingularityError, StateError
+from .errors import ConvergenceError, DescriptionError, SingularityError, StateError
 from .sea import sea_feedforward, sea_parameters
-from .spatial import Ad, Ad_inv, ad, exp_se3, pose_inv
+from .spatial import exp_se3, log_se3, pose_inv
 from .tree_dynamics import forward_kinematics
 
 # ---------------------------------------------------------------------------------------
@@ -91,6 +96,10 @@ class SimpleLimbModel:
     M: np.ndarray = None          # (L, delta, 6, 6) body inertias (0 in padding)
     B: np.ndarray = None          # (L, delta, 4, 4) reference poses (identity in padding)
     cut_columns: np.ndarray = None  # (L, 6, delta) cut screws in the padding columns, else 0
+    end_to_platform: np.ndarray = None  # (L, 4, 4) limb end body -> platform frame, cut joint at 0
+    cut_projector: np.ndarray = None    # (L, 6, 6) projector onto the span of the cut screws
+    X_hat: np.ndarray = None      # (L, delta, 3, 3) [e_i]x of the joint screws' angular parts
+    X_hat2: np.ndarray = None     # (L, delta, 3, 3) its square (Rodrigues)
 
 
 def _cut_screws(desc, cut, pb, C0, F0) -> np.ndarray:
@@ -182,6 +191,8 @@ def simple_limb_model(desc: RobotDescription) -> SimpleLimbModel:
     Mb = np.zeros((L, delta, 6, 6))
     Bb = np.tile(np.eye(4), (L, delta, 1, 1))
     cols = np.zeros((L, 6, delta))
+    T = np.empty((L, 4, 4))
+    Pi = np.zeros((L, 6, 6))
     for l, lb in enumerate(limbs):
         n = len(lb.bodies)
         real[l, :n] = True
@@ -190,8 +201,12 @@ def simple_limb_model(desc: RobotDescription) -> SimpleLimbModel:
         Mb[l, :n] = tree.M[lb.bodies]
         Bb[l, :n] = tree.B[lb.bodies]
         cols[l, :, n:] = lb.cut_screws
+        T[l] = (pose_inv(C0[lb.bodies[-1]]) if n else np.eye(4)) @ F0
+        if lb.cut_screws.shape[1]:
+            Pi[l] = lb.cut_screws @ np.linalg.pinv(lb.cut_screws)
+    Xh = _hat(Xb[..., :3])
     return SimpleLimbModel(desc, tuple(limbs), pb, off, Pt, np.array(al), np.array(ai),
-                           real, index, Xb, Mb, Bb, cols)
+                           real, index, Xb, Mb, Bb, cols, T, Pi, Xh, Xh @ Xh)
 
 
 # ---------------------------------------------------------------------------------------
@@ -243,6 +258,157 @@ def _mv(A, x):
     return np.einsum("...ij,...j->...i", A, x)
 
 
+def _pose_inv(C):
+    """Inverse of stacks of poses (..., 4, 4)."""
+    Rt = np.swapaxes(C[..., :3, :3], -1, -2)
+    out = np.zeros(C.shape)
+    out[..., :3, :3] = Rt
+    out[..., :3, 3] = -_mv(Rt, C[..., :3, 3])
+    out[..., 3, 3] = 1.0
+    return out
+
+
+def _exp_se3(xi):
+    """``exp_se3`` (:func:`.spatial.exp_se3`) of stacks of twists (..., 6) -> (..., 4, 4)."""
+    w, v = xi[..., :3], xi[..., 3:]
+    th = np.sqrt(np.einsum("...i,...i->...", w, w))[..., None, None]
+    a = np.sinc(th / np.pi)                                   # sin(th) / th
+    b = 0.5 * np.sinc(th / (2.0 * np.pi)) ** 2                # (1 - cos th) / th^2
+    t = np.where(th < 1e-3, 1.0, th)
+    c = np.where(th < 1e-3, 1.0 / 6.0 - th * th / 120.0, (t - np.sin(t)) / (t * t * t))
+    W = _hat(w)
+    W2 = W @ W
+    out = np.zeros(xi.shape[:-1] + (4, 4))
+    out[..., :3, :3] = a * W + b * W2
+    out[..., :3, 3] = v + ((b * W + c * W2) @ v[..., None])[..., 0]
+    out[..., 0, 0] += 1.0
+    out[..., 1, 1] += 1.0
+    out[..., 2, 2] += 1.0
+    out[..., 3, 3] = 1.0
+    return out
+
+
+def _log_se3(C):
+    """``log_se3`` (:func:`.spatial.log_se3`) of stacks of poses (..., 4, 4) -> (..., 6)
+    (rotation angles near pi row by row with :func:`.spatial.log_se3`)."""
+    R = C[..., :3, :3]
+    s = 0.5 * np.stack([R[..., 2, 1] - R[..., 1, 2], R[..., 0, 2] - R[..., 2, 0],
+                        R[..., 1, 0] - R[..., 0, 1]], axis=-1)     # sin(th) axis
+    cth = 0.5 * (np.trace(R, axis1=-2, axis2=-1) - 1.0)            # cos(th)
+    th = np.arctan2(np.sqrt(np.einsum("...i,...i->...", s, s)), cth)[..., None]
+    small = th < 1e-3
+    t = np.where(small, 1.0, th)
+    w = s * np.where(small, 1.0 + th * th / 6.0, t / np.sin(t))
+    # inverse left Jacobian: I - W/2 + (1/th^2 - cot(th/2) / (2 th)) W^2
+    k = np.where(small, 1.0 / 12.0 + th * th / 720.0, 1.0 / (t * t) - 1.0 / (2.0 * t * np.tan(0.5 * t)))[..., None]
+    W = _hat(w)
+    p = C[..., :3, 3, None]
+    v = (p - 0.5 * (W @ p) + k * (W @ (W @ p)))[..., 0]
+    out = np.concatenate([w, v], axis=-1)
+    near_pi = np.pi - th[..., 0] < 1e-6
+    if np.any(near_pi):
+        out[near_pi] = [log_se3(Ck) for Ck in C[near_pi]]
+    return out
+
+
+def limb_poses(model: SimpleLimbModel, qs) -> tuple:
+    """Relative poses ``P_i = B_i exp(X_i theta_i)`` and absolute poses ``C_i = C_{i-1} P_i``
+    (L, delta, 4, 4) of every limb's bodies for the slot values ``qs`` (L, delta) (Rodrigues
+    for revolute, a translation for prismatic joints; padding slots: identity)."""
+    L, D = model.real.shape
+    s, c = np.sin(qs)[..., None, None], np.cos(qs)[..., None, None]
+    E = np.zeros((L, D, 4, 4))
+    E[..., :3, :3] = s * model.X_hat + (1.0 - c) * model.X_hat2
+    E[..., :3, 3] = model.X[..., 3:] * qs[..., None]
+    E += np.eye(4)
+    P = model.B @ E
+    C = np.empty_like(P)
+    C[:, 0] = P[:, 0]
+    for i in range(1, D):
+        C[:, i] = C[:, i - 1] @ P[:, i]
+    return P, C
+
+
+def _platform_jacobian(model: SimpleLimbModel, Fi, C) -> np.ndarray:
+    """Eq. 22: ``J_p(l)`` (L, 6, delta), columns ``Ad(C_p,i) X_i`` (``C_p,i = F^-1 C_i``, ``Fi``
+    (L, 4, 4) the inverse platform pose seen from each limb) and the cut screws."""
+    H = Fi[:, None] @ C                                           # C_p,i  (L, D, 4, 4)
+    R, p = H[..., :3, :3], H[..., :3, 3:]
+    w = R @ model.X[..., :3, None]
+    v = R @ model.X[..., 3:, None] + _hat(p[..., 0]) @ w
+    J = np.concatenate([w, v], axis=-2)[..., 0]                   # (L, D, 6)
+    return np.where(model.real[:, None, :], np.swapaxes(J, -1, -2), model.cut_columns)
+
+
+def limb_inverse_kinematics(model: SimpleLimbModel, x, q_guess=None, tol: float = 1e-12,
+                            max_iter: int = 50) -> np.ndarray:
+    """Zeroth-order inverse kinematics of every limb: the closed tree configuration ``q`` (n,)
+    that puts the platform frame at the pose ``x`` (4, 4) (the configuration ``theta`` that
+    paper 002's recursion takes as given, Sec. IV-B).
+
+    The limbs are independent once the platform pose is known: limb ``l`` reaches the platform
+    through its chain and the freedoms of its cut joint, ``F_l = C_end(theta_l) T_l S_l`` with
+    ``T_l`` the limb end -> platform transform at the reference configuration and ``S_l`` in
+    the subgroup the cut screws span.  Newton on every limb at once (batched), with the
+    task-space Jacobian ``J_t(l) = P_t J_p(l)`` of eq. 22 and the body-fixed error
+    ``F_l^-1 x``; ``theta_l <- theta_l + dtheta``, ``S_l <- S_l exp(Y_l dphi)``.
+
+    ``q_guess``: start configuration (n,) (a neighbouring sample's solution); without it the
+    solve starts at the zero configuration and follows the straight path to ``x`` in steps of
+    at most :data:`.jet_dynamics.CONTINUATION_STEP` (the assembly branch of the zero configuration, as the
+    general route :func:`.jet_dynamics.close_loops`)."""
+    m = model
+    x = np.asarray(x, dtype=float)
+    if x.shape != (4, 4):
+        raise StateError(f"the platform pose must be a 4x4 homogeneous matrix, got shape {x.shape}")
+    L, D = m.real.shape
+    if q_guess is None:
+        qs = np.zeros((L, D))
+        S = np.tile(np.eye(4), (L, 1, 1))
+        F0 = limb_poses(m, qs)[1][0, -1] @ m.end_to_platform[0]    # reference platform pose
+        xi = log_se3(pose_inv(F0) @ x)
+        steps = int(np.ceil(np.abs(xi).max() / JD.CONTINUATION_STEP))
+        for k in range(1, steps):
+            qs, S = _limb_newton(m, F0 @ exp_se3(xi * k / steps), qs, S, 1e-9, max_iter)
+    else:
+        q = np.asarray(q_guess, dtype=float)
+        if q.shape != (m.desc.tree.nq,):
+            raise StateError(f"q_guess has shape {q.shape}, expected ({m.desc.tree.nq},)")
+        qs = np.where(m.real, q[m.index], 0.0)
+        # the cut joints' freedoms: the subgroup element nearest the remaining displacement
+        G = limb_poses(m, qs)[1][:, -1] @ m.end_to_platform
+        S = _exp_se3(_mv(m.cut_projector, _log_se3(_pose_inv(G) @ x)))
+    qs, _ = _limb_newton(m, x, qs, S, tol, max_iter)
+    out = np.zeros(m.desc.tree.nq)
+    out[m.index[m.real]] = qs[m.real]
+    return out
+
+
+def _limb_newton(m: SimpleLimbModel, x, qs, S, tol, max_iter):
+    """Newton iterations of :func:`limb_inverse_kinematics` for the pose ``x``."""
+    res = np.inf
+    for _ in range(max_iter):
+        C = limb_poses(m, qs)[1]
+        Fi = _pose_inv(C[:, -1] @ m.end_to_platform @ S)          # F_l^-1
+        E = Fi @ x
+        e = np.concatenate([0.5 * np.stack([E[:, 2, 1] - E[:, 1, 2], E[:, 0, 2] - E[:, 2, 0],
+                                            E[:, 1, 0] - E[:, 0, 1]], axis=-1), E[:, :3, 3]], axis=-1)
+        res = np.abs(e).max()
+        if res < tol:
+            return qs, S
+        Jt = m.Pt @ _platform_jacobian(m, Fi, C)
+        try:
+            d = np.linalg.solve(Jt, (e @ m.Pt.T)[..., None])[..., 0]
+        except np.linalg.LinAlgError:
+            raise SingularityError("a limb's task-space Jacobian J_t is singular on the way to the "
+                                   "requested platform pose") from None
+        qs = qs + np.where(m.real, d, 0.0)
+        S = S @ _exp_se3(_mv(m.cut_columns, d))
+    raise ConvergenceError(f"limb inverse kinematics of robot '{m.desc.name}' did not converge in "
+                           f"{max_iter} iterations (residual {res:.3g}); give a closer starting "
+                           "configuration (q_guess)")
+
+
 @dataclass
 class LimbKinematics:
     """Output of :func:`fourth_order_kinematics`, limb-batched (``L`` limbs, ``delta`` slots):
@@ -273,16 +439,7 @@ def fourth_order_kinematics(model: SimpleLimbModel, q, Vt) -> LimbKinematics:
     Vt = np.asarray(Vt, dtype=float)
     # pass 0: poses.  P_i = B_i exp(X_i theta_i) (R: Rodrigues, P: translation), C_i = C_{i-1} P_i
     qs = np.where(real, np.asarray(q, dtype=float)[m.index], 0.0)
-    Wm = _hat(X[..., :3])
-    s, c = np.sin(qs)[..., None, None], np.cos(qs)[..., None, None]
-    E = np.tile(np.eye(4), (L, D, 1, 1))
-    E[..., :3, :3] += s * Wm + (1.0 - c) * (Wm @ Wm)
-    E[..., :3, 3] = X[..., 3:] * qs[..., None]
-    P = m.B @ E
-    C = np.empty_like(P)
-    C[:, 0] = P[:, 0]
-    for i in range(1, D):
-        C[:, i] = C[:, i - 1] @ P[:, i]
+    P, C = limb_poses(m, qs)
     F = C[0, len(m.limbs[0].bodies) - 1] @ m.platform_offset      # limb 0 carries the platform
     Fi = pose_inv(F)
     AdP = _Ad(Fi @ C)                                              # Ad(C_p,i)  (L, D, 6, 6)
@@ -503,7 +660,10 @@ def hoid_model(robot_or_desc) -> HoidModel:
 
 def _one(m: HoidModel, x, derivs, method, q_guess, gravity):
     jm = m.jets
-    q0 = JD.close_loops(jm, x, q_guess)
+    if method == "recursive":
+        q0 = limb_inverse_kinematics(m.limbs, x, q_guess)
+    else:
+        q0 = JD.close_loops(jm, x, q_guess)
     if method == "recursive":
         kin = fourth_order_kinematics(m.limbs, q0, np.asarray(derivs, dtype=float))
         U = second_order_inverse_dynamics(m.limbs, kin, gravity)
