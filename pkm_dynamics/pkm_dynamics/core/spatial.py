@@ -20,14 +20,18 @@ Every function takes and returns plain numpy arrays.
 """
 from __future__ import annotations
 
-import numpy as np
+import math
 
-_EPS = 1e-9
+import numpy as np
 
 
 def hat(w: np.ndarray) -> np.ndarray:
     """Skew-symmetric 3x3 matrix ``[w]x`` with ``[w]x u = w x u``."""
-    return np.array([[0.0, -w[2], w[1]], [w[2], 0.0, -w[0]], [-w[1], w[0], 0.0]])
+    out = np.zeros((3, 3))
+    out[0, 1], out[0, 2] = -w[2], w[1]
+    out[1, 0], out[1, 2] = w[2], -w[0]
+    out[2, 0], out[2, 1] = -w[1], w[0]
+    return out
 
 
 def vee(W: np.ndarray) -> np.ndarray:
@@ -58,20 +62,40 @@ def pose(R: np.ndarray | None = None, p=None) -> np.ndarray:
 
 def pose_inv(C: np.ndarray) -> np.ndarray:
     """Inverse of a pose: ``B_C_A`` from ``A_C_B``."""
-    R, p = C[:3, :3], C[:3, 3]
-    out = np.eye(4)
-    out[:3, :3] = R.T
-    out[:3, 3] = -R.T @ p
+    Rt = C[:3, :3].T
+    out = np.zeros((4, 4))
+    out[:3, :3] = Rt
+    out[:3, 3] = -Rt @ C[:3, 3]
+    out[3, 3] = 1.0
     return out
+
+
+def _so3_coefficients(th2: float) -> tuple:
+    """``sin(th)/th, (1 - cos th)/th^2, (th - sin th)/th^3`` for ``th^2``, by their series for
+    small angles (where the closed forms lose digits to cancellation)."""
+    if th2 < 1e-8:
+        return 1.0 - th2 / 6.0, 0.5 - th2 / 24.0, 1.0 / 6.0 - th2 / 120.0
+    th = math.sqrt(th2)
+    s = math.sin(th)
+    h = math.sin(0.5 * th) / th
+    return s / th, 2.0 * h * h, (th - s) / (th2 * th)        # 1 - cos th = 2 sin^2(th/2)
+
+
+def _rotation(a: float, b: float, c: float, A: float, B: float, th2: float) -> np.ndarray:
+    """``I + A [w]x + B [w]x^2`` for ``w = (a, b, c)`` (``[w]x^2 = w w^T - th^2 I``)."""
+    return np.array([
+        [1.0 + B * (a * a - th2), B * a * b - A * c, B * a * c + A * b],
+        [B * a * b + A * c, 1.0 + B * (b * b - th2), B * b * c - A * a],
+        [B * a * c - A * b, B * b * c + A * a, 1.0 + B * (c * c - th2)],
+    ])
 
 
 def exp_so3(w: np.ndarray) -> np.ndarray:
     """Rodrigues' formula: rotation matrix of the rotation vector ``w``."""
-    th = np.linalg.norm(w)
-    W = hat(w)
-    if th < _EPS:
-        return np.eye(3) + W + 0.5 * W @ W
-    return np.eye(3) + np.sin(th) / th * W + (1.0 - np.cos(th)) / th**2 * W @ W
+    a, b, c = np.asarray(w, dtype=float).tolist()
+    th2 = a * a + b * b + c * c
+    A, B, _ = _so3_coefficients(th2)
+    return _rotation(a, b, c, A, B, th2)
 
 
 def log_so3(R: np.ndarray) -> np.ndarray:
@@ -93,22 +117,26 @@ def log_so3(R: np.ndarray) -> np.ndarray:
 
 
 def _left_jacobian_so3(w: np.ndarray) -> np.ndarray:
-    th = np.linalg.norm(w)
-    W = hat(w)
-    if th < _EPS:
-        return np.eye(3) + 0.5 * W + W @ W / 6.0
-    return (np.eye(3) + (1.0 - np.cos(th)) / th**2 * W
-            + (th - np.sin(th)) / th**3 * W @ W)
+    a, b, c = np.asarray(w, dtype=float).tolist()
+    th2 = a * a + b * b + c * c
+    _, B, C = _so3_coefficients(th2)
+    return _rotation(a, b, c, B, C, th2)
 
 
 def exp_se3(X: np.ndarray, q: float = 1.0) -> np.ndarray:
-    """Closed-form exponential ``exp(q [X])`` of the screw ``X = (omega, v)``."""
-    X = np.asarray(X, dtype=float) * q
-    w, v = X[:3], X[3:]
-    C = np.eye(4)
-    C[:3, :3] = exp_so3(w)
-    C[:3, 3] = _left_jacobian_so3(w) @ v
-    return C
+    """Closed-form exponential ``exp(q [X])`` of the screw ``X = (omega, v)``:
+    ``R = I + A W + B W^2``, ``p = (I + B W + C W^2) v`` (W = [omega]x)."""
+    a, b, c, d, e, f = (np.asarray(X, dtype=float) * q).tolist()
+    th2 = a * a + b * b + c * c
+    A, B, Cc = _so3_coefficients(th2)
+    wv = a * d + b * e + c * f
+    x1, x2, x3 = b * f - c * e, c * d - a * f, a * e - b * d          # omega x v
+    return np.array([
+        [1.0 + B * (a * a - th2), B * a * b - A * c, B * a * c + A * b, d + B * x1 + Cc * (a * wv - th2 * d)],
+        [B * a * b + A * c, 1.0 + B * (b * b - th2), B * b * c - A * a, e + B * x2 + Cc * (b * wv - th2 * e)],
+        [B * a * c - A * b, B * b * c + A * a, 1.0 + B * (c * c - th2), f + B * x3 + Cc * (c * wv - th2 * f)],
+        [0.0, 0.0, 0.0, 1.0],
+    ])
 
 
 def log_se3(C: np.ndarray) -> np.ndarray:
@@ -119,33 +147,48 @@ def log_se3(C: np.ndarray) -> np.ndarray:
 
 
 def Ad(C: np.ndarray) -> np.ndarray:
-    """Adjoint ``Ad_C = [[R, 0], [[p]x R, R]]``: ``V_A = Ad(A_C_B) V_B`` for twists."""
-    R, p = C[:3, :3], C[:3, 3]
-    out = np.zeros((6, 6))
-    out[:3, :3] = R
-    out[3:, 3:] = R
-    out[3:, :3] = hat(p) @ R
-    return out
+    """Adjoint ``Ad_C = [[R, 0], [[p]x R, R]]``: ``V_A = Ad(A_C_B) V_B`` for twists
+    (column ``j`` of ``[p]x R`` is ``p x R e_j``)."""
+    (r00, r01, r02, x), (r10, r11, r12, y), (r20, r21, r22, z) = C[:3].tolist()
+    return np.array([
+        [r00, r01, r02, 0.0, 0.0, 0.0],
+        [r10, r11, r12, 0.0, 0.0, 0.0],
+        [r20, r21, r22, 0.0, 0.0, 0.0],
+        [y * r20 - z * r10, y * r21 - z * r11, y * r22 - z * r12, r00, r01, r02],
+        [z * r00 - x * r20, z * r01 - x * r21, z * r02 - x * r22, r10, r11, r12],
+        [x * r10 - y * r00, x * r11 - y * r01, x * r12 - y * r02, r20, r21, r22],
+    ])
 
 
 def Ad_inv(C: np.ndarray) -> np.ndarray:
-    """``Ad(C)^-1 = Ad(C^-1)`` without inverting a 6x6 matrix."""
-    R, p = C[:3, :3], C[:3, 3]
-    out = np.zeros((6, 6))
-    out[:3, :3] = R.T
-    out[3:, 3:] = R.T
-    out[3:, :3] = -R.T @ hat(p)
-    return out
+    """``Ad(C)^-1 = Ad(C^-1) = [[R^T, 0], [[u]x R^T, R^T]]`` with ``u = -R^T p`` (the
+    translation of ``C^-1``), without inverting a 6x6 matrix."""
+    (r00, r01, r02, x), (r10, r11, r12, y), (r20, r21, r22, z) = C[:3].tolist()
+    u0 = -(r00 * x + r10 * y + r20 * z)
+    u1 = -(r01 * x + r11 * y + r21 * z)
+    u2 = -(r02 * x + r12 * y + r22 * z)
+    # column j of [u]x R^T is u x (row j of R)
+    return np.array([
+        [r00, r10, r20, 0.0, 0.0, 0.0],
+        [r01, r11, r21, 0.0, 0.0, 0.0],
+        [r02, r12, r22, 0.0, 0.0, 0.0],
+        [u1 * r02 - u2 * r01, u1 * r12 - u2 * r11, u1 * r22 - u2 * r21, r00, r10, r20],
+        [u2 * r00 - u0 * r02, u2 * r10 - u0 * r12, u2 * r20 - u0 * r22, r01, r11, r21],
+        [u0 * r01 - u1 * r00, u0 * r11 - u1 * r10, u0 * r21 - u1 * r20, r02, r12, r22],
+    ])
 
 
 def ad(X: np.ndarray) -> np.ndarray:
     """Lie bracket matrix ``ad_X = [[[w]x, 0], [[v]x, [w]x]]``, ``[X, Y] = ad(X) Y``."""
-    out = np.zeros((6, 6))
-    W = hat(X[:3])
-    out[:3, :3] = W
-    out[3:, 3:] = W
-    out[3:, :3] = hat(X[3:])
-    return out
+    a, b, c, d, e, f = np.asarray(X, dtype=float).tolist()
+    return np.array([
+        [0.0, -c, b, 0.0, 0.0, 0.0],
+        [c, 0.0, -a, 0.0, 0.0, 0.0],
+        [-b, a, 0.0, 0.0, 0.0, 0.0],
+        [0.0, -f, e, 0.0, -c, b],
+        [f, 0.0, -d, c, 0.0, -a],
+        [-e, d, 0.0, -b, a, 0.0],
+    ])
 
 
 def ad_star(X: np.ndarray) -> np.ndarray:
