@@ -30,7 +30,7 @@ from .errors import DescriptionError, StateError
 from .parallel_module import (ParallelModule, alpha_beta_terms, assembled_base_inertia,
                               assembled_link_inertia, closure, forward_dynamics_base_frame,
                               module_accelerations, module_kinematics, module_poses,
-                              parallel_inverse_dynamics)
+                              parallel_inverse_dynamics, wrench_bias)
 from .spatial import Ad_inv, ad, exp_se3, pose, pose_inv, transform_inertia
 from .tree_dynamics import forward_kinematics as tree_forward_kinematics
 
@@ -49,6 +49,9 @@ class SerialModule:
     B: np.ndarray
     M_B4: np.ndarray
     B4_C_E: np.ndarray
+
+    def __post_init__(self):
+        object.__setattr__(self, "AE", Ad_inv(self.B4_C_E))   # twists B4 -> E (constant)
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,12 @@ class ModuleChain:
     out_C_ee: np.ndarray
     end_effector: str
     gravity: np.ndarray = field(default_factory=lambda: np.array([0.0, 0.0, -9.80665]))
+
+    def __post_init__(self):
+        # twists root link -> Bc of the first module (constant), and -nu_dot_g in Bc (line 1)
+        A = Ad_inv(self.root_C_Bc)
+        object.__setattr__(self, "A_root", A)
+        object.__setattr__(self, "nud_0", A[:, 3:] @ -self.gravity)
 
     @property
     def n(self) -> int:
@@ -313,9 +322,9 @@ def _serial_first_pass(mod: SerialModule, x: float, xd: float, nu_Bc: np.ndarray
     P = mod.B @ exp_se3(mod.X, x)
     A = Ad_inv(P)
     nu = A @ nu_Bc + mod.X * xd
-    c = ad(nu) @ mod.X * xd
-    p = -ad(nu).T @ (mod.M_B4 @ nu)
-    AE = Ad_inv(mod.B4_C_E)
+    c = ad(nu) @ (mod.X * xd)
+    p = wrench_bias(mod.M_B4, nu)                  # -ad*(nu) M nu
+    AE = mod.AE
     return {"P": P, "A": A, "nu": nu, "c": c, "p": p, "AE": AE, "nuE": AE @ nu}
 
 
@@ -338,8 +347,10 @@ def _first_forward_pass(chain: ModuleChain, x, xd) -> list:
 
 
 def _base_acceleration(chain: ModuleChain, gravity) -> np.ndarray:
-    g = chain.gravity if gravity is None else np.asarray(gravity, dtype=float).reshape(3)
-    return Ad_inv(chain.root_C_Bc) @ np.concatenate([np.zeros(3), -g])    # nu_dot_0 = -nu_dot_g
+    if gravity is None:
+        return chain.nud_0
+    g = np.asarray(gravity, dtype=float).reshape(3)
+    return chain.A_root[:, 3:] @ -g                                     # nu_dot_0 = -nu_dot_g
 
 
 def _ee_wrench(chain: ModuleChain, f_ext) -> np.ndarray:
