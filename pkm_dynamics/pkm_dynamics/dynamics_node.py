@@ -12,6 +12,13 @@ positions in, every tree joint out). Module chains work in actuator space, paral
 manipulators (PKM) in task space, as the core defines. Parameters, topics and message
 conventions are documented in the package README.
 
+A managed (lifecycle) node: *configure* builds the model from the description, *activate*
+serves it (services answer, feedforward and completed joint states are published);
+*deactivate* stops serving, *cleanup* drops the model. With ``autostart`` (default) the node
+configures and activates itself at start-up; ``autostart: false`` leaves the transitions to a
+lifecycle manager (``ros2 lifecycle set /pkm_dynamics configure``). ``~/get_model_info``
+answers in every state.
+
 This module holds no dynamics: it converts messages to arrays (``conversions``), calls the
 core and converts the results back. Bad input never stops the node: services answer
 ``success = false`` with an error code and a message naming the problem, topics log a
@@ -30,7 +37,7 @@ from rcl_interfaces.msg import (FloatingPointRange, IntegerRange, ParameterDescr
 import rclpy
 import rclpy.logging
 from rclpy.executors import ExternalShutdownException
-from rclpy.node import Node
+from rclpy.lifecycle import LifecycleNode, TransitionCallbackReturn
 from rclpy.qos import (DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy,
                        qos_profile_services_default)
 from sensor_msgs.msg import JointState
@@ -155,6 +162,9 @@ PARAMETERS = {
     'completion.output_topic': ('joint_states', _descriptor(
         'sensor_msgs/JointState out: every tree joint (for robot_state_publisher)', S,
         read_only=True)),
+    'autostart': (True, _descriptor(
+        'configure and activate at start-up (false: wait for lifecycle transitions)', B,
+        read_only=True)),
     'warning_period': (1.0, _descriptor(
         'minimum time between two warnings about bad topic input [s]', D, read_only=True,
         floating=(0.0, 3600.0))),
@@ -167,11 +177,13 @@ def _reliable(depth):
                       durability=DurabilityPolicy.VOLATILE)
 
 
-class DynamicsNode(Node):
+class DynamicsNode(LifecycleNode):
     """Serves the dynamics of the robot given by ``robot_description`` (see module doc)."""
 
     def __init__(self, **kwargs):
         super().__init__('pkm_dynamics', **kwargs)
+        self._state = 'unconfigured'
+        self._description_text = ''     # the last description received on the topic
         for name, (default, descriptor) in PARAMETERS.items():
             self.declare_parameter(name, default, descriptor)
         self._check_static_parameters()
@@ -186,11 +198,8 @@ class DynamicsNode(Node):
         self.add_post_set_parameters_callback(self._apply_parameters)
 
         text = self.get_parameter('robot_description').value
-        if text.strip():
-            self._load(text, 'robot_description parameter')
-        else:
-            self._model_error = ('no robot description yet: waiting for the robot_description '
-                                 'topic (the robot_description parameter is empty)')
+        self._model_error = 'the node is unconfigured: configure it to build the model'
+        if not text.strip():
             self._description_sub = self.create_subscription(
                 String, 'robot_description', self._on_description,
                 QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1,
@@ -212,6 +221,50 @@ class DynamicsNode(Node):
             )]
         self._setup_feedforward()
         self._setup_completion()
+
+    # -- lifecycle ----------------------------------------------------------------------------
+    def on_configure(self, state):
+        """Build the model from the parameter or the last description from the topic."""
+        text = self._p('robot_description')
+        if text.strip():
+            if not self._load(text, 'robot_description parameter'):
+                return TransitionCallbackReturn.FAILURE
+        elif self._description_text:
+            if not self._load(self._description_text, 'robot_description topic'):
+                return TransitionCallbackReturn.FAILURE
+        else:
+            self._model_error = ('no robot description yet: waiting for the robot_description '
+                                 'topic (the robot_description parameter is empty)')
+        self._state = 'inactive'
+        return TransitionCallbackReturn.SUCCESS
+
+    def on_activate(self, state):
+        result = super().on_activate(state)
+        if result == TransitionCallbackReturn.SUCCESS:
+            self._state = 'active'
+        return result
+
+    def on_deactivate(self, state):
+        self._state = 'inactive'
+        return super().on_deactivate(state)
+
+    def on_cleanup(self, state):
+        self._model = None
+        self._model_error = 'the node is unconfigured: configure it to build the model'
+        self._description_note = ''
+        self._state = 'unconfigured'
+        return TransitionCallbackReturn.SUCCESS
+
+    def on_shutdown(self, state):
+        self._state = 'finalized'
+        return TransitionCallbackReturn.SUCCESS
+
+    def _require_active(self):
+        if self._state != 'active':
+            raise RequestError(ErrorCodes.NOT_ACTIVE,
+                               f'the node is {self._state}: configure and activate it '
+                               f'(ros2 lifecycle set {self.get_fully_qualified_name()} '
+                               f'{"configure" if self._state == "unconfigured" else "activate"})')
 
     # -- parameters -------------------------------------------------------------------------
     def _p(self, name):
@@ -262,7 +315,7 @@ class DynamicsNode(Node):
         if 'robot_description' in changes:
             model = self._pending.pop(changes['robot_description'], None)
             self._pending.clear()
-            if model is not None:
+            if model is not None and self._state in ('inactive', 'active'):
                 self._use(model, 'robot_description parameter')
         elif self._model is not None:
             self._model.set_ik(self._ik)
@@ -295,7 +348,11 @@ class DynamicsNode(Node):
             f'{model.total_mass:.6g} kg')
 
     def _on_description(self, msg):
-        self._load(msg.data, 'robot_description topic')
+        self._description_text = msg.data
+        if self._state in ('inactive', 'active'):
+            self._load(msg.data, 'robot_description topic')
+        else:
+            self.get_logger().info('robot description received; it is loaded at configure')
 
     # -- services -----------------------------------------------------------------------------
     def _on_get_model_info(self, request, response):
@@ -308,7 +365,8 @@ class DynamicsNode(Node):
             return response
         response.success = True
         response.error_code.val = ErrorCodes.SUCCESS
-        response.message = 'model loaded' + self._description_note
+        response.message = 'model loaded' + self._description_note + (
+            '' if self._state == 'active' else f'; the node is {self._state}, not serving')
         response.robot_name = model.name
         response.kind = model.kind
         response.tree_joints = list(model.tree_joints)
@@ -327,6 +385,7 @@ class DynamicsNode(Node):
         def callback(request, response):
             model = self._model
             try:
+                self._require_active()
                 if model is None:
                     raise RequestError(ErrorCodes.NO_MODEL, self._model_error)
                 handler(model, request, response)
@@ -557,7 +616,7 @@ class DynamicsNode(Node):
         for kind, msg_type in (('commands', Float64MultiArray), ('joint_state', JointState),
                                ('trajectory', JointTrajectory), ('motor', JointState)):
             if kind in self._outputs:
-                self._pub[kind] = self.create_publisher(
+                self._pub[kind] = self.create_lifecycle_publisher(
                     msg_type, self._p(f'feedforward.{kind}_topic'), qos)
         self._reference_sub = self.create_subscription(
             JointTrajectory, self._p('reference_topic'), self._on_reference, qos)
@@ -572,6 +631,8 @@ class DynamicsNode(Node):
 
     def _on_reference(self, msg):
         model = self._model
+        if self._state != 'active':
+            return
         try:
             if model is None:
                 raise RequestError(ErrorCodes.NO_MODEL, self._model_error)
@@ -600,6 +661,8 @@ class DynamicsNode(Node):
 
     def _on_task_reference(self, msg):
         model = self._model
+        if self._state != 'active':
+            return
         try:
             if model is None:
                 raise RequestError(ErrorCodes.NO_MODEL, self._model_error)
@@ -678,13 +741,15 @@ class DynamicsNode(Node):
         if not self._p('completion.enabled'):
             return
         qos = _reliable(10)
-        self._completion_pub = self.create_publisher(
+        self._completion_pub = self.create_lifecycle_publisher(
             JointState, self._p('completion.output_topic'), qos)
         self._completion_sub = self.create_subscription(
             JointState, self._p('completion.input_topic'), self._on_actuator_states, qos)
 
     def _on_actuator_states(self, msg):
         model = self._model
+        if self._state != 'active':
+            return
         try:
             if model is None:
                 raise RequestError(ErrorCodes.NO_MODEL, self._model_error)
@@ -721,6 +786,9 @@ def main(args=None):
             except ValueError as exc:          # an invalid parameter value: refuse to start
                 rclpy.logging.get_logger('pkm_dynamics').fatal(str(exc))
                 return 1
+            if node.get_parameter('autostart').value:
+                if node.trigger_configure() == TransitionCallbackReturn.SUCCESS:
+                    node.trigger_activate()
             rclpy.spin(node)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
