@@ -463,24 +463,19 @@ def _limb_kinematics(tree: TreeModel) -> _LimbKinematics:
                            tuple(np.array(tree.support(i), dtype=int) for i in range(tree.nq)))
 
 
+_CYC1, _CYC2 = np.array([1, 2, 0]), np.array([2, 0, 1])
+
+
 def _cross(a, b):
-    """Cross product of 3-vectors (rows), without numpy.cross's axis handling."""
-    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
-    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
-    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+    """Cross product of 3-vectors (rows), ``a_(i+1) b_(i+2) - a_(i+2) b_(i+1)``, without
+    numpy.cross's axis handling."""
+    return (a.take(_CYC1, axis=-1) * b.take(_CYC2, axis=-1)
+            - a.take(_CYC2, axis=-1) * b.take(_CYC1, axis=-1))
 
 
-def _hat(w):
-    return np.array([[0.0, -w[2], w[1]], [w[2], 0.0, -w[0]], [-w[1], w[0], 0.0]])
-
-
-def _ad_inv(C):
-    R, p = C[:3, :3], C[:3, 3]
-    out = np.zeros((6, 6))
-    out[:3, :3] = R.T
-    out[3:, 3:] = R.T
-    out[3:, :3] = -R.T @ _hat(p)
-    return out
+_hat = hat          # [w]x  (spatial.hat)
+_ad_inv = Ad_inv    # Ad(C)^-1  (spatial.Ad_inv)
+_I4 = np.eye(4)     # pose of the fixed base (read only)
 
 
 def _fk(kin: _LimbKinematics, theta) -> tuple:
@@ -521,8 +516,8 @@ def _cut_eval(geo: CutJointGeometry, C, Y, kin):
     """Residual (m,) and Jacobian (m, n) of one cut joint (paper 001 eqs. 50-51, 55-56, 58-59),
     from the spatial screws: ``G = B (Ad(C_k)^-1 Y_Sk ; Ad(C_r)^-1 Y_Sr)``."""
     k, r = geo.body_k, geo.body_r
-    Ck = np.eye(4) if k < 0 else C[k]
-    Cr = np.eye(4) if r < 0 else C[r]
+    Ck = _I4 if k < 0 else C[k]
+    Cr = _I4 if r < 0 else C[r]
     Rk, Rr = Ck[:3, :3], Cr[:3, :3]
     R_kr = Rk.T @ Rr
     dd = Rk.T @ (Cr[:3, 3] - Ck[:3, 3]) + R_kr @ geo.d_r
@@ -607,8 +602,8 @@ def cut_joint_jacobian_derivative(tree: TreeModel, geo: CutJointGeometry, C, V) 
 
     ``C``: absolute poses (n, 4, 4); ``V``: body-fixed twists (n, 6) for the joint rates."""
     k, r = geo.body_k, geo.body_r
-    Ck = np.eye(4) if k < 0 else C[k]
-    Cr = np.eye(4) if r < 0 else C[r]
+    Ck = _I4 if k < 0 else C[k]
+    Cr = _I4 if r < 0 else C[r]
     Vk = np.zeros(6) if k < 0 else V[k]
     Vr = np.zeros(6) if r < 0 else V[r]
     Rk, Rr = Ck[:3, :3], Cr[:3, :3]
@@ -688,8 +683,8 @@ def _cut_bias(geo: CutJointGeometry, C, V, A0) -> np.ndarray:
     without rebuilding ``G``."""
     k, r = geo.body_k, geo.body_r
     z = np.zeros(6)
-    Ck = np.eye(4) if k < 0 else C[k]
-    Cr = np.eye(4) if r < 0 else C[r]
+    Ck = _I4 if k < 0 else C[k]
+    Cr = _I4 if r < 0 else C[r]
     Vk, Vr = (z if k < 0 else V[k]), (z if r < 0 else V[r])
     Ak, Ar = (z if k < 0 else A0[k]), (z if r < 0 else A0[r])
     Rk, Rr = Ck[:3, :3], Cr[:3, :3]
@@ -840,11 +835,13 @@ def _norm(limb: Limb, dx, alpha=1.0, beta=1.0) -> float:
 @dataclass
 class LimbIKInfo:
     """Iteration record of one limb IK solve: outer iterations and, per outer step, the inner
-    iterations of each FC (nested scheme) -- the data of Figs. 11-13 and 16."""
+    iterations of each FC (nested scheme) -- the data of Figs. 11-13 and 16; ``state``: the
+    position-level data ``_evaluate(limb, theta)`` at the returned ``theta``."""
 
     outer: int = 0
     inner: list = field(default_factory=list)
     errors: list = field(default_factory=list)
+    state: tuple | None = field(default=None, repr=False)
 
 
 def _check_condition(limb, jac: LimbJacobians, threshold):
@@ -884,6 +881,7 @@ def limb_inverse_kinematics_nested(limb: Limb, C_target, theta0, tol: float = 1e
         info.inner.append(its)
         dx = pose_error(limb, limb_platform_pose(limb, theta, state[0]), C_target)
         info.errors.append(_norm(limb, dx))
+    info.state = state
     return theta, info
 
 
@@ -907,6 +905,7 @@ def limb_inverse_kinematics_compound(limb: Limb, C_target, theta0, tol: float = 
         gnorm = max([np.linalg.norm(g) for g, _, _ in cons], default=0.0)
         info.errors.append(_norm(limb, dx))
         if info.errors[-1] <= tol and gnorm <= ctol:
+            info.state = state
             return theta, info
         if info.outer >= max_iter:
             raise ConvergenceError(f"{limb.name}: inverse kinematics (compound scheme) did not converge "

@@ -228,7 +228,7 @@ class ParallelRobot:
                     f"{exc}; the platform pose (position {np.round(pose[:3, 3], 6).tolist()}) is out of "
                     f"reach of {limb.name} or too far from the start configuration (kappa(F) there: "
                     f"{k0:.3g})") from None
-            state = _evaluate(limb, theta)
+            state = info.state if info.state is not None else _evaluate(limb, theta)
             full = pose_inv(limb_platform_pose(limb, theta, state[0])) @ pose
             miss = np.linalg.norm(log_se3(full))
             if miss > 1e-6:
