@@ -217,7 +217,7 @@ class ParallelRobot:
         pose = self._check_pose(pose)
         tol = self.tol if tol is None else tol
         solver = limb_inverse_kinematics_nested if scheme == "nested" else limb_inverse_kinematics_compound
-        th, its, inner, jacs, cond, res = [], [], [], [], [], []
+        th, its, inner, jacs, cond, res, states = [], [], [], [], [], [], []
         for limb, th0 in zip(self.limbs, thetas):
             try:
                 theta, info = solver(limb, pose, th0, tol=tol, max_iter=self.max_iter,
@@ -243,11 +243,13 @@ class ParallelRobot:
                                        f"(kappa(F) = {k:.3g} > threshold {self.singularity_threshold:.3g}) "
                                        "at the requested pose: near an input singularity")
             th.append(theta), its.append(info.outer), inner.append(info.inner), jacs.append(jac)
+            states.append(state)
             cond.append(k), res.append(max([np.max(np.abs(g)) for g, _, _ in state[2] if len(g)], default=0.0))
         J_IK = np.array([jacs[li].K[j] for li, j in self._act])
         sol = PkmIKSolution(pose, np.array([th[li][j] for li, j in self._act]), self._whole(th), J_IK,
                             np.array(cond), np.array(its), np.array(max(res)), th, inner=inner)
         sol._jacs = jacs
+        sol._states = states
         if twist is not None:
             V = self._vec(twist, "twist")
             thd = [limb_velocity_ik(limb, t, V, jac)[1] for limb, t, jac in zip(self.limbs, th, jacs)]
@@ -255,8 +257,8 @@ class ParallelRobot:
             sol.actuators_d = J_IK @ V
             if acceleration is not None:
                 A = self._vec(acceleration, "acceleration")
-                thdd = [limb_acceleration_ik(limb, t, td, A, jac)[1]
-                        for limb, t, td, jac in zip(self.limbs, th, thd, jacs)]
+                thdd = [limb_acceleration_ik(limb, t, td, A, jac, st)[1]
+                        for limb, t, td, jac, st in zip(self.limbs, th, thd, jacs, states)]
                 sol.limb_thetadd, sol.qdd = thdd, self._whole(thdd)
                 sol.actuators_dd = np.array([thdd[li][j] for li, j in self._act])
         elif acceleration is not None:
@@ -308,9 +310,10 @@ class ParallelRobot:
         """Left side of eq. 39 minus ``W_EE``: ``sum_l K_l^T Q_l + platform``, with ``Q_l`` the
         RNEA of limb l along ``thetadd = K Vdot_t + Kdot V_t`` (eqs. 28-29)."""
         W = self._platform_wrench(sol, V_t, Vdot_t)
-        for limb, th, jac in zip(self.limbs, sol.limb_theta, sol._jacs):
+        states = getattr(sol, "_states", None) or [None] * len(self.limbs)
+        for limb, th, jac, st in zip(self.limbs, sol.limb_theta, sol._jacs, states):
             thd = limb_velocity_ik(limb, th, V_t, jac)[1]
-            thdd = limb_acceleration_ik(limb, th, thd, Vdot_t, jac)[1]
+            thdd = limb_acceleration_ik(limb, th, thd, Vdot_t, jac, st)[1]
             W += jac.K.T @ rnea(limb.tree, th, thd, thdd)
         return W
 
