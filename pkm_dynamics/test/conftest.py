@@ -4,8 +4,9 @@ ROS-free (core) tests need nothing from here. Node tests use:
 - the session-wide loopback DDS settings (autouse): ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST,
   ROS_LOCALHOST_ONLY=1 and a ROS_DOMAIN_ID of this test session, set before any rclpy.init
   and inherited by every node process the tests start;
-- `start_node(params=None, params_files=())`: starts the INSTALLED pkm_dynamics_node as a
-  child process and returns its `NodeProcess`; whatever is still running is stopped at the
+- `start_node(params=None, params_files=(), name=None)`: starts the INSTALLED
+  pkm_dynamics_node as a child process (`name`: its ROS node name, default pkm_dynamics)
+  and returns its `NodeProcess`; whatever is still running is stopped at the
   end of the test;
 - `ros_node`: an rclpy node in the pytest process (own context, no signal handlers), for
   service clients and subscriptions; see `pkm_dynamics.testing.call_service`;
@@ -36,9 +37,10 @@ def loopback_ros_env():
 def start_node(tmp_path):
     started = []
 
-    def start(params=None, params_files=()):
+    def start(params=None, params_files=(), name=None):
+        args = ['-r', f'__node:={name}'] if name else []
         process = NodeProcess(tmp_path, params=params, params_files=params_files,
-                              name=f'pkm_dynamics_node_{len(started)}')
+                              name=f'pkm_dynamics_node_{len(started)}', ros_args=args)
         started.append(process)
         return process
 

@@ -5,8 +5,6 @@ from pathlib import Path
 import sys
 import time
 
-import pytest
-
 from pkm_dynamics.testing import Client
 
 SHARE = Path(sys.prefix) / 'share' / 'pkm_dynamics'
@@ -19,35 +17,45 @@ def test_every_example_has_a_config():
     assert not missing, missing
 
 
-@pytest.mark.parametrize('robot', EXAMPLES)
-def test_example_config_starts_the_node(robot, start_node, ros_node):
+def test_example_configs_start_the_node(start_node, ros_node):
+    """One node per example (started together, each under its own name), with the defaults
+    and the example's parameter file, as the launch file loads them."""
     from pkm_dynamics_interfaces.srv import GetModelInfo
     from rcl_interfaces.srv import GetParameters
-    text = (SHARE / 'robots' / f'{robot}.urdf').read_text()
-    files = [SHARE / 'config' / 'pkm_dynamics.yaml', SHARE / 'config' / f'{robot}.yaml']
-    process = start_node(params={'robot_description': text},
-                         params_files=[f for f in files if f.is_file()])
-    client = Client(ros_node)
-    info = client.call(GetModelInfo, 'get_model_info')
-    assert info.success, info.message + process.log()
-    outputs = client.call(GetParameters, 'get_parameters', GetParameters.Request(
-        names=['feedforward.outputs'])).values[0].string_array_value
-    assert set(outputs) <= {'commands', 'joint_state', 'trajectory', 'motor'}
-    assert ('motor' in outputs) == bool(info.series_elastic_joints)
-    assert process.stop() == 0, process.log()
+    processes = {}
+    for robot in EXAMPLES:
+        text = (SHARE / 'robots' / f'{robot}.urdf').read_text()
+        processes[robot] = start_node(
+            params={'robot_description': text},
+            params_files=[SHARE / 'config' / 'pkm_dynamics.yaml',
+                          SHARE / 'config' / f'{robot}.yaml'],
+            name=f'config_{robot}')
+    for robot, process in processes.items():
+        client = Client(ros_node, f'/config_{robot}')
+        info = client.call(GetModelInfo, 'get_model_info')
+        assert info.success, info.message + process.log()
+        outputs = client.call(GetParameters, 'get_parameters', GetParameters.Request(
+            names=['feedforward.outputs'])).values[0].string_array_value
+        assert set(outputs) <= {'commands', 'joint_state', 'trajectory', 'motor'}
+        assert ('motor' in outputs) == bool(info.series_elastic_joints), robot
+    for process in processes.values():
+        assert process.stop() == 0, process.log()
 
 
-@pytest.mark.parametrize('params, words', [
+INVALID = [
     ({'feedforward.outputs': ['commands', 'torque']}, ['feedforward.outputs', 'torque']),
     ({'gravity': [0.0, -9.81]}, ['gravity', '3 finite values']),
     ({'ik.scheme': 'fastest'}, ['ik.scheme', 'fastest']),
-])
-def test_invalid_parameters_are_refused(params, words, start_node):
-    process = start_node(params=params)
+]
+
+
+def test_invalid_parameters_are_refused(start_node):
+    processes = [start_node(params=params) for params, _ in INVALID]
     deadline = time.monotonic() + 20
-    while process.running() and time.monotonic() < deadline:
+    while any(p.running() for p in processes) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not process.running()
-    assert process.stop() != 0
-    for word in words:
-        assert word in process.log(), process.log()
+    for process, (_, words) in zip(processes, INVALID):
+        assert not process.running()
+        assert process.stop() != 0
+        for word in words:
+            assert word in process.log(), process.log()
