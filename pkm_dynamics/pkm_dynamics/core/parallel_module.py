@@ -166,44 +166,39 @@ def closure(mod: ParallelModule, x: float, xd: float) -> ParallelModuleState:
         if abs(sv) < SINGULAR_SIN:
             raise SingularityError(f"module '{mod.name}': passive angle {nm} = {v:.6g} rad at x = {x:.6g} m "
                                    "is singular (eq. 5 requires q, q1, q2 != 0)")
-    k = np.zeros(7)
-    k[1] = -d / (L * L1 * s)                                # eq. 5a
-    k[2] = -(d - L * c1) / (d * L * s1)                     # eq. 5b (cos q1 = c1)
-    k[3] = -(d - L1 * c2) / (d * L1 * s2)                   # eq. 5c
-    qd, qd1, qd2 = k[1] * xd, k[2] * xd, k[3] * xd          # eq. 4
+    k1 = -d / (L * L1 * s)                                  # eq. 5a
+    k2 = -(d - L * c1) / (d * L * s1)                       # eq. 5b (cos q1 = c1)
+    k3 = -(d - L1 * c2) / (d * L1 * s2)                     # eq. 5c
+    qd, qd1, qd2 = k1 * xd, k2 * xd, k3 * xd                # eq. 4
     # time derivatives of eq. 5 (quotient rule), then eq. 28
     k1d = -xd / (L * L1 * s) + d * math.cos(q) * qd / (L * L1 * s * s)
     num, den = -(d - L * c1), d * L * s1
     k2d = (-(xd + L * s1 * qd1) * den - num * L * (xd * s1 + d * c1 * qd1)) / (den * den)
     num, den = -(d - L1 * c2), d * L1 * s2
     k3d = (-(xd + L1 * s2 * qd2) * den - num * L1 * (xd * s2 + d * c2 * qd2)) / (den * den)
-    k[4], k[5], k[6] = k1d * xd, k2d * xd, k3d * xd
+    k = np.array([0.0, k1, k2, k3, k1d * xd, k2d * xd, k3d * xd])
     return ParallelModuleState(x=x, xd=xd, q=q, q1=q1, q2=q2, k=k)
 
 
-def _rz(t: float) -> np.ndarray:
-    c, s = math.cos(t), math.sin(t)
-    C = np.eye(4)
-    C[0, 0], C[0, 1], C[1, 0], C[1, 1] = c, -s, s, c
-    return C
+def _pose_rz(c: float, s: float, px: float, py: float, pz: float) -> np.ndarray:
+    """The pose ``T(p) Rz(theta)`` (``c, s = cos, sin theta``)."""
+    return np.array([[c, -s, 0.0, px], [s, c, 0.0, py], [0.0, 0.0, 1.0, pz], [0.0, 0.0, 0.0, 1.0]])
 
 
 def module_poses(mod: ParallelModule, st: ParallelModuleState) -> None:
     """Poses of B1, B3, B4 in Bc (eq. 3: ``G = exp([s] q)`` about the z / x screws) and the
     adjoint maps used by eqs. 6 and 9; stored in ``st``."""
-    P1 = _rz(st.q)
-    P1[:3, 3] = (mod.L, 0.0, mod.h)
-    P3 = _rz(st.q1)
-    P43 = np.eye(4)
+    c, s = math.cos(st.q), math.sin(st.q)
+    c1, s1 = math.cos(st.q1), math.sin(st.q1)
     ka = st.x + mod.Lc0
-    P43[0, 3] = ka
-    st.P1, st.P3, st.P43, st.P4 = P1, P3, P43, P3 @ P43
-    c, s = P1[0, 0], P1[1, 0]
+    st.P1 = _pose_rz(c, s, mod.L, 0.0, mod.h)                # T([L, 0, h]) Rz(q)
+    st.P3 = _pose_rz(c1, s1, 0.0, 0.0, 0.0)                  # Rz(q1)
+    st.P43 = _pose_rz(1.0, 0.0, ka, 0.0, 0.0)                # T([x + Lc0, 0, 0])
+    st.P4 = _pose_rz(c1, s1, c1 * ka, s1 * ka, 0.0)          # P3 P43
     st.A1 = _ad_inv_pose(c, s, mod.L, 0.0, mod.h)
-    c, s = P3[0, 0], P3[1, 0]
-    st.A3 = _ad_inv_pose(c, s, 0.0, 0.0, 0.0)
+    st.A3 = _ad_inv_pose(c1, s1, 0.0, 0.0, 0.0)
     st.A43 = _ad_inv_pose(1.0, 0.0, ka, 0.0, 0.0)
-    st.A4 = _ad_inv_pose(c, s, c * ka, s * ka, 0.0)
+    st.A4 = _ad_inv_pose(c1, s1, c1 * ka, s1 * ka, 0.0)
     st.AE = mod.AE
 
 
@@ -214,11 +209,14 @@ def module_kinematics(mod: ParallelModule, st: ParallelModuleState, nu_Bc: np.nd
     wrench biases ``p_i = -ad*(nu_i) M_i nu_i`` (eq. 12) and the elements xi_1, xi_2, xi_4,
     xi_5, xi_7, xi_8 of eq. 30 (those independent of the base acceleration).
     ``nu_Bc`` (6,): twist of the base frame Bc.  Results are stored in ``st``."""
-    k = st.k
-    qd, qd1 = k[1] * st.xd, k[2] * st.xd
-    nu1 = st.A1 @ nu_Bc + S_Z * qd                          # eq. 6a
-    nu3 = st.A3 @ nu_Bc + S_Z * qd1                         # eq. 6c
-    nu4 = st.A43 @ nu3 + S_X * st.xd                        # eq. 6d
+    k1, k2, _, k4, k5, _ = st.k[1:].tolist()
+    qd, qd1 = k1 * st.xd, k2 * st.xd
+    nu1 = st.A1 @ nu_Bc
+    nu1[2] += qd                                            # eq. 6a (+ s_z qd)
+    nu3 = st.A3 @ nu_Bc
+    nu3[2] += qd1                                           # eq. 6c (+ s_z qd1)
+    nu4 = st.A43 @ nu3
+    nu4[3] += st.xd                                         # eq. 6d (+ s_x xd)
     nuE = st.AE @ nu1                                       # eq. 6b
     c1 = _bias_rz(nu1, qd)                                  # eq. 10
     c3 = _bias_rz(nu3, qd1)
@@ -228,13 +226,18 @@ def module_kinematics(mod: ParallelModule, st: ParallelModuleState, nu_Bc: np.nd
     st.p = {"B1": wrench_bias(mod.M_B1, nu1),               # eq. 12
             "B3": wrench_bias(mod.M_B3, nu3),
             "B4": wrench_bias(mod.M_B4, nu4)}
-    xi4 = S_Z * k[2]
-    xi5 = S_Z * k[5] + c3
-    st.xi = {1: S_Z * k[1],                                 # eq. 30a
-             2: S_Z * k[4] + c1,                            # eq. 30b
+    xi2 = c1.copy()
+    xi2[2] += k4
+    xi4 = S_Z * k2
+    xi5 = c3.copy()
+    xi5[2] += k5
+    xi7 = st.A43 @ xi4
+    xi7[3] += 1.0
+    st.xi = {1: S_Z * k1,                                   # eq. 30a
+             2: xi2,                                        # eq. 30b: s_z k4 + c1
              4: xi4,                                        # eq. 30d
-             5: xi5,                                        # eq. 30e
-             7: st.A43 @ xi4 + S_X,                         # eq. 30g
+             5: xi5,                                        # eq. 30e: s_z k5 + c3
+             7: xi7,                                        # eq. 30g: Ad s_z k2 + s_x
              8: st.A43 @ xi5 + c4}                          # eq. 30h
 
 
@@ -366,16 +369,16 @@ def assembled_base_inertia(mod: ParallelModule, st: ParallelModuleState, ab: dic
     alpha, psi, delta = ab["alpha"], ab["psi"], ab["delta"]
     xi = st.xi
     u = (f - delta) / alpha
-    Psi1 = st.A1 - np.outer(xi[1], psi) / alpha              # eq. 48a
-    Psi3 = st.A3 - np.outer(xi[4], psi) / alpha              # eq. 48b
-    Psi4 = st.A4 - np.outer(xi[7], psi) / alpha              # eq. 48c
     x1 = xi[1] * u + xi[2]                                   # eq. 48d
     x3 = xi[4] * u + xi[5]                                   # eq. 48e
     x4 = xi[7] * u + xi[8]                                   # eq. 48f
-    M3, M4 = mod.M_B3, mod.M_B4
-    MA = st.A1.T @ Mt @ Psi1 + st.A3.T @ M3 @ Psi3 + st.A4.T @ M4 @ Psi4          # eq. 49a
-    pA = (st.A1.T @ (Mt @ x1 + pt) + st.A3.T @ (M3 @ x3 + st.p["B3"])
-          + st.A4.T @ (M4 @ x4 + st.p["B4"]))                                      # eq. 49b
+    # eq. 49a with Psi_i = A_i - xi_i psi^T / alpha (eqs. 48a-c):
+    # M^A = sum_i A_i^T M_i A_i - (sum_i A_i^T M_i xi_i) psi^T / alpha
+    AM1, AM3, AM4 = st.A1.T @ Mt, st.A3.T @ mod.M_B3, st.A4.T @ mod.M_B4
+    h = AM1 @ xi[1] + AM3 @ xi[4] + AM4 @ xi[7]
+    MA = AM1 @ st.A1 + AM3 @ st.A3 + AM4 @ st.A4 - np.outer(h, psi / alpha)       # eq. 49a
+    pA = (AM1 @ x1 + AM3 @ x3 + AM4 @ x4
+          + st.A1.T @ pt + st.A3.T @ st.p["B3"] + st.A4.T @ st.p["B4"])            # eq. 49b
     return MA, pA
 
 
