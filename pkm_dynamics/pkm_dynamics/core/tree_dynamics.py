@@ -63,6 +63,11 @@ def kinematics(model: TreeModel, q, qd, qdd=None, base_acceleration=None):
     """Forward recursion: ``(P, C, V, Vdot)`` with relative poses ``P``, absolute poses ``C``,
     body-fixed twists ``V`` and accelerations ``Vdot`` (``(n, 6)``).  ``base_acceleration`` is
     the 6-vector ``Vdot_0`` (default zero: no gravity)."""
+    return _kinematics(model, q, qd, qdd, base_acceleration)[:4]
+
+
+def _kinematics(model: TreeModel, q, qd, qdd=None, base_acceleration=None):
+    """:func:`kinematics` plus the adjoints ``Ad(P_i)^-1`` (n, 6, 6) the backward passes reuse."""
     q = _check(model, "q", q)
     qd = _check(model, "qd", qd)
     qdd = np.zeros(model.nq) if qdd is None else _check(model, "qdd", qdd)
@@ -72,9 +77,10 @@ def kinematics(model: TreeModel, q, qd, qdd=None, base_acceleration=None):
     C = np.empty((n, 4, 4))
     V = np.zeros((n, 6))
     A = np.zeros((n, 6))
+    Ad_P = np.empty((n, 6, 6))
     for i in range(n):
         p = model.parent[i]
-        Ai = Ad_inv(P[i])
+        Ai = Ad_P[i] = Ad_inv(P[i])
         X = model.X[i]
         if p < 0:
             C[i] = P[i]
@@ -84,7 +90,7 @@ def kinematics(model: TreeModel, q, qd, qdd=None, base_acceleration=None):
             C[i] = C[p] @ P[i]
             V[i] = Ai @ V[p] + X * qd[i]
             A[i] = Ai @ A[p] + ad(V[i]) @ X * qd[i] + X * qdd[i]
-    return P, C, V, A
+    return P, C, V, A, Ad_P
 
 
 def _gravity_acceleration(model: TreeModel, gravity) -> np.ndarray:
@@ -94,7 +100,7 @@ def _gravity_acceleration(model: TreeModel, gravity) -> np.ndarray:
 
 def rnea(model: TreeModel, q, qd, qdd, gravity=None, f_ext=None) -> np.ndarray:
     """Inverse dynamics (recursive Newton-Euler): generalized forces ``tau`` (n,) for the tree."""
-    P, _, V, A = kinematics(model, q, qd, qdd, _gravity_acceleration(model, gravity))
+    _, _, V, A, Ad_P = _kinematics(model, q, qd, qdd, _gravity_acceleration(model, gravity))
     n = model.nq
     W = np.einsum("nij,nj->ni", model.M, A)
     for i in range(n):
@@ -106,14 +112,14 @@ def rnea(model: TreeModel, q, qd, qdd, gravity=None, f_ext=None) -> np.ndarray:
         tau[i] = model.X[i] @ W[i]
         p = model.parent[i]
         if p >= 0:
-            W[p] += Ad_inv(P[i]).T @ W[i]
+            W[p] += Ad_P[i].T @ W[i]
     return tau
 
 
 def body_wrenches(model: TreeModel, q, qd, qdd, gravity=None, f_ext=None) -> np.ndarray:
     """Wrench each body receives through its joint from its predecessor (body frame), ``(n, 6)``:
     the backward recursion of :func:`rnea` before projection on the joint screws."""
-    P, _, V, A = kinematics(model, q, qd, qdd, _gravity_acceleration(model, gravity))
+    _, _, V, A, Ad_P = _kinematics(model, q, qd, qdd, _gravity_acceleration(model, gravity))
     n = model.nq
     W = np.einsum("nij,nj->ni", model.M, A)
     for i in range(n):
@@ -123,7 +129,7 @@ def body_wrenches(model: TreeModel, q, qd, qdd, gravity=None, f_ext=None) -> np.
     for i in range(n - 1, -1, -1):
         p = model.parent[i]
         if p >= 0:
-            W[p] += Ad_inv(P[i]).T @ W[i]
+            W[p] += Ad_P[i].T @ W[i]
     return W
 
 
@@ -131,18 +137,19 @@ def crba(model: TreeModel, q) -> np.ndarray:
     """Joint-space mass matrix (composite rigid-body algorithm), ``(n, n)``."""
     P = relative_poses(model, q)
     n = model.nq
+    Ad_P = [Ad_inv(Pi) for Pi in P]
     Ic = model.M.copy()
     H = np.zeros((n, n))
     for i in range(n - 1, -1, -1):
         p = model.parent[i]
-        Ai = Ad_inv(P[i])
+        Ai = Ad_P[i]
         if p >= 0:
             Ic[p] += Ai.T @ Ic[i] @ Ai
         F = Ic[i] @ model.X[i]
         H[i, i] = model.X[i] @ F
         j = i
         while model.parent[j] >= 0:
-            F = Ad_inv(P[j]).T @ F
+            F = Ad_P[j].T @ F
             j = model.parent[j]
             H[i, j] = H[j, i] = model.X[j] @ F
     return H
@@ -150,7 +157,7 @@ def crba(model: TreeModel, q) -> np.ndarray:
 
 def aba(model: TreeModel, q, qd, tau, gravity=None, f_ext=None) -> np.ndarray:
     """Forward dynamics (articulated-body algorithm): ``qdd`` (n,) for generalized forces ``tau``."""
-    P, _, V, _ = kinematics(model, q, qd)
+    _, _, V, _, Ad_P = _kinematics(model, q, qd)
     qd = np.asarray(qd, dtype=float)
     tau = _check(model, "tau", tau)
     n = model.nq
@@ -174,7 +181,7 @@ def aba(model: TreeModel, q, qd, tau, gravity=None, f_ext=None) -> np.ndarray:
         if p >= 0:
             Ia = IA[i] - np.outer(U[i], U[i]) / D[i]
             pa = pA[i] + Ia @ c[i] + U[i] * (u[i] / D[i])
-            Ai = Ad_inv(P[i])
+            Ai = Ad_P[i]
             IA[p] += Ai.T @ Ia @ Ai
             pA[p] += Ai.T @ pa
     a0 = _gravity_acceleration(model, gravity)
@@ -182,7 +189,7 @@ def aba(model: TreeModel, q, qd, tau, gravity=None, f_ext=None) -> np.ndarray:
     qdd = np.empty(n)
     for i in range(n):
         p = model.parent[i]
-        a = Ad_inv(P[i]) @ (a0 if p < 0 else A[p]) + c[i]
+        a = Ad_P[i] @ (a0 if p < 0 else A[p]) + c[i]
         qdd[i] = (u[i] - U[i] @ a) / D[i]
         A[i] = a + X[i] * qdd[i]
     return qdd
@@ -204,8 +211,9 @@ def body_jacobian(model: TreeModel, C: np.ndarray, body: int, offset=None) -> np
     if body < 0:
         return J
     F = C[body] if offset is None else C[body] @ offset
+    AF = Ad_inv(F)
     for j in model.support(body):
-        J[:, j] = Ad_inv(F) @ (Ad(C[j]) @ model.X[j])
+        J[:, j] = AF @ (Ad(C[j]) @ model.X[j])
     return J
 
 
