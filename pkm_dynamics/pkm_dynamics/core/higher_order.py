@@ -100,6 +100,7 @@ class SimpleLimbModel:
     cut_projector: np.ndarray = None    # (L, 6, 6) projector onto the span of the cut screws
     X_hat: np.ndarray = None      # (L, delta, 3, 3) [e_i]x of the joint screws' angular parts
     X_hat2: np.ndarray = None     # (L, delta, 3, 3) its square (Rodrigues)
+    lower_slots: np.ndarray = None  # (delta, delta) 1.0 where j <= i (slot j supports slot i)
 
 
 def _cut_screws(desc, cut, pb, C0, F0) -> np.ndarray:
@@ -206,7 +207,7 @@ def simple_limb_model(desc: RobotDescription) -> SimpleLimbModel:
             Pi[l] = lb.cut_screws @ np.linalg.pinv(lb.cut_screws)
     Xh = _hat(Xb[..., :3])
     return SimpleLimbModel(desc, tuple(limbs), pb, off, Pt, np.array(al), np.array(ai),
-                           real, index, Xb, Mb, Bb, cols, T, Pi, Xh, Xh @ Xh)
+                           real, index, Xb, Mb, Bb, cols, T, Pi, Xh, Xh @ Xh, np.tril(np.ones((delta, delta))))
 
 
 # ---------------------------------------------------------------------------------------
@@ -425,6 +426,13 @@ class LimbKinematics:
     Jp: np.ndarray
     Jt: np.ndarray
     F: np.ndarray
+    Tr: np.ndarray | None = None     # (L, delta, delta, 6, 6) Ad(C_i^-1 C_j) for j <= i, else 0
+
+
+def _transfer(model: SimpleLimbModel, C) -> np.ndarray:
+    """``Ad(C_i^-1 C_j)`` (L, delta, delta, 6, 6) for ``j <= i`` (zero above the diagonal): the
+    products of the ``Ad(C_k,k-1)`` of a limb's forward recursions from slot ``j`` to ``i``."""
+    return _Ad(_pose_inv(C)[:, :, None] @ C[:, None, :]) * model.lower_slots[None, :, :, None, None]
 
 
 def fourth_order_kinematics(model: SimpleLimbModel, q, Vt) -> LimbKinematics:
@@ -443,7 +451,13 @@ def fourth_order_kinematics(model: SimpleLimbModel, q, Vt) -> LimbKinematics:
     F = C[0, len(m.limbs[0].bodies) - 1] @ m.platform_offset      # limb 0 carries the platform
     Fi = pose_inv(F)
     AdP = _Ad(Fi @ C)                                              # Ad(C_p,i)  (L, D, 6, 6)
-    AiP = _Ad_inv(P)                                               # Ad(C_i,i-1)
+    # forward recursions V_i = Ad(C_i,i-1) V_{i-1} + b_i of every order, unrolled:
+    # V_i = sum_{j <= i} Ad(C_i^-1 C_j) b_j
+    Tr = _transfer(m, C)
+
+    def propagate(b):
+        return np.einsum("lijab,ljb->lia", Tr, b)
+
     aX = _ad(X)
     mask = real[:, None, :]
     J = np.zeros((4, L, 6, D))
@@ -465,9 +479,7 @@ def fourth_order_kinematics(model: SimpleLimbModel, q, Vt) -> LimbKinematics:
     th[1] = Finv @ Vt[0]
     Vp0 = _mv(J[0], th[1])                                          # (L, 6), equal for all limbs
     # pass 2: twists, Delta V (eq. 26), Jdot (eq. 23), c^2 (eq. 17), 2nd-order IK (*)
-    for i in range(D):
-        prev = V[0, :, i - 1] if i else np.zeros((L, 6))
-        V[0, :, i] = _mv(AiP[:, i], prev) + X[:, i] * th[1, :, i, None]
+    V[0] = propagate(X * th[1, ..., None])
     dV0 = Vp0[:, None] - _mv(AdP, V[0])
     A = _ad(dV0)
     J[1] = np.where(mask, -np.einsum("ldij,ljd->lid", A, J[0]), 0.0)
@@ -475,10 +487,8 @@ def fourth_order_kinematics(model: SimpleLimbModel, q, Vt) -> LimbKinematics:
     th[2] = _mv(Finv, Vt[1] - c2 @ Pt.T)
     Vp1 = _mv(J[0], th[2]) + c2
     # pass 3: accelerations, Delta Vdot (eq. 27), Jddot (eq. 24), c^3, 3rd-order IK
-    for i in range(D):
-        prev = V[1, :, i - 1] if i else np.zeros((L, 6))
-        V[1, :, i] = (_mv(AiP[:, i], prev) - th[1, :, i, None] * _mv(aX[:, i], V[0, :, i])
-                      + X[:, i] * th[2, :, i, None])
+    aXV0 = _mv(aX, V[0])
+    V[1] = propagate(X * th[2, ..., None] - th[1, ..., None] * aXV0)
     AdV1 = _mv(AdP, V[1])
     dV1 = Vp1[:, None] - AdV1 + _mv(A, Vp0[:, None])
     Bm = _ad(dV1)
@@ -488,12 +498,8 @@ def fourth_order_kinematics(model: SimpleLimbModel, q, Vt) -> LimbKinematics:
     th[3] = _mv(Finv, Vt[2] - c3 @ Pt.T)
     Vp2 = _mv(J[0], th[3]) + c3
     # pass 4: 2nd derivatives of twists, Delta Vddot (eq. 28), Jdddot (eq. 25), c^4, 4th-order IK
-    for i in range(D):
-        prev = V[2, :, i - 1] if i else np.zeros((L, 6))
-        t1, t2, t3 = th[1, :, i, None], th[2, :, i, None], th[3, :, i, None]
-        aXV0 = _mv(aX[:, i], V[0, :, i])
-        V[2, :, i] = (_mv(AiP[:, i], prev) + X[:, i] * t3
-                      - _mv(aX[:, i], t2 * V[0, :, i] + 2.0 * t1 * V[1, :, i]) - t1 ** 2 * _mv(aX[:, i], aXV0))
+    t1, t2, t3 = th[1, ..., None], th[2, ..., None], th[3, ..., None]
+    V[2] = propagate(X * t3 - _mv(aX, t2 * V[0] + 2.0 * t1 * V[1]) - t1 ** 2 * _mv(aX, aXV0))
     dV2 = (Vp2[:, None] - _mv(AdP, V[2]) + _mv(A, AdV1 + Vp1[:, None]) + _mv(Bm, Vp0[:, None]))
     Cm = _ad(dV2)
     AAJ = np.einsum("ldij,ljd->lid", A, AJ)
@@ -503,17 +509,12 @@ def fourth_order_kinematics(model: SimpleLimbModel, q, Vt) -> LimbKinematics:
     c4 = _mv(J[3], th[1]) + 3.0 * _mv(J[2], th[2]) + 3.0 * _mv(J[1], th[3])
     th[4] = _mv(Finv, Vt[3] - c4 @ Pt.T)
     # 3rd-order forward kinematics
-    for i in range(D):
-        prev = V[3, :, i - 1] if i else np.zeros((L, 6))
-        t1, t2, t3 = th[1, :, i, None], th[2, :, i, None], th[3, :, i, None]
-        ax = aX[:, i]
-        aXV0 = _mv(ax, V[0, :, i])
-        V[3, :, i] = (_mv(AiP[:, i], prev) + X[:, i] * th[4, :, i, None]
-                      - _mv(ax, t3 * V[0, :, i] + 3.0 * t2 * V[1, :, i] + 3.0 * t1 * V[2, :, i])
-                      - 3.0 * t1 * _mv(ax, _mv(ax, t2 * V[0, :, i] + t1 * V[1, :, i]))
-                      - t1 ** 3 * _mv(ax, _mv(ax, aXV0)))
+    V[3] = propagate(X * th[4, ..., None]
+                     - _mv(aX, t3 * V[0] + 3.0 * t2 * V[1] + 3.0 * t1 * V[2])
+                     - 3.0 * t1 * _mv(aX, _mv(aX, t2 * V[0] + t1 * V[1]))
+                     - t1 ** 3 * _mv(aX, _mv(aX, aXV0)))
     th[0] = qs
-    return LimbKinematics(th, P, C, V, J, np.einsum("ij,kljd->klid", Pt, J[:3]), Finv)
+    return LimbKinematics(th, P, C, V, J, np.einsum("ij,kljd->klid", Pt, J[:3]), Finv, Tr)
 
 
 def limb_second_order_forces(model: SimpleLimbModel, kin: LimbKinematics, gravity) -> np.ndarray:
@@ -532,22 +533,24 @@ def limb_second_order_forces(model: SimpleLimbModel, kin: LimbKinematics, gravit
     Wb[0] = _mv(M, V[1] + g0) - _mv(aT[0], MV[0])
     Wb[1] = _mv(M, V[2] + g1) - _mv(aT[0], MV[1]) - _mv(aT[1], MV[0])
     Wb[2] = _mv(M, V[3] + g2) - _mv(aT[0], MV[2]) - _mv(aT[2], MV[0]) - 2.0 * _mv(aT[1], MV[1])
-    AT = np.swapaxes(_Ad_inv(kin.P), -1, -2)
+    # backward recursions W_i = Wb_i + Ad(C_i+1,i)^T (W_{i+1} + corr_{i+1}) of every order, with
+    # the corrections corr_j = -t1 x W0, -2 t1 x W1 + t1^2 x x W0 - t2 x W0 (x = ad(X_j)^T),
+    # unrolled: W_i + corr_i = sum_{j >= i} Ad(C_j^-1 C_i)^T (Wb_j + corr_j)
+    Tr = _transfer(model, kin.C) if kin.Tr is None else kin.Tr
+
+    def propagate_back(b):
+        return np.einsum("ljiac,lja->lic", Tr, b)
+
     xT = np.swapaxes(_ad(X), -1, -2)
-    W = np.zeros((3, L, 6))
-    Q = np.zeros((3, L, D))
-    for i in range(D - 1, -1, -1):
-        Wn = Wb[:, :, i].copy()
-        if i + 1 < D:
-            t1, t2 = th[1, :, i + 1, None], th[2, :, i + 1, None]
-            x = xT[:, i + 1]
-            xW0 = _mv(x, W[0])
-            Wn[0] += _mv(AT[:, i + 1], W[0])
-            Wn[1] += _mv(AT[:, i + 1], W[1] - t1 * xW0)
-            Wn[2] += _mv(AT[:, i + 1], W[2] - 2.0 * t1 * _mv(x, W[1]) + t1 * t1 * _mv(x, xW0) - t2 * xW0)
-        W = Wn
-        Q[:, :, i] = np.einsum("kli,li->kl", W, X[:, i])
-    return Q
+    t1, t2 = th[1, ..., None], th[2, ..., None]
+    W = np.empty((3, L, D, 6))
+    W[0] = propagate_back(Wb[0])
+    xW0 = _mv(xT, W[0])
+    corr = -t1 * xW0
+    W[1] = propagate_back(Wb[1] + corr) - corr
+    corr = -2.0 * t1 * _mv(xT, W[1]) + t1 * t1 * _mv(xT, xW0) - t2 * xW0
+    W[2] = propagate_back(Wb[2] + corr) - corr
+    return np.einsum("klia,lia->kli", W, X)
 
 
 def second_order_inverse_dynamics(model: SimpleLimbModel, kin: LimbKinematics, gravity=None) -> np.ndarray:
