@@ -432,7 +432,8 @@ class LimbKinematics:
 def _transfer(model: SimpleLimbModel, C) -> np.ndarray:
     """``Ad(C_i^-1 C_j)`` (L, delta, delta, 6, 6) for ``j <= i`` (zero above the diagonal): the
     products of the ``Ad(C_k,k-1)`` of a limb's forward recursions from slot ``j`` to ``i``."""
-    return _Ad(_pose_inv(C)[:, :, None] @ C[:, None, :]) * model.lower_slots[None, :, :, None, None]
+    T = _Ad_inv(C)[:, :, None] @ _Ad(C)[:, None, :]               # Ad(C_i)^-1 Ad(C_j)
+    return T * model.lower_slots[None, :, :, None, None]
 
 
 def fourth_order_kinematics(model: SimpleLimbModel, q, Vt) -> LimbKinematics:
@@ -467,7 +468,8 @@ def fourth_order_kinematics(model: SimpleLimbModel, q, Vt) -> LimbKinematics:
         Finv = np.linalg.inv(Jt0)                                  # one LU per limb (getrf/getri)
     except np.linalg.LinAlgError:
         raise SingularityError("a limb's task-space Jacobian J_t is singular at this configuration") from None
-    cond = np.linalg.cond(Jt0)
+    # condition number kappa_1 = |J_t|_1 |J_t^-1|_1 from the inverse at hand (no SVD)
+    cond = np.abs(Jt0).sum(axis=-2).max(axis=-1) * np.abs(Finv).sum(axis=-2).max(axis=-1)
     if np.any(cond > 1e12):
         l = int(np.argmax(cond))
         raise SingularityError(f"limb '{m.limbs[l].name}': task-space Jacobian J_t is singular "
