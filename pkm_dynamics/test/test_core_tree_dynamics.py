@@ -114,6 +114,7 @@ def test_spatial_identities():
         h = 1e-6
         dAd = (spatial.Ad(spatial.exp_se3(X, h)) - spatial.Ad(spatial.exp_se3(X, -h))) / (2 * h)
         assert np.allclose(dAd, spatial.ad(X), atol=1e-6)
+        assert np.abs(spatial.bracket(X, Y) - spatial.ad(X) @ Y).max() < 1e-13
         Z = rng.normal(size=6) * np.array([1, 1, 1, 1, 1, 1]) * 0.5
         assert np.allclose(spatial.log_se3(spatial.exp_se3(Z)), Z)
 

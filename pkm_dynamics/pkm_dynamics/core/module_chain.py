@@ -31,7 +31,7 @@ from .parallel_module import (ParallelModule, alpha_beta_terms, assembled_base_i
                               assembled_link_inertia, closure, forward_dynamics_base_frame,
                               module_accelerations, module_kinematics, module_poses,
                               parallel_inverse_dynamics, wrench_bias)
-from .spatial import Ad_inv, ad, exp_se3, pose, pose_inv, transform_inertia
+from .spatial import Ad_inv, bracket, exp_se3, pose, pose_inv, transform_inertia
 from .tree_dynamics import forward_kinematics as tree_forward_kinematics
 
 #: geometric tolerance (relative to the loop size) for parallel axes / collinear pivots
@@ -322,7 +322,7 @@ def _serial_first_pass(mod: SerialModule, x: float, xd: float, nu_Bc: np.ndarray
     P = mod.B @ exp_se3(mod.X, x)
     A = Ad_inv(P)
     nu = A @ nu_Bc + mod.X * xd
-    c = ad(nu) @ (mod.X * xd)
+    c = bracket(nu, mod.X * xd)                    # ad(nu) X xd
     p = wrench_bias(mod.M_B4, nu)                  # -ad*(nu) M nu
     AE = mod.AE
     return {"P": P, "A": A, "nu": nu, "c": c, "p": p, "AE": AE, "nuE": AE @ nu}

@@ -191,6 +191,15 @@ def ad(X: np.ndarray) -> np.ndarray:
     ])
 
 
+def bracket(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """Lie bracket ``[X, Y] = ad(X) Y = (w x w_Y, v x w_Y + w x v_Y)`` of two twists, without
+    forming ``ad(X)``."""
+    a, b, c, d, e, f = np.asarray(X, dtype=float).tolist()
+    p, q, r, s, t, u = np.asarray(Y, dtype=float).tolist()
+    return np.array([b * r - c * q, c * p - a * r, a * q - b * p,
+                     e * r - f * q + b * u - c * t, f * p - d * r + c * s - a * u, d * q - e * p + a * t - b * s])
+
+
 def ad_star(X: np.ndarray) -> np.ndarray:
     """Co-adjoint ``ad*_X = ad_X^T`` acting on wrenches."""
     return ad(X).T
