@@ -719,9 +719,9 @@ def higher_order_inverse_dynamics(robot, x, xd, xdd, xddd, xdddd, method: str = 
         want = (x.shape[0], width) if batched else (width,)
         if a.shape != want:
             raise StateError(f"{name} has shape {a.shape}, expected {want}")
-        if not np.all(np.isfinite(a)):
+        if not np.isfinite(a).all():
             raise StateError(f"{name} is not finite")
-    if not np.all(np.isfinite(x)):
+    if not np.isfinite(x).all():
         raise StateError("x is not finite")
     rows = zip(x, *ders) if batched else [(x, *ders)]
     Us, Qs = [], []

@@ -29,7 +29,7 @@ from .description import RobotDescription
 from .errors import DescriptionError, StateError
 from .parallel_module import (ParallelModule, alpha_beta_terms, assembled_base_inertia,
                               assembled_link_inertia, closure, forward_dynamics_base_frame,
-                              module_accelerations, module_kinematics, module_poses,
+                              module_accelerations, module_adjoints, module_kinematics, module_poses,
                               parallel_inverse_dynamics, wrench_bias)
 from .spatial import Ad_inv, bracket, exp_se3, pose, pose_inv, transform_inertia
 from .tree_dynamics import forward_kinematics as tree_forward_kinematics
@@ -335,7 +335,7 @@ def _first_forward_pass(chain: ModuleChain, x, xd) -> list:
     for mod, info, xi, xdi in zip(chain.modules, chain.info, x, xd):
         if info.kind == "parallel":
             st = closure(mod, info.sx * xi, info.sx * xdi)
-            module_poses(mod, st)
+            module_adjoints(mod, st)
             module_kinematics(mod, st, nu)
             out.append(st)
             nu = st.nu["E"]
@@ -492,7 +492,7 @@ def _as_state(name: str, v, n: int) -> np.ndarray:
     a = np.asarray(v, dtype=float)
     if a.shape[-1:] != (n,) or a.ndim not in (1, 2):
         raise StateError(f"{name} has shape {a.shape}, expected ({n},) or (batch, {n})")
-    if not np.all(np.isfinite(a)):
+    if not np.isfinite(a).all():
         raise StateError(f"{name} is not finite")
     return a
 

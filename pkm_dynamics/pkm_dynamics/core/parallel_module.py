@@ -187,7 +187,7 @@ def _pose_rz(c: float, s: float, px: float, py: float, pz: float) -> np.ndarray:
 
 def module_poses(mod: ParallelModule, st: ParallelModuleState) -> None:
     """Poses of B1, B3, B4 in Bc (eq. 3: ``G = exp([s] q)`` about the z / x screws) and the
-    adjoint maps used by eqs. 6 and 9; stored in ``st``."""
+    adjoint maps used by eqs. 6 and 9 (:func:`module_adjoints`); stored in ``st``."""
     c, s = math.cos(st.q), math.sin(st.q)
     c1, s1 = math.cos(st.q1), math.sin(st.q1)
     ka = st.x + mod.Lc0
@@ -195,6 +195,16 @@ def module_poses(mod: ParallelModule, st: ParallelModuleState) -> None:
     st.P3 = _pose_rz(c1, s1, 0.0, 0.0, 0.0)                  # Rz(q1)
     st.P43 = _pose_rz(1.0, 0.0, ka, 0.0, 0.0)                # T([x + Lc0, 0, 0])
     st.P4 = _pose_rz(c1, s1, c1 * ka, s1 * ka, 0.0)          # P3 P43
+    module_adjoints(mod, st)
+
+
+def module_adjoints(mod: ParallelModule, st: ParallelModuleState) -> None:
+    """The adjoint maps ``Ad(P)^-1`` of the poses of :func:`module_poses` (twists Bc -> B1,
+    Bc -> B3, B3 -> B4, Bc -> B4, B1 -> E) used by eqs. 6 and 9, without the poses themselves
+    (the dynamics need only these); stored in ``st``."""
+    c, s = math.cos(st.q), math.sin(st.q)
+    c1, s1 = math.cos(st.q1), math.sin(st.q1)
+    ka = st.x + mod.Lc0
     st.A1 = _ad_inv_pose(c, s, mod.L, 0.0, mod.h)
     st.A3 = _ad_inv_pose(c1, s1, 0.0, 0.0, 0.0)
     st.A43 = _ad_inv_pose(1.0, 0.0, ka, 0.0, 0.0)
@@ -208,7 +218,10 @@ def module_kinematics(mod: ParallelModule, st: ParallelModuleState, nu_Bc: np.nd
     Twists (eq. 6a, 6c, 6d, 6b), acceleration biases ``c_i = ad(nu_i) s_i qd_i`` (eq. 10),
     wrench biases ``p_i = -ad*(nu_i) M_i nu_i`` (eq. 12) and the elements xi_1, xi_2, xi_4,
     xi_5, xi_7, xi_8 of eq. 30 (those independent of the base acceleration).
-    ``nu_Bc`` (6,): twist of the base frame Bc.  Results are stored in ``st``."""
+    ``nu_Bc`` (6,): twist of the base frame Bc.  Results are stored in ``st``; the adjoint maps
+    come from :func:`module_adjoints` (or :func:`module_poses`), computed here if missing."""
+    if st.A1 is None:
+        module_adjoints(mod, st)
     k1, k2, _, k4, k5, _ = st.k[1:].tolist()
     qd, qd1 = k1 * st.xd, k2 * st.xd
     nu1 = st.A1 @ nu_Bc

@@ -199,7 +199,7 @@ class ParallelRobot:
 
     def _check_pose(self, pose):
         pose = np.asarray(pose, dtype=float)
-        if pose.shape != (4, 4) or not np.all(np.isfinite(pose)):
+        if pose.shape != (4, 4) or not np.isfinite(pose).all():
             raise StateError(f"platform pose must be a finite 4x4 matrix, got shape {pose.shape}")
         R = pose[:3, :3]
         if np.linalg.norm(R.T @ R - np.eye(3)) > 1e-6:
@@ -208,7 +208,7 @@ class ParallelRobot:
 
     def _vec(self, v, name):
         v = np.asarray(v, dtype=float)
-        if v.shape != (self.dof,) or not np.all(np.isfinite(v)):
+        if v.shape != (self.dof,) or not np.isfinite(v).all():
             raise StateError(f"{name} must be {self.dof} finite task-space values "
                              f"({' '.join(self.task_space)}), got shape {v.shape}")
         return v
@@ -370,7 +370,7 @@ class ParallelRobot:
     def _forward_dynamics_one(self, pose, twist, u, initial=None, wrench=None, _return_solution=False):
         V = self._vec(twist, "twist")
         u = np.asarray(u, dtype=float)
-        if u.shape != (len(self._act),) or not np.all(np.isfinite(u)):
+        if u.shape != (len(self._act),) or not np.isfinite(u).all():
             raise StateError(f"u must hold {len(self._act)} finite actuator forces "
                              f"({', '.join(self.actuated_joints)}), got shape {u.shape}")
         sol = self._solution(pose, None, None, initial)
@@ -436,7 +436,7 @@ class ParallelRobot:
                 out.append(C)
                 init = s
             return np.stack(out)
-        if a.shape != (len(self._act),) or not np.all(np.isfinite(a)):
+        if a.shape != (len(self._act),) or not np.isfinite(a).all():
             raise StateError(f"actuator values must be {len(self._act)} finite numbers, got shape {a.shape}")
         tol = 10 * self.tol if tol is None else tol
         ik_tol = min(self.tol, 1e-3 * tol)

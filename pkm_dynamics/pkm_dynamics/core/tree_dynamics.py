@@ -29,7 +29,7 @@ def _check(model: TreeModel, name: str, v, n=None) -> np.ndarray:
     n = model.nq if n is None else n
     if v.shape != (n,):
         raise StateError(f"{name} has shape {v.shape}, expected ({n},) for robot '{model.name}'")
-    if not np.all(np.isfinite(v)):
+    if not np.isfinite(v).all():
         bad = [model.joint_names[k] for k in np.flatnonzero(~np.isfinite(v))] if n == model.nq else []
         raise StateError(f"{name} is not finite" + (f" at joint(s) {', '.join(bad)}" if bad else ""))
     return v
