@@ -447,6 +447,7 @@ class _LimbKinematics:
     W2v: np.ndarray
     revolute: np.ndarray
     supports: tuple
+    support_mask: np.ndarray = None   # (n, n) row i: 1.0 at the joints supporting body i
 
 
 def _limb_kinematics(tree: TreeModel) -> _LimbKinematics:
@@ -458,9 +459,13 @@ def _limb_kinematics(tree: TreeModel) -> _LimbKinematics:
     W = np.array([hat(x) for x in w]).reshape(-1, 3, 3)
     W2 = W @ W
     v = X[:, 3:]
+    supports = tuple(np.array(tree.support(i), dtype=int) for i in range(tree.nq))
+    mask = np.zeros((tree.nq, tree.nq))
+    for i, S in enumerate(supports):
+        mask[i, S] = 1.0
     return _LimbKinematics(tuple(int(p) for p in tree.parent), tree.B.copy(), X.copy(), W, W2,
                            np.einsum("nij,nj->ni", W, v), np.einsum("nij,nj->ni", W2, v), rev,
-                           tuple(np.array(tree.support(i), dtype=int) for i in range(tree.nq)))
+                           supports, mask)
 
 
 _CYC1, _CYC2 = np.array([1, 2, 0]), np.array([2, 0, 1])
@@ -485,12 +490,9 @@ def _fk(kin: _LimbKinematics, theta) -> tuple:
     n = len(th)
     T = np.zeros((n, 4, 4))
     T[:, 3, 3] = 1.0
-    rev = kin.revolute[:, None, None]
-    T[:, :3, :3] = np.eye(3) + rev * (s[:, None, None] * kin.W + (1 - c)[:, None, None] * kin.W2)
-    v = kin.X[:, 3:]
-    T[:, :3, 3] = np.where(kin.revolute[:, None],
-                           th[:, None] * v + (1 - c)[:, None] * kin.Wv + (th - s)[:, None] * kin.W2v,
-                           th[:, None] * v)
+    # prismatic joints: W = 0, so both lines reduce to R = I, p = theta v
+    T[:, :3, :3] = np.eye(3) + s[:, None, None] * kin.W + (1 - c)[:, None, None] * kin.W2
+    T[:, :3, 3] = th[:, None] * kin.X[:, 3:] + (1 - c)[:, None] * kin.Wv + (th - s)[:, None] * kin.W2v
     P = kin.B @ T
     C = np.empty_like(P)
     for i, p in enumerate(kin.parent):
@@ -536,13 +538,10 @@ def _cut_eval(geo: CutJointGeometry, C, Y, kin):
     if len(geo.u_a):
         Bk[npos:, :3] = _cross(geo.u_a, w)                  # u_a^T [R_kr u_b]x
         Br[npos:, :3] = -_cross(geo.u_a @ R_kr, geo.u_b)     # -u_a^T R_kr [u_b]x
-    G = np.zeros((m, len(Y)))
-    if k >= 0:
-        Sk = kin.supports[k]
-        G[:, Sk] += (Bk @ _ad_inv(Ck)) @ Y[Sk].T
+    # columns of the joints supporting body k (r): Ad(C_k)^-1 Y_Sk, zero elsewhere
+    G = (Bk @ _ad_inv(Ck)) @ (Y.T * kin.support_mask[k]) if k >= 0 else np.zeros((m, len(Y)))
     if r >= 0:
-        Sr = kin.supports[r]
-        G[:, Sr] += (Br @ _ad_inv(Cr)) @ Y[Sr].T
+        G += (Br @ _ad_inv(Cr)) @ (Y.T * kin.support_mask[r])
     return g, G
 
 
