@@ -631,11 +631,14 @@ def _resolve(lp: LoopGroup, G: np.ndarray):
     return Gr[:, lp.dependent], Gr[:, lp.independent]
 
 
-def _solve(A, b, what):
+def _solve(A, b, limb, lp=None, what=None):
+    """``A^-1 b``; a singular ``A`` raises :class:`SingularityError` naming the limb and the loop
+    ``lp`` (or ``what``) -- the message is only formatted then."""
     try:
         return np.linalg.solve(A, b)
     except np.linalg.LinAlgError:
-        raise SingularityError(f"{what}: singular matrix (a loop or limb singularity)") from None
+        where = f"{limb.name} loop {lp.names}" if lp is not None else f"{limb.name} {what or ''}".rstrip()
+        raise SingularityError(f"{where}: singular matrix (a loop or limb singularity)") from None
 
 
 def constraint_resolution(limb: Limb, theta=None, constraints=None) -> np.ndarray:
@@ -651,7 +654,7 @@ def constraint_resolution(limb: Limb, theta=None, constraints=None) -> np.ndarra
         H[j, c] = 1.0
     for lp, (_, G, _) in zip(limb.loops, constraints):
         Gy, Gq = _resolve(lp, G)
-        Hy = -_solve(Gy, Gq, f"{limb.name} loop {lp.names}")
+        Hy = -_solve(Gy, Gq, limb, lp)
         cols = [col[int(j)] for j in lp.independent]
         H[np.ix_(lp.dependent, cols)] = Hy
     return H
@@ -672,7 +675,7 @@ def constraint_resolution_derivative(limb: Limb, theta, thetad, H=None) -> np.nd
         Gdy, Gdq = _resolve(lp, Gd)
         cols = [col[int(j)] for j in lp.independent]
         Hy = H[np.ix_(lp.dependent, cols)]
-        Hd[np.ix_(lp.dependent, cols)] = -_solve(Gy, Gdy @ Hy + Gdq, f"{limb.name} loop {lp.names}")
+        Hd[np.ix_(lp.dependent, cols)] = -_solve(Gy, Gdy @ Hy + Gdq, limb, lp)
     return Hd
 
 
@@ -719,7 +722,7 @@ def loop_acceleration_bias(limb: Limb, theta, thetad, state=None, motion=None) -
     for lp, (_, G, _) in zip(limb.loops, cons):
         bias = np.concatenate([_cut_bias(geo, C, V, A0) for geo in lp.cuts])
         Gy, _ = _resolve(lp, G)
-        out[lp.dependent] = -_solve(Gy, bias[lp.rows], f"{limb.name} loop {lp.names}")
+        out[lp.dependent] = -_solve(Gy, bias[lp.rows], limb, lp)
     return out
 
 
@@ -743,7 +746,7 @@ def solve_loop_constraints(limb: Limb, theta, q, tol: float = 1e-10, max_iter: i
     for i, (lp, (g, G, _)) in enumerate(zip(limb.loops, cons)):
         Gy, Gq = _resolve(lp, G)
         rhs = g[lp.rows] + Gq @ dtheta_q[lp.independent]
-        theta[lp.dependent] -= _solve(Gy, rhs, f"{limb.name} loop {lp.names}")
+        theta[lp.dependent] -= _solve(Gy, rhs, limb, lp)
         its[i] = 1
     theta[limb.independent] = q
     active = np.ones(len(limb.loops), dtype=bool)
@@ -760,7 +763,7 @@ def solve_loop_constraints(limb: Limb, theta, q, tol: float = 1e-10, max_iter: i
                 raise ConvergenceError(f"{limb.name} loop {lp.names}: constraints not solved in "
                                        f"{max_iter} iterations (|g| = {np.linalg.norm(g):.3g} > {tol:g})")
             Gy, _ = _resolve(lp, G)
-            theta[lp.dependent] -= _solve(Gy, g[lp.rows], f"{limb.name} loop {lp.names}")
+            theta[lp.dependent] -= _solve(Gy, g[lp.rows], limb, lp)
             its[i] += 1
         if not active.any():
             return (theta, its, st) if return_state else (theta, its)
@@ -873,7 +876,7 @@ def limb_inverse_kinematics_nested(limb: Limb, C_target, theta0, tol: float = 1e
                                    f"iterations (|dx| = {info.errors[-1]:.3g} > {tol:g})")
         jac = limb_jacobians(limb, theta, state)
         _check_condition(limb, jac, singularity_threshold)
-        dq = _solve(jac.L_t, dx, f"{limb.name} task-space Jacobian L_t")
+        dq = _solve(jac.L_t, dx, limb, what="task-space Jacobian L_t")
         theta, its, state = solve_loop_constraints(limb, theta, theta[limb.independent] + dq, inner_tol,
                                                    state=state, return_state=True)
         info.outer += 1
@@ -914,8 +917,8 @@ def limb_inverse_kinematics_compound(limb: Limb, C_target, theta0, tol: float = 
         c = np.zeros(limb.n)
         for lp, (g, G, _) in zip(limb.loops, cons):
             Gy, _ = _resolve(lp, G)
-            c[lp.dependent] = -_solve(Gy, g[lp.rows], f"{limb.name} loop {lp.names}")
-        dq = _solve(jac.L_t, dx - (jac.J_p @ c)[limb.task_rows], f"{limb.name} task-space Jacobian L_t")
+            c[lp.dependent] = -_solve(Gy, g[lp.rows], limb, lp)
+        dq = _solve(jac.L_t, dx - (jac.J_p @ c)[limb.task_rows], limb, what="task-space Jacobian L_t")
         theta = theta + jac.H @ dq + c
         info.outer += 1
 
@@ -938,7 +941,7 @@ def limb_acceleration_ik(limb: Limb, theta, thetad, Vdot_t, jac: LimbJacobians |
     bias = loop_acceleration_bias(limb, theta, thetad, state=state, motion=(C, V, A0))   # Hdot qd
     # platform frame acceleration of the motion (theta, thetad, Hdot qd): Jdot_p thetad + J_p Hdot qd
     A_p = Ad_inv(limb.platform_offset) @ A0[limb.platform_body] + jac.J_p @ bias
-    qdd = jac.F @ np.asarray(Vdot_t, dtype=float) - _solve(jac.L_t, A_p[limb.task_rows], limb.name)
+    qdd = jac.F @ np.asarray(Vdot_t, dtype=float) - _solve(jac.L_t, A_p[limb.task_rows], limb)
     return qdd, jac.H @ qdd + bias
 
 
