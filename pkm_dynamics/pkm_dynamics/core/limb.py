@@ -931,13 +931,16 @@ def limb_velocity_ik(limb: Limb, theta, V_t, jac: LimbJacobians | None = None):
 
 
 def limb_acceleration_ik(limb: Limb, theta, thetad, Vdot_t, jac: LimbJacobians | None = None,
-                         state=None):
+                         state=None, motion=None):
     """Eq. 29: ``thetadd = H F Vdot_t + (Hdot - H L_t^-1 Ldot_t) qd`` (n_l,) with
     ``Ldot_t qd = P_t (Jdot_p thetad + J_p Hdot qd)`` evaluated as the platform acceleration of
     the tree motion ``(theta, thetad, Hdot qd)``.  Returns ``(qdd, thetadd)``.  ``state``:
-    ``_evaluate(limb, theta)`` if known (e.g. from the IK)."""
+    ``_evaluate(limb, theta)`` if known (e.g. from the IK); ``motion``: ``(C, V, A0)`` of
+    :func:`~.tree_dynamics.kinematics` at ``(theta, thetad)`` if known."""
     jac = limb_jacobians(limb, theta) if jac is None else jac
-    _, C, V, A0 = kinematics(limb.tree, theta, thetad)            # Jdot thetad = A0
+    if motion is None:
+        motion = kinematics(limb.tree, theta, thetad)[1:]
+    C, V, A0 = motion                                             # Jdot thetad = A0
     bias = loop_acceleration_bias(limb, theta, thetad, state=state, motion=(C, V, A0))   # Hdot qd
     # platform frame acceleration of the motion (theta, thetad, Hdot qd): Jdot_p thetad + J_p Hdot qd
     A_p = Ad_inv(limb.platform_offset) @ A0[limb.platform_body] + jac.J_p @ bias

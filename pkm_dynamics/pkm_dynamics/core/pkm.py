@@ -32,7 +32,7 @@ from .limb import (TWIST_COMPONENTS, _body_jacobian_derivative, _evaluate, build
                    limb_inverse_kinematics_nested, limb_jacobians, limb_platform_pose, limb_velocity_ik,
                    tree_coriolis_matrix)
 from .spatial import Ad, Ad_inv, ad, exp_se3, log_se3, pose_inv
-from .tree_dynamics import crba, forward_kinematics, kinematics, rnea
+from .tree_dynamics import crba, forward_kinematics, kinematics, relative_adjoints, relative_poses, rnea
 
 #: default threshold on kappa(F_(l)) above which IK reports an input singularity
 SINGULARITY_THRESHOLD = 1e4
@@ -313,8 +313,11 @@ class ParallelRobot:
         states = getattr(sol, "_states", None) or [None] * len(self.limbs)
         for limb, th, jac, st in zip(self.limbs, sol.limb_theta, sol._jacs, states):
             thd = limb_velocity_ik(limb, th, V_t, jac)[1]
-            thdd = limb_acceleration_ik(limb, th, thd, Vdot_t, jac, st)[1]
-            W += jac.K.T @ rnea(limb.tree, th, thd, thdd)
+            P = relative_poses(limb.tree, th)                  # shared by both forward passes
+            poses = (P, relative_adjoints(P))
+            motion = kinematics(limb.tree, th, thd, poses=poses)[1:]
+            thdd = limb_acceleration_ik(limb, th, thd, Vdot_t, jac, st, motion)[1]
+            W += jac.K.T @ rnea(limb.tree, th, thd, thdd, poses=poses)
         return W
 
     def _solve_u(self, J_IK, W):

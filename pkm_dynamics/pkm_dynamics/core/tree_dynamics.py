@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import StateError
-from .spatial import Ad, Ad_inv, ad, exp_se3
+from .spatial import Ad, Ad_inv, ad, bracket, exp_se3
 from .tree import TreeModel
 
 
@@ -59,28 +59,38 @@ def frame_pose(model: TreeModel, q, link: str) -> np.ndarray:
     return forward_kinematics(model, q)[body] @ offset
 
 
-def kinematics(model: TreeModel, q, qd, qdd=None, base_acceleration=None):
+def relative_adjoints(P: np.ndarray) -> np.ndarray:
+    """``Ad(P_i)^-1`` (n, 6, 6) of the relative poses ``P`` (:func:`relative_poses`): the maps
+    of twists from each body's predecessor to the body."""
+    return np.array([Ad_inv(Pi) for Pi in P]).reshape(-1, 6, 6)
+
+
+def kinematics(model: TreeModel, q, qd, qdd=None, base_acceleration=None, poses=None):
     """Forward recursion: ``(P, C, V, Vdot)`` with relative poses ``P``, absolute poses ``C``,
     body-fixed twists ``V`` and accelerations ``Vdot`` (``(n, 6)``).  ``base_acceleration`` is
-    the 6-vector ``Vdot_0`` (default zero: no gravity)."""
-    return _kinematics(model, q, qd, qdd, base_acceleration)[:4]
+    the 6-vector ``Vdot_0`` (default zero: no gravity).  ``poses``: ``(P, Ad(P)^-1)`` at ``q``
+    if already known (:func:`relative_poses`, :func:`relative_adjoints`)."""
+    return _kinematics(model, q, qd, qdd, base_acceleration, poses)[:4]
 
 
-def _kinematics(model: TreeModel, q, qd, qdd=None, base_acceleration=None):
+def _kinematics(model: TreeModel, q, qd, qdd=None, base_acceleration=None, poses=None):
     """:func:`kinematics` plus the adjoints ``Ad(P_i)^-1`` (n, 6, 6) the backward passes reuse."""
     q = _check(model, "q", q)
     qd = _check(model, "qd", qd)
     qdd = np.zeros(model.nq) if qdd is None else _check(model, "qdd", qdd)
     a0 = np.zeros(6) if base_acceleration is None else np.asarray(base_acceleration, dtype=float)
     n = model.nq
-    P = relative_poses(model, q)
+    if poses is None:
+        P = relative_poses(model, q)
+        Ad_P = relative_adjoints(P)
+    else:
+        P, Ad_P = poses
     C = np.empty((n, 4, 4))
     V = np.zeros((n, 6))
     A = np.zeros((n, 6))
-    Ad_P = np.empty((n, 6, 6))
     for i in range(n):
         p = model.parent[i]
-        Ai = Ad_P[i] = Ad_inv(P[i])
+        Ai = Ad_P[i]
         X = model.X[i]
         if p < 0:
             C[i] = P[i]
@@ -89,7 +99,7 @@ def _kinematics(model: TreeModel, q, qd, qdd=None, base_acceleration=None):
         else:
             C[i] = C[p] @ P[i]
             V[i] = Ai @ V[p] + X * qd[i]
-            A[i] = Ai @ A[p] + ad(V[i]) @ X * qd[i] + X * qdd[i]
+            A[i] = Ai @ A[p] + bracket(V[i], X) * qd[i] + X * qdd[i]     # ad(V_i) X_i qd_i
     return P, C, V, A, Ad_P
 
 
@@ -98,9 +108,10 @@ def _gravity_acceleration(model: TreeModel, gravity) -> np.ndarray:
     return np.concatenate([np.zeros(3), -g])
 
 
-def rnea(model: TreeModel, q, qd, qdd, gravity=None, f_ext=None) -> np.ndarray:
-    """Inverse dynamics (recursive Newton-Euler): generalized forces ``tau`` (n,) for the tree."""
-    _, _, V, A, Ad_P = _kinematics(model, q, qd, qdd, _gravity_acceleration(model, gravity))
+def rnea(model: TreeModel, q, qd, qdd, gravity=None, f_ext=None, poses=None) -> np.ndarray:
+    """Inverse dynamics (recursive Newton-Euler): generalized forces ``tau`` (n,) for the tree.
+    ``poses``: as in :func:`kinematics`."""
+    _, _, V, A, Ad_P = _kinematics(model, q, qd, qdd, _gravity_acceleration(model, gravity), poses)
     n = model.nq
     W = np.einsum("nij,nj->ni", model.M, A)
     for i in range(n):
@@ -135,9 +146,8 @@ def body_wrenches(model: TreeModel, q, qd, qdd, gravity=None, f_ext=None) -> np.
 
 def crba(model: TreeModel, q) -> np.ndarray:
     """Joint-space mass matrix (composite rigid-body algorithm), ``(n, n)``."""
-    P = relative_poses(model, q)
     n = model.nq
-    Ad_P = [Ad_inv(Pi) for Pi in P]
+    Ad_P = relative_adjoints(relative_poses(model, q))
     Ic = model.M.copy()
     H = np.zeros((n, n))
     for i in range(n - 1, -1, -1):
@@ -167,7 +177,7 @@ def aba(model: TreeModel, q, qd, tau, gravity=None, f_ext=None) -> np.ndarray:
     c = np.empty((n, 6))
     for i in range(n):
         pA[i] = -ad(V[i]).T @ (model.M[i] @ V[i])
-        c[i] = ad(V[i]) @ X[i] * qd[i]
+        c[i] = bracket(V[i], X[i]) * qd[i]                    # ad(V_i) X_i qd_i
     if f_ext is not None:
         pA -= np.asarray(f_ext, dtype=float).reshape(n, 6)
     U = np.empty((n, 6))
