@@ -378,11 +378,13 @@ def parallel_serial_forward_dynamics(chain: ModuleChain, x, xd, f, f_ext=None, g
     back = [None] * n
     for k in range(n - 1, -1, -1):                      # backward recursion
         mod, info, s = chain.modules[k], chain.info[k], first[k]
+        # (the first module sits on the fixed base: its assembled inertia at Bc is not needed)
         if info.kind == "parallel":
             fk = info.sx * f[k]
             Mt, pt = assembled_link_inertia(mod, s, M_E, p_E)          # eqs. 23-24
             ab = alpha_beta_terms(mod, s, Mt, pt)                      # eqs. 32, 34, 26, 42-45
-            M_E, p_E = assembled_base_inertia(mod, s, ab, Mt, pt, fk)  # eqs. 48-49
+            if k > 0:
+                M_E, p_E = assembled_base_inertia(mod, s, ab, Mt, pt, fk)  # eqs. 48-49
             back[k] = (ab, fk)
         else:
             AE = s["AE"]
@@ -391,10 +393,11 @@ def parallel_serial_forward_dynamics(chain: ModuleChain, x, xd, f, f_ext=None, g
             U = MA @ mod.X                                             # psi^T, eq. 51
             D = mod.X @ U                                              # alpha
             u = f[k] - mod.X @ pA                                      # u
-            Ma = MA - np.outer(U, U) / D                               # eq. 52a
-            pa = pA + Ma @ s["c"] + U * (u / D)                        # eq. 52b
-            A = s["A"]
-            M_E, p_E = A.T @ Ma @ A, A.T @ pa                          # eqs. 52c-d (M_Bc = 0)
+            if k > 0:
+                Ma = MA - np.outer(U, U) / D                           # eq. 52a
+                pa = pA + Ma @ s["c"] + U * (u / D)                    # eq. 52b
+                A = s["A"]
+                M_E, p_E = A.T @ Ma @ A, A.T @ pa                      # eqs. 52c-d (M_Bc = 0)
             back[k] = (U, D, u)
     xdd = np.empty(n)
     nud = _base_acceleration(chain, gravity)
