@@ -306,18 +306,26 @@ class ParallelRobot:
         Wp = self.M_p @ (Ap - np.concatenate([np.zeros(3), g])) - ad(Vp).T @ self.M_p @ Vp
         return self.P_p.T @ Wp
 
-    def _generalized_force(self, sol, V_t, Vdot_t):
+    def _limb_poses(self, sol):
+        """Per limb ``(P, Ad(P)^-1)`` of its tree at the IK solution, shared by the passes of
+        the task-space dynamics (:func:`~.tree_dynamics.kinematics`, ``rnea``, ``crba``)."""
+        out = []
+        for limb, th in zip(self.limbs, sol.limb_theta):
+            P = relative_poses(limb.tree, th)
+            out.append((P, relative_adjoints(P)))
+        return out
+
+    def _generalized_force(self, sol, V_t, Vdot_t, poses=None):
         """Left side of eq. 39 minus ``W_EE``: ``sum_l K_l^T Q_l + platform``, with ``Q_l`` the
         RNEA of limb l along ``thetadd = K Vdot_t + Kdot V_t`` (eqs. 28-29)."""
         W = self._platform_wrench(sol, V_t, Vdot_t)
         states = getattr(sol, "_states", None) or [None] * len(self.limbs)
-        for limb, th, jac, st in zip(self.limbs, sol.limb_theta, sol._jacs, states):
+        poses = self._limb_poses(sol) if poses is None else poses
+        for limb, th, jac, st, pl in zip(self.limbs, sol.limb_theta, sol._jacs, states, poses):
             thd = limb_velocity_ik(limb, th, V_t, jac)[1]
-            P = relative_poses(limb.tree, th)                  # shared by both forward passes
-            poses = (P, relative_adjoints(P))
-            motion = kinematics(limb.tree, th, thd, poses=poses)[1:]
+            motion = kinematics(limb.tree, th, thd, poses=pl)[1:]
             thdd = limb_acceleration_ik(limb, th, thd, Vdot_t, jac, st, motion)[1]
-            W += jac.K.T @ rnea(limb.tree, th, thd, thdd, poses=poses)
+            W += jac.K.T @ rnea(limb.tree, th, thd, thdd, poses=pl)
         return W
 
     def _solve_u(self, J_IK, W):
@@ -377,19 +385,22 @@ class ParallelRobot:
             raise StateError(f"u must hold {len(self._act)} finite actuator forces "
                              f"({', '.join(self.actuated_joints)}), got shape {u.shape}")
         sol = self._solution(pose, None, None, initial)
-        M_t = self.mass_matrix(sol)
-        b = self._generalized_force(sol, V, np.zeros(self.dof))
+        poses = self._limb_poses(sol)
+        M_t = self.mass_matrix(sol, poses)
+        b = self._generalized_force(sol, V, np.zeros(self.dof), poses)
         rhs = sol.J_IK.T @ u - b
         if wrench is not None:
             rhs = rhs + self.P_p.T @ np.asarray(wrench, dtype=float).reshape(6)
         a = np.linalg.solve(M_t, rhs)
         return (a, sol) if _return_solution else a
 
-    def mass_matrix(self, sol: PkmIKSolution) -> np.ndarray:
-        """``M_t`` (delta_p, delta_p), eq. 40: ``sum_l F_l^T H_l^T M_l H_l F_l + P_p^T M_p P_p``."""
+    def mass_matrix(self, sol: PkmIKSolution, poses=None) -> np.ndarray:
+        """``M_t`` (delta_p, delta_p), eq. 40: ``sum_l F_l^T H_l^T M_l H_l F_l + P_p^T M_p P_p``.
+        ``poses``: per limb ``(P, Ad(P)^-1)`` at the solution if already known."""
         M = self.P_p.T @ self.M_p @ self.P_p
-        for limb, th, jac in zip(self.limbs, sol.limb_theta, sol._jacs):
-            M += jac.K.T @ crba(limb.tree, th) @ jac.K
+        poses = [None] * len(self.limbs) if poses is None else poses
+        for limb, th, jac, pl in zip(self.limbs, sol.limb_theta, sol._jacs, poses):
+            M += jac.K.T @ crba(limb.tree, th, pl) @ jac.K
         return M
 
     def task_space_dynamics(self, pose, twist, initial=None):

@@ -144,10 +144,11 @@ def body_wrenches(model: TreeModel, q, qd, qdd, gravity=None, f_ext=None) -> np.
     return W
 
 
-def crba(model: TreeModel, q) -> np.ndarray:
-    """Joint-space mass matrix (composite rigid-body algorithm), ``(n, n)``."""
+def crba(model: TreeModel, q, poses=None) -> np.ndarray:
+    """Joint-space mass matrix (composite rigid-body algorithm), ``(n, n)``.  ``poses``: as in
+    :func:`kinematics`."""
     n = model.nq
-    Ad_P = relative_adjoints(relative_poses(model, q))
+    Ad_P = relative_adjoints(relative_poses(model, q)) if poses is None else poses[1]
     Ic = model.M.copy()
     H = np.zeros((n, n))
     for i in range(n - 1, -1, -1):
