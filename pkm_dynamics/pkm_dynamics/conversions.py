@@ -60,7 +60,8 @@ def name_index(names, wanted, what, allow_extra=False):
     seen = set()
     for name in names:
         if name in seen:
-            raise RequestError(ErrorCodes.INVALID_REQUEST, f'{what}: joint "{name}" is given twice')
+            raise RequestError(ErrorCodes.INVALID_REQUEST,
+                               f'{what}: joint "{name}" is given twice')
         seen.add(name)
     if not allow_extra:
         unknown = [name for name in names if name not in wanted]
