@@ -356,8 +356,8 @@ def limb_inverse_kinematics(model: SimpleLimbModel, x, q_guess=None, tol: float 
 
     ``q_guess``: start configuration (n,) (a neighbouring sample's solution); without it the
     solve starts at the zero configuration and follows the straight path to ``x`` in steps of
-    at most :data:`.jet_dynamics.CONTINUATION_STEP` (the assembly branch of the zero configuration, as the
-    general route :func:`.jet_dynamics.close_loops`)."""
+    at most :data:`.jet_dynamics.CONTINUATION_STEP` (the assembly branch of the zero
+    configuration, as the general route :func:`.jet_dynamics.close_loops`)."""
     m = model
     x = np.asarray(x, dtype=float)
     if x.shape != (4, 4):
