@@ -6,7 +6,10 @@ Module map (one concept per module): ``spatial`` (SE(3) conventions), ``errors``
 (spanning tree from URDF), ``tree_dynamics`` (RNEA/CRBA/ABA), ``description`` (the loop/actuator
 extension of the robot description), ``cut_joints`` (paper 001 App. A), ``constrained`` (KKT
 constrained dynamics of tree + cut joints: the independent check path), ``parallel_module`` and
-``module_chain`` (paper 000), ``robot`` (``load_robot``).
+``module_chain`` (paper 000), ``limb`` and ``pkm`` (paper 001: constraint embedding, limb IK,
+task-space dynamics), ``higher_order`` (paper 002 recursion), ``taylor`` and ``jet_dynamics``
+(the general Taylor route for u, u-dot, u-ddot), ``sea`` (series-elastic feedforward),
+``examples`` (generated module chains), ``robot`` (``load_robot``).
 """
 from .errors import (ConvergenceError, DescriptionError, PkmDynamicsError, SingularityError,
                      StateError)
