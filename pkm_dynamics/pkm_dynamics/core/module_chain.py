@@ -97,8 +97,10 @@ class ModuleChain:
     def __post_init__(self):
         # twists root link -> Bc of the first module (constant), and -nu_dot_g in Bc (line 1)
         A = Ad_inv(self.root_C_Bc)
+        nud_0 = A[:, 3:] @ -self.gravity
+        nud_0.setflags(write=False)                  # shared by every call
         object.__setattr__(self, "A_root", A)
-        object.__setattr__(self, "nud_0", A[:, 3:] @ -self.gravity)
+        object.__setattr__(self, "nud_0", nud_0)
 
     @property
     def n(self) -> int:
