@@ -481,6 +481,7 @@ def _cross(a, b):
 _hat = hat          # [w]x  (spatial.hat)
 _ad_inv = Ad_inv    # Ad(C)^-1  (spatial.Ad_inv)
 _I4 = np.eye(4)     # pose of the fixed base (read only)
+_I4.setflags(write=False)
 
 
 def _fk(kin: _LimbKinematics, theta) -> tuple:
