@@ -24,6 +24,7 @@ core and converts the results back. Bad input never stops the node: services ans
 ``success = false`` with an error code and a message naming the problem, topics log a
 throttled warning and publish nothing.
 """
+import threading
 import xml.etree.ElementTree as ET
 
 from geometry_msgs.msg import Accel
@@ -36,7 +37,7 @@ from rcl_interfaces.msg import (FloatingPointRange, IntegerRange, ParameterDescr
                                 ParameterType, SetParametersResult)
 import rclpy
 import rclpy.logging
-from rclpy.executors import ExternalShutdownException
+from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.lifecycle import LifecycleNode, TransitionCallbackReturn
 from rclpy.qos import (DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy,
                        qos_profile_services_default)
@@ -219,6 +220,14 @@ class DynamicsNode(LifecycleNode):
                  self._serve(self._higher_order_inverse_dynamics)),
                 (InverseKinematics, 'inverse_kinematics', self._serve(self._inverse_kinematics)),
             )]
+        # The streaming topics (feedforward, joint-state completion) live on a lean companion
+        # node spun by an executor of its own (see main): its wait set holds only them, not the
+        # ~30 services and event handlers of this node, which keeps the per-reference overhead
+        # low enough for a 1 kHz reference stream, and a long service call does not stall it.
+        # Topic names are resolved here (namespace, ~, remappings), so they are this node's.
+        self.topic_node = rclpy.create_node(
+            f'{self.get_name()}_topics', namespace=self.get_namespace(), context=self.context,
+            use_global_arguments=False, start_parameter_services=False, enable_rosout=False)
         self._setup_feedforward()
         self._setup_completion()
 
@@ -616,13 +625,17 @@ class DynamicsNode(LifecycleNode):
         for kind, msg_type in (('commands', Float64MultiArray), ('joint_state', JointState),
                                ('trajectory', JointTrajectory), ('motor', JointState)):
             if kind in self._outputs:
-                self._pub[kind] = self.create_lifecycle_publisher(
-                    msg_type, self._p(f'feedforward.{kind}_topic'), qos)
-        self._reference_sub = self.create_subscription(
-            JointTrajectory, self._p('reference_topic'), self._on_reference, qos)
-        self._task_reference_sub = self.create_subscription(
-            MultiDOFJointTrajectory, self._p('task_reference_topic'), self._on_task_reference,
-            qos)
+                self._pub[kind] = self.topic_node.create_publisher(
+                    msg_type, self._topic(f'feedforward.{kind}_topic'), qos)
+        self._reference_sub = self.topic_node.create_subscription(
+            JointTrajectory, self._topic('reference_topic'), self._on_reference, qos)
+        self._task_reference_sub = self.topic_node.create_subscription(
+            MultiDOFJointTrajectory, self._topic('task_reference_topic'),
+            self._on_task_reference, qos)
+
+    def _topic(self, parameter):
+        """The topic named by ``parameter``, resolved as a topic of this node."""
+        return self.resolve_topic_name(self._p(parameter))
 
     def _warn(self, what, exc):
         code, message = core_error(exc)
@@ -741,10 +754,10 @@ class DynamicsNode(LifecycleNode):
         if not self._p('completion.enabled'):
             return
         qos = _reliable(10)
-        self._completion_pub = self.create_lifecycle_publisher(
-            JointState, self._p('completion.output_topic'), qos)
-        self._completion_sub = self.create_subscription(
-            JointState, self._p('completion.input_topic'), self._on_actuator_states, qos)
+        self._completion_pub = self.topic_node.create_publisher(
+            JointState, self._topic('completion.output_topic'), qos)
+        self._completion_sub = self.topic_node.create_subscription(
+            JointState, self._topic('completion.input_topic'), self._on_actuator_states, qos)
 
     def _on_actuator_states(self, msg):
         model = self._model
@@ -789,7 +802,16 @@ def main(args=None):
             if node.get_parameter('autostart').value:
                 if node.trigger_configure() == TransitionCallbackReturn.SUCCESS:
                     node.trigger_activate()
-            rclpy.spin(node)
+            topics = SingleThreadedExecutor()
+            topics.add_node(node.topic_node)
+            streaming = threading.Thread(target=topics.spin, name='pkm_dynamics_topics',
+                                         daemon=True)
+            streaming.start()
+            try:
+                rclpy.spin(node)
+            finally:
+                topics.shutdown()
+                streaming.join(timeout=2.0)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     return 0
