@@ -791,6 +791,14 @@ class DynamicsNode(LifecycleNode):
         self._completion_pub.publish(out)
 
 
+def _spin_until_shutdown(executor):
+    """Spin ``executor`` until the context shuts down (the streaming topics' thread)."""
+    try:
+        executor.spin()
+    except ExternalShutdownException:
+        pass
+
+
 def main(args=None):
     try:
         with rclpy.init(args=args):
@@ -804,8 +812,8 @@ def main(args=None):
                     node.trigger_activate()
             topics = SingleThreadedExecutor()
             topics.add_node(node.topic_node)
-            streaming = threading.Thread(target=topics.spin, name='pkm_dynamics_topics',
-                                         daemon=True)
+            streaming = threading.Thread(target=_spin_until_shutdown, args=(topics,),
+                                         name='pkm_dynamics_topics', daemon=True)
             streaming.start()
             try:
                 rclpy.spin(node)

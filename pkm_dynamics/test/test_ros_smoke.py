@@ -67,6 +67,7 @@ def test_get_model_info_reports_the_description(start_node, ros_node):
     assert abs(response.total_mass - mass) <= 1e-12 * mass
     assert node.running(), node.log()
     assert node.stop() == 0, node.log()
+    assert 'Traceback' not in node.log(), node.log()     # both executors stop quietly
 
 
 def test_bad_description_is_reported_and_node_keeps_serving(start_node, ros_node):
