@@ -17,7 +17,6 @@ import argparse
 import json
 import os
 from pathlib import Path
-import platform
 import subprocess
 import sys
 import tempfile
@@ -27,6 +26,9 @@ import time
 import numpy as np
 
 from pkm_dynamics.testing import NodeProcess, loopback_ros_env, use_loopback_ros
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import machine  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 ROBOT = REPO / 'pkm_dynamics' / 'robots' / 'heavy_duty_4dof.urdf'
@@ -80,20 +82,6 @@ REFERENCE_PUBLISHER = textwrap.dedent('''
         print(f'sent {count} in {time.perf_counter() - start:.3f} s', flush=True)
         time.sleep(2.0)
 ''')
-
-
-def machine():
-    cpu = platform.processor() or ''
-    try:
-        with open('/proc/cpuinfo', encoding='utf-8') as f:
-            for line in f:
-                if line.startswith('model name'):
-                    cpu = line.split(':', 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return {'cpu': cpu, 'cores': os.cpu_count(), 'python': platform.python_version(),
-            'numpy': np.__version__, 'platform': platform.platform()}
 
 
 def stats(samples_s):

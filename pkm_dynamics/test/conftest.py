@@ -33,17 +33,24 @@ def loopback_ros_env():
     os.environ.update(saved)
 
 
-@pytest.fixture
-def start_node(tmp_path):
+def _node_starter(workdir):
+    """A ``start(params=None, params_files=(), name=None)`` function starting node processes
+    (logs in ``workdir``; ``name`` sets the ROS node name) and the list of those started."""
     started = []
 
     def start(params=None, params_files=(), name=None):
         args = ['-r', f'__node:={name}'] if name else []
-        process = NodeProcess(tmp_path, params=params, params_files=params_files,
+        process = NodeProcess(workdir, params=params, params_files=params_files,
                               name=f'pkm_dynamics_node_{len(started)}', ros_args=args)
         started.append(process)
         return process
 
+    return start, started
+
+
+@pytest.fixture
+def start_node(tmp_path):
+    start, started = _node_starter(tmp_path)
     yield start
     for process in started:
         process.stop()
@@ -77,16 +84,7 @@ def module_ros_node():
 def module_node(tmp_path_factory):
     """`module_node(params=None, params_files=(), name=None)` starts a node process kept
     for the whole test module; `name` sets the node's ROS name (default pkm_dynamics)."""
-    workdir = tmp_path_factory.mktemp('nodes')
-    started = []
-
-    def start(params=None, params_files=(), name=None):
-        args = ['-r', f'__node:={name}'] if name else []
-        process = NodeProcess(workdir, params=params, params_files=params_files,
-                              name=f'pkm_dynamics_node_{len(started)}', ros_args=args)
-        started.append(process)
-        return process
-
+    start, started = _node_starter(tmp_path_factory.mktemp('nodes'))
     yield start
     for process in started:
         process.stop()
