@@ -5,11 +5,11 @@
 
 Starts the node on `heavy_duty_4dof` (a chain of two hydraulic-cylinder 4-bar loops, a slew
 joint and a telescopic extension), calls each service (model info, inverse dynamics of one
-point and of a trajectory, forward dynamics, higher-order inverse dynamics, inverse kinematics),
-streams a 2 s trajectory through the feedforward topic, prints a summary and writes a plot
-of the feedforward efforts (default build/demo/feedforward_efforts.png). Inverse kinematics
-works in task space, for parallel manipulators: the crane answers NOT_SUPPORTED, so a second
-node serves the 3-RRR planar PKM for that call.
+point and of a trajectory, forward dynamics, higher-order inverse dynamics, inverse kinematics
+of the crane's tool pose), streams a 2 s trajectory through the feedforward topic, prints a
+summary and writes a plot of the feedforward efforts (default
+build/demo/feedforward_efforts.png). A second node serves the 3-RRR planar PKM to show
+inverse kinematics in task space.
 
 DDS stays on this machine (loopback, a domain of this process); the nodes run as child
 processes and are stopped with SIGINT at the end. The demo stops by itself.
@@ -145,11 +145,21 @@ def run(node, client, pkm_client, plot, types):
     print(f'  du  = {fmt(response.effort.effort_rate)}  per s')
     print(f'  ddu = {fmt(response.effort.effort_acceleration)}  per s^2')
 
+    # the tool pose of x, as a planner would send it (computed here with the core's
+    # forward kinematics, which the node does not serve), and back to actuator values
+    from pkm_dynamics.conversions import matrix_pose
+    from pkm_dynamics.core import load_robot
     ik = InverseKinematics.Request()
-    ik.pose.orientation.w = 1.0
+    ik.pose = matrix_pose(load_robot(str(ROBOTS / 'heavy_duty_4dof.urdf')).forward_kinematics(x))
     response = client.call(InverseKinematics, 'inverse_kinematics', ik)
     print('\n== /pkm_dynamics/inverse_kinematics')
-    print(f'  crane: error code {response.error_code.val}: {response.message}')
+    p = ik.pose.position
+    if response.success:
+        print(f'  crane: tool at ({p.x:.3f}, {p.y:.3f}, {p.z:.3f}) m -> actuators '
+              f'{fmt(response.actuator_state.position)} (requested x: {fmt(x)}); '
+              f'{response.iterations[0]} iterations, pose error {response.residual:.1e}')
+    else:
+        print(f'  crane: error code {response.error_code.val}: {response.message}')
     pkm_info = pkm_client.call(GetModelInfo, 'get_model_info')
     ik.pose = Pose()
     ik.pose.position.x, ik.pose.position.y, ik.pose.orientation.w = 0.01, -0.01, 1.0

@@ -574,16 +574,16 @@ class DynamicsNode(LifecycleNode):
         response.method = result.method
 
     def _inverse_kinematics(self, model, request, response):
-        if not model.parallel:
-            raise RequestError(ErrorCodes.NOT_SUPPORTED,
-                               f'robot "{model.name}" is a module chain: its services take '
-                               f'actuator values directly; inverse kinematics is provided for '
-                               f'parallel manipulators only')
-        ts = model.task_space
         pose = pose_matrix(request.pose, 'pose')
-        twist = task_vector(request.twist[0], ts, 'twist') if request.twist else None
-        accel = (task_vector(request.acceleration[0], ts, 'acceleration')
-                 if request.acceleration else None)
+        if model.parallel:          # task space: the platform twist's task components
+            ts = model.task_space
+            twist = task_vector(request.twist[0], ts, 'twist') if request.twist else None
+            accel = (task_vector(request.acceleration[0], ts, 'acceleration')
+                     if request.acceleration else None)
+        else:                       # module chain: the end effector's body-fixed twist
+            twist = spatial_vector(request.twist[0], 'twist') if request.twist else None
+            accel = (spatial_vector(request.acceleration[0], 'acceleration')
+                     if request.acceleration else None)
         if accel is not None and twist is None:
             raise RequestError(ErrorCodes.INVALID_REQUEST, 'an acceleration needs a twist')
         initial = None
@@ -600,6 +600,13 @@ class DynamicsNode(LifecycleNode):
             initial = np.zeros(len(model.tree_joints))
             for name, v in zip(seed.name, values):
                 initial[model.tree_joints.index(name)] = v
+            if not model.parallel:  # a module chain starts from its actuator values
+                missing = [n for n in model.actuated if n not in seed.name]
+                if missing:
+                    raise RequestError(ErrorCodes.INVALID_REQUEST,
+                                       f'seed: a module chain is seeded by its actuated joints; '
+                                       f'missing {missing}')
+                initial = initial[[model.tree_joints.index(n) for n in model.actuated]]
         sol = model.robot.inverse_kinematics(pose, twist, accel, initial=initial)
         response.actuator_state.name = list(model.actuated)
         response.actuator_state.position = floats(sol.actuators)
@@ -611,9 +618,14 @@ class DynamicsNode(LifecycleNode):
         if sol.qdd is not None:
             response.actuator_acceleration = floats(sol.actuators_dd)
             response.joint_acceleration = floats(sol.qdd)
-        response.limb_names = [limb.name for limb in model.robot.limbs]
-        response.iterations = [int(i) for i in sol.iterations]
-        response.condition = floats(sol.condition)
+        if model.parallel:
+            response.limb_names = [limb.name for limb in model.robot.limbs]
+            response.iterations = [int(i) for i in sol.iterations]
+            response.condition = floats(sol.condition)
+        else:                       # the whole chain is one serial limb
+            response.limb_names = [model.name]
+            response.iterations = [int(sol.iterations)]
+            response.condition = [float(sol.condition)]
         response.residual = float(sol.residual)
 
     # -- feedforward --------------------------------------------------------------------------

@@ -124,8 +124,9 @@ def test_bad_forward_and_higher_order_requests(chain):
     response = client.call(InverseDynamics, 'inverse_dynamics', task)
     assert response.error_code.val == ErrorCodes.INVALID_REQUEST
     assert 'module chain' in response.message
-    response = client.call(InverseKinematics, 'inverse_kinematics')
-    assert response.error_code.val == ErrorCodes.NOT_SUPPORTED
+    response = client.call(InverseKinematics, 'inverse_kinematics')   # the root frame: out of reach
+    assert response.error_code.val == ErrorCodes.NO_IK_SOLUTION
+    assert 'did not reach the pose' in response.message
     good_id(robot, client)
 
 

@@ -12,6 +12,7 @@ import pytest
 
 from pkm_dynamics.core import load_robot
 from pkm_dynamics.core.higher_order import higher_order_inverse_dynamics
+from pkm_dynamics.core.module_chain import chain_jacobian
 from pkm_dynamics.testing import Client
 
 MODULE_CHAINS = {'linear_4bar_1dof': [0.2], 'heavy_duty_4dof': [0.3, 0.2, 0.25, 0.4]}
@@ -237,17 +238,35 @@ def test_higher_order_inverse_dynamics(served):
 
 def test_inverse_kinematics(served):
     from geometry_msgs.msg import Accel, Twist
-    from pkm_dynamics_interfaces.msg import ErrorCodes
     from pkm_dynamics_interfaces.srv import InverseKinematics
     from pkm_dynamics.conversions import matrix_pose, pose_matrix, task_message
     robot = served.robot
     request = InverseKinematics.Request()
     if not served.pkm:
         request.pose = matrix_pose(robot.forward_kinematics(MODULE_CHAINS[served.name]))
+        P = pose_matrix(request.pose)
         response = served.client.call(InverseKinematics, 'inverse_kinematics', request)
-        assert not response.success
-        assert response.error_code.val == ErrorCodes.NOT_SUPPORTED
-        assert 'module chain' in response.message
+        assert response.success, response.message
+        expected = robot.inverse_kinematics(P)
+        assert list(response.actuator_state.name) == list(robot.actuated_joints)
+        assert list(response.joint_state.name) == list(robot.tree_joints)
+        assert_array_equal(response.actuator_state.position, expected.actuators)
+        assert_array_equal(response.joint_state.position, expected.q)
+        assert list(response.iterations) == [expected.iterations]
+        assert response.residual == expected.residual <= 1e-9
+        # with the twist of the chain's own motion, seeded by the actuators
+        J = chain_jacobian(robot, expected.actuators)[0]
+        V = J @ np.full(robot.n, 0.1)
+        request.twist = [Twist()]
+        request.twist[0].angular.x, request.twist[0].angular.y, request.twist[0].angular.z = V[:3]
+        request.twist[0].linear.x, request.twist[0].linear.y, request.twist[0].linear.z = V[3:]
+        request.seed.name = list(robot.actuated_joints)
+        request.seed.position = list(expected.actuators)
+        response = served.client.call(InverseKinematics, 'inverse_kinematics', request)
+        assert response.success, response.message
+        expected = robot.inverse_kinematics(P, V, initial=expected.actuators)
+        assert_array_equal(response.actuator_state.velocity, expected.actuators_d)
+        assert_array_equal(response.joint_state.velocity, expected.qd)
         return
     poses, V, A = task_motion(robot, PKMS[served.name], 2)
     request.pose = matrix_pose(poses[-1])
