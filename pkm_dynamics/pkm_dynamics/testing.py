@@ -124,29 +124,53 @@ class NodeProcess:
             self._log_file.close()
 
 
+#: a request unanswered this long is sent again (see `_request`)
+RESEND_AFTER = 5.0
+
+
+def _request(node, client, request, timeout, name):
+    """Send `request` on `client` and spin `node` until an answer arrives; return it.
+
+    A service that was just discovered may not have matched the client's reply reader yet, so
+    a reply can be lost (a known DDS discovery race). The request is therefore sent again after
+    `RESEND_AFTER` s without an answer (the services are idempotent), until `timeout` s have
+    passed; then TimeoutError."""
+    from rclpy.executors import SingleThreadedExecutor
+    executor = SingleThreadedExecutor(context=node.context)
+    executor.add_node(node)
+    futures = []
+    try:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            futures.append(client.call_async(request))
+            resend = min(deadline, time.monotonic() + RESEND_AFTER)
+            while time.monotonic() < resend:
+                done = [f for f in futures if f.done()]
+                if done:
+                    return done[0].result()
+                executor.spin_once(timeout_sec=0.05)
+    finally:
+        for future in futures:
+            if not future.done():
+                future.cancel()
+        executor.remove_node(node)
+        executor.shutdown()
+    raise TimeoutError(f'service {name} did not answer within {timeout} s '
+                       f'({len(futures)} request(s) sent)')
+
+
 def call_service(node, srv_type, name, request=None, timeout=20.0):
     """Call service `name` from the rclpy `node` and return the response.
 
     Waits up to `timeout` s for the service to appear and as long again for the answer;
     raises TimeoutError otherwise.
     """
-    from rclpy.executors import SingleThreadedExecutor
     client = node.create_client(srv_type, name)
     try:
         if not client.wait_for_service(timeout_sec=timeout):
             raise TimeoutError(f'service {name} did not appear within {timeout} s')
-        future = client.call_async(request if request is not None else srv_type.Request())
-        executor = SingleThreadedExecutor(context=node.context)
-        executor.add_node(node)
-        try:
-            executor.spin_until_future_complete(future, timeout_sec=timeout)
-        finally:
-            executor.remove_node(node)
-            executor.shutdown()
-        if not future.done():
-            future.cancel()
-            raise TimeoutError(f'service {name} did not answer within {timeout} s')
-        return future.result()
+        return _request(node, client, request if request is not None else srv_type.Request(),
+                        timeout, name)
     finally:
         node.destroy_client(client)
 
@@ -176,7 +200,6 @@ class Client:
         self._clients = {}
 
     def call(self, srv_type, name, request=None, timeout=30.0):
-        from rclpy.executors import SingleThreadedExecutor
         key = (srv_type, name)
         client = self._clients.get(key)
         if client is None:
@@ -185,18 +208,9 @@ class Client:
                 raise TimeoutError(f'service {self.prefix}/{name} did not appear within '
                                    f'{timeout} s')
             self._clients[key] = client
-        future = client.call_async(request if request is not None else srv_type.Request())
-        executor = SingleThreadedExecutor(context=self.node.context)
-        executor.add_node(self.node)
-        try:
-            executor.spin_until_future_complete(future, timeout_sec=timeout)
-        finally:
-            executor.remove_node(self.node)
-            executor.shutdown()
-        if not future.done():
-            future.cancel()
-            raise TimeoutError(f'service {self.prefix}/{name} did not answer within {timeout} s')
-        return future.result()
+        return _request(self.node, client,
+                        request if request is not None else srv_type.Request(), timeout,
+                        f'{self.prefix}/{name}')
 
 
 class Collector:
