@@ -236,6 +236,14 @@ def test_higher_order_inverse_dynamics(served):
         assert_array_equal(response.motor.torque, expected.motor_torque)
 
 
+def assert_ik_positions(response, robot, expected):
+    """An InverseKinematics response carries the core's actuator and tree-joint positions."""
+    assert list(response.actuator_state.name) == list(robot.actuated_joints)
+    assert list(response.joint_state.name) == list(robot.tree_joints)
+    assert_array_equal(response.actuator_state.position, expected.actuators)
+    assert_array_equal(response.joint_state.position, expected.q)
+
+
 def test_inverse_kinematics(served):
     from geometry_msgs.msg import Accel, Twist
     from pkm_dynamics_interfaces.srv import InverseKinematics
@@ -248,10 +256,7 @@ def test_inverse_kinematics(served):
         response = served.client.call(InverseKinematics, 'inverse_kinematics', request)
         assert response.success, response.message
         expected = robot.inverse_kinematics(P)
-        assert list(response.actuator_state.name) == list(robot.actuated_joints)
-        assert list(response.joint_state.name) == list(robot.tree_joints)
-        assert_array_equal(response.actuator_state.position, expected.actuators)
-        assert_array_equal(response.joint_state.position, expected.q)
+        assert_ik_positions(response, robot, expected)
         assert list(response.iterations) == [expected.iterations]
         assert response.residual == expected.residual <= 1e-9
         # with the twist of the chain's own motion, seeded by the actuators
@@ -275,10 +280,7 @@ def test_inverse_kinematics(served):
     response = served.client.call(InverseKinematics, 'inverse_kinematics', request)
     assert response.success, response.message
     expected = robot.inverse_kinematics(P)
-    assert list(response.actuator_state.name) == list(robot.actuated_joints)
-    assert list(response.joint_state.name) == list(robot.tree_joints)
-    assert_array_equal(response.actuator_state.position, expected.actuators)
-    assert_array_equal(response.joint_state.position, expected.q)
+    assert_ik_positions(response, robot, expected)
     assert list(response.actuator_state.velocity) == []
     assert_array_equal(response.iterations, expected.iterations)
     assert_array_equal(response.condition, expected.condition)
