@@ -127,7 +127,7 @@ def test_scalar_inverse_and_forward_dynamics_eqs_35_36_46(x):
     ab = alpha_beta_terms(mod, st, Mt, pt)
     beta = ab["psi"] @ nud + ab["delta"]
     acc = module_accelerations(mod, st, nud, xdd)
-    F_E = M_E @ acc["E"] + p_E                                       # eq. 21
+    F_E = M_E @ (st.AE @ acc[0]) + p_E                               # eqs. 9b, 21
     f, F_Bc, _ = parallel_inverse_dynamics(mod, st, acc, F_E)
     assert ab["alpha"] * xdd + beta == pytest.approx(f, rel=1e-12)
     assert forward_dynamics_scalar(ab["alpha"], beta, f) == pytest.approx(xdd, rel=1e-12)

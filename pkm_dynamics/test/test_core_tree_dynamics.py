@@ -117,6 +117,16 @@ def test_spatial_identities():
         assert np.abs(spatial.bracket(X, Y) - spatial.ad(X) @ Y).max() < 1e-13
         Z = rng.normal(size=6) * np.array([1, 1, 1, 1, 1, 1]) * 0.5
         assert np.allclose(spatial.log_se3(spatial.exp_se3(Z)), Z)
+        # the joint-screw closed forms of Ad_inv(exp(X q)) against inverting Ad(exp(X q))
+        e = rng.normal(size=3)
+        e /= np.linalg.norm(e)
+        q = rng.uniform(-4.0, 4.0)
+        for S in (np.r_[e, 0, 0, 0], np.r_[0, 0, 0, e], X):
+            assert np.abs(spatial.Ad_inv_exp(S, q) - np.linalg.inv(spatial.Ad(spatial.exp_se3(S, q)))).max() < 1e-12
+        assert spatial.bracket_list(X.tolist(), Y.tolist()) == pytest.approx(spatial.ad(X) @ Y, abs=1e-13)
+        M = spatial.spatial_inertia(2.0, rng.normal(size=3), np.diag([1.0, 2.0, 2.5]))
+        assert spatial.wrench_bias_list(X.tolist(), (M @ X).tolist()) == pytest.approx(
+            -spatial.ad(X).T @ M @ X, abs=1e-12)                           # -ad*(V) M V
 
 
 

@@ -30,8 +30,9 @@ from .errors import ConvergenceError, DescriptionError, SingularityError, StateE
 from .parallel_module import (ParallelModule, alpha_beta_terms, assembled_base_inertia,
                               assembled_link_inertia, closure, forward_dynamics_base_frame,
                               module_accelerations, module_adjoints, module_kinematics, module_poses,
-                              parallel_inverse_dynamics, wrench_bias)
-from .spatial import Ad_inv, bracket, exp_se3, log_se3, pose, pose_inv, transform_inertia
+                              parallel_inverse_dynamics)
+from .spatial import (Ad_inv, Ad_inv_exp, bracket_list, exp_se3, log_se3, pose, pose_inv, transform_inertia,
+                      wrench_bias_list)
 from .tree_dynamics import forward_kinematics as tree_forward_kinematics
 from .tree_dynamics import frame_jacobian, kinematics
 
@@ -53,6 +54,8 @@ class SerialModule:
 
     def __post_init__(self):
         object.__setattr__(self, "AE", Ad_inv(self.B4_C_E))   # twists B4 -> E (constant)
+        object.__setattr__(self, "AB", Ad_inv(self.B))        # twists Bc -> joint frame (constant)
+        object.__setattr__(self, "X_list", self.X.tolist())
 
 
 @dataclass(frozen=True)
@@ -322,20 +325,21 @@ def _check_actuators(chain: ModuleChain, x: np.ndarray) -> None:
 
 def _serial_first_pass(mod: SerialModule, x: float, xd: float, nu_Bc: np.ndarray) -> dict:
     """Serial module, Algorithm 1 lines 8-10: pose, twist, bias c_B4 (eq. 10), p_B4 (eq. 12)."""
-    P = mod.B @ exp_se3(mod.X, x)
-    A = Ad_inv(P)
-    nu = A @ nu_Bc + mod.X * xd
-    c = bracket(nu, mod.X * xd)                    # ad(nu) X xd
-    p = wrench_bias(mod.M_B4, nu)                  # -ad*(nu) M nu
+    A = Ad_inv_exp(mod.X, x) @ mod.AB             # Ad_inv(B exp(X x))
+    nu = A @ nu_Bc
+    nu += mod.X * xd
+    nu_list = nu.tolist()
+    c, p = np.array([bracket_list(nu_list, [s * xd for s in mod.X_list]),      # ad(nu) X xd
+                     wrench_bias_list(nu_list, (mod.M_B4 @ nu).tolist())])     # -ad*(nu) M nu
     AE = mod.AE
-    return {"P": P, "A": A, "nu": nu, "c": c, "p": p, "AE": AE, "nuE": AE @ nu}
+    return {"A": A, "nu": nu, "c": c, "p": p, "AE": AE, "nuE": AE @ nu}
 
 
 def _first_forward_pass(chain: ModuleChain, x, xd) -> list:
     """First forward recursion of Algorithm 1 (lines 2-10): closure, poses, twists, biases."""
     nu = np.zeros(6)
     out = []
-    for mod, info, xi, xdi in zip(chain.modules, chain.info, x, xd):
+    for mod, info, xi, xdi in zip(chain.modules, chain.info, x.tolist(), xd.tolist()):
         if info.kind == "parallel":
             st = closure(mod, info.sx * xi, info.sx * xdi)
             module_adjoints(mod, st)
@@ -427,31 +431,32 @@ def chain_inverse_dynamics(chain: ModuleChain, x, xd, xdd, f_ext=None, gravity=N
     each serial module by Newton-Euler (eq. 11) projected on its screw.  ``f_ext`` as in
     :func:`parallel_serial_forward_dynamics`."""
     first = _first_forward_pass(chain, x, xd)
-    n = chain.n
     nud = _base_acceleration(chain, gravity)
     acc = []
-    for k in range(n):
-        mod, info, s = chain.modules[k], chain.info[k], first[k]
+    for mod, info, s, xdd_k in zip(chain.modules, chain.info, first, np.asarray(xdd, dtype=float).tolist()):
         if info.kind == "parallel":
-            a = module_accelerations(mod, s, nud, info.sx * xdd[k])
-            acc.append(a)
-            nud = a["E"]
+            a = module_accelerations(mod, s, nud, info.sx * xdd_k)       # B1, B3, B4 (eq. 29)
+            nud = s.AE @ a[0]                                            # E, eq. 9b
         else:
-            a4 = s["A"] @ nud + s["c"] + mod.X * xdd[k]
-            acc.append(a4)
-            nud = s["AE"] @ a4
-    f = np.empty(n)
+            a = s["A"] @ nud                                             # eq. 9
+            a += s["c"]
+            a += mod.X * xdd_k
+            nud = s["AE"] @ a
+        acc.append(a)
+    f = [0.0] * chain.n
     F_E = _ee_wrench(chain, f_ext)
-    for k in range(n - 1, -1, -1):
+    for k in range(chain.n - 1, -1, -1):
         mod, info, s = chain.modules[k], chain.info[k], first[k]
         if info.kind == "parallel":
             fk, F_E, _ = parallel_inverse_dynamics(mod, s, acc[k], F_E)
             f[k] = info.sx * fk
         else:
-            F = mod.M_B4 @ acc[k] + s["p"] + s["AE"].T @ F_E
-            f[k] = mod.X @ F
-            F_E = s["A"].T @ F
-    return f
+            F = mod.M_B4 @ acc[k]                                        # eq. 11
+            F += s["p"]
+            F += F_E @ s["AE"]                                           # Ad*: wrench E -> B4
+            f[k] = float(mod.X @ F)
+            F_E = F @ s["A"]                                             # Ad*: wrench B4 -> Bc
+    return np.array(f)
 
 
 def chain_forward_kinematics(chain: ModuleChain, x) -> np.ndarray:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import SingularityError
-from .spatial import Ad_inv
+from .spatial import Ad_inv, wrench_bias_list
 
 #: screw of a revolute joint about z and of a prismatic joint along x, (omega, v) layout
 S_Z = np.array([0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
@@ -66,74 +66,77 @@ class ParallelModule:
 
     def __post_init__(self):
         object.__setattr__(self, "AE", Ad_inv(self.B1_C_E))   # twists B1 -> E (constant)
+        M = np.stack([self.M_B1, self.M_B3, self.M_B4])        # (3, 6, 6), body order B1, B3, B4
+        M.setflags(write=False)
+        object.__setattr__(self, "M", M)
 
     @property
     def x0(self) -> float:
         return self.Lc + self.Lc0
 
 
-@dataclass
+@dataclass(slots=True)
 class ParallelModuleState:
-    """Per-state data of one module (filled by :func:`closure` and :func:`module_kinematics`)."""
+    """Per-state data of one module (filled by :func:`closure` and :func:`module_kinematics`).
+
+    The three moving bodies are also kept stacked in the order B1 (link), B3 (cylinder), B4
+    (piston), so that one numpy call treats all three: ``A`` (3, 6, 6) holds A1, A3, A4,
+    ``nus``, ``ps``, ``xa``, ``xb`` (3, 6) the twists, wrench biases and the acceleration
+    coefficients of eq. 29 (``nu_dot_i = A_i nu_dot_Bc + xa_i xdd + xb_i``, i.e. xi_1, xi_4,
+    xi_7 and xi_2, xi_5, xi_8 of eq. 30); the per-body names below are views of these."""
 
     x: float
     xd: float
     q: float
     q1: float
     q2: float
-    k: np.ndarray            # (7,) k[1..6] of eqs. 5 and 28 (k[0] unused)
+    k: tuple                 # (7,) k[1..6] of eqs. 5 and 28 (k[0] unused)
     P1: np.ndarray = None    # Bc_C_B1 (4, 4)
     P3: np.ndarray = None    # Bc_C_B3
     P43: np.ndarray = None   # B3_C_B4
     P4: np.ndarray = None    # Bc_C_B4
+    A: np.ndarray = None     # (3, 6, 6): A1, A3, A4
     A1: np.ndarray = None    # Ad_inv(P1): twists Bc -> B1 (6, 6)
     A3: np.ndarray = None
-    A43: np.ndarray = None
     A4: np.ndarray = None
     AE: np.ndarray = None    # Ad_inv(B1_C_E): twists B1 -> E
+    nus: np.ndarray = None   # (3, 6) twists of B1, B3, B4
+    ps: np.ndarray = None    # (3, 6) wrench biases of B1, B3, B4
+    xa: np.ndarray = None    # (3, 6) xi_1, xi_4, xi_7
+    xb: np.ndarray = None    # (3, 6) xi_2, xi_5, xi_8
     nu: dict = None          # twists of Bc, B1, B3, B4, E (6,)
-    c: dict = None           # acceleration biases c_B1, c_B3, c_B4 (eq. 10)
     p: dict = None           # wrench biases p_B1, p_B3, p_B4 (eq. 12)
     xi: dict = None          # xi_1, xi_2, xi_4, xi_5, xi_7, xi_8 (eq. 30)
 
 
-def _ad_inv_pose(c: float, s: float, px: float, py: float, pz: float) -> np.ndarray:
-    """``Ad_inv`` of the pose ``T(p) Rz(theta)`` (``c, s = cos, sin theta``), written out:
-    ``[[R^T, 0], [-R^T [p]x, R^T]]`` (same as :func:`.spatial.Ad_inv`, without the generic path)."""
-    return np.array([
-        [c, s, 0.0, 0.0, 0.0, 0.0],
-        [-s, c, 0.0, 0.0, 0.0, 0.0],
-        [0.0, 0.0, 1.0, 0.0, 0.0, 0.0],
-        [-s * pz, c * pz, -c * py + s * px, c, s, 0.0],
-        [-c * pz, -s * pz, s * py + c * px, -s, c, 0.0],
-        [py, -px, 0.0, 0.0, 0.0, 1.0],
-    ])
+def _ad_inv_pose_entries(c: float, s: float, px: float, py: float, pz: float) -> list:
+    """The entries of ``Ad_inv`` of the pose ``T(p) Rz(theta)`` (``c, s = cos, sin theta``) that
+    are not 0 or 1, in the order of ``_AD_POSE_FLAT``; the matrix is
+    ``[[R^T, 0], [-R^T [p]x, R^T]]``::
+
+        [[c,     s,     0,             0,  0, 0],
+         [-s,    c,     0,             0,  0, 0],
+         [0,     0,     1,             0,  0, 0],
+         [-s pz, c pz,  -c py + s px,  c,  s, 0],
+         [-c pz, -s pz, s py + c px,   -s, c, 0],
+         [py,    -px,   0,             0,  0, 1]]
+
+    (same as :func:`.spatial.Ad_inv`, without the generic path)."""
+    return [c, s, -s, c, -s * pz, c * pz, -c * py + s * px, c, s, -c * pz, -s * pz, s * py + c * px,
+            -s, c, py, -px]
 
 
-def _bias_rz(nu: np.ndarray, qd: float) -> np.ndarray:
-    """``ad(nu) s_z qd`` (eq. 10 for a revolute joint about z) = ``(w x e_z, v x e_z) qd``."""
-    w0, w1, _, v0, v1, _ = nu.tolist()
-    return np.array([w1 * qd, -w0 * qd, 0.0, v1 * qd, -v0 * qd, 0.0])
-
-
-def _bias_px(nu: np.ndarray, xd: float) -> np.ndarray:
-    """``ad(nu) s_x xd`` (eq. 10 for a prismatic joint along x) = ``(0, w x e_x) xd``."""
-    _, w1, w2 = nu[:3].tolist()
-    return np.array([0.0, 0.0, 0.0, 0.0, w2 * xd, -w1 * xd])
+#: flat indices (row * 6 + column) of the entries of :func:`_ad_inv_pose_entries` in a 6x6
+_AD_POSE_FLAT = [0, 1, 6, 7, 18, 19, 20, 21, 22, 24, 25, 26, 27, 28, 30, 31]
+#: the same for the stack (3, 6, 6) of B1, B3, B4, and the stack with its constant ones
+_AD_STACK_FLAT = np.array([36 * k + i for k in range(3) for i in _AD_POSE_FLAT])
+_AD_STACK_ONES = np.zeros((3, 6, 6))
+_AD_STACK_ONES[:, 2, 2] = _AD_STACK_ONES[:, 5, 5] = 1.0
 
 
 def wrench_bias(M: np.ndarray, nu: np.ndarray) -> np.ndarray:
     """``p = -ad*(nu) M nu`` (eq. 12) = ``(w x h_m + v x h_f, w x h_f)`` with ``h = M nu``."""
-    a, b, c, d, e, f = nu.tolist()
-    hm0, hm1, hm2, hf0, hf1, hf2 = (M @ nu).tolist()
-    return np.array([
-        b * hm2 - c * hm1 + e * hf2 - f * hf1,
-        c * hm0 - a * hm2 + f * hf0 - d * hf2,
-        a * hm1 - b * hm0 + d * hf1 - e * hf0,
-        b * hf2 - c * hf1,
-        c * hf0 - a * hf2,
-        a * hf1 - b * hf0,
-    ])
+    return np.array(wrench_bias_list(nu.tolist(), (M @ nu).tolist()))
 
 
 def closure(mod: ParallelModule, x: float, xd: float) -> ParallelModuleState:
@@ -176,8 +179,8 @@ def closure(mod: ParallelModule, x: float, xd: float) -> ParallelModuleState:
     k2d = (-(xd + L * s1 * qd1) * den - num * L * (xd * s1 + d * c1 * qd1)) / (den * den)
     num, den = -(d - L1 * c2), d * L1 * s2
     k3d = (-(xd + L1 * s2 * qd2) * den - num * L1 * (xd * s2 + d * c2 * qd2)) / (den * den)
-    k = np.array([0.0, k1, k2, k3, k1d * xd, k2d * xd, k3d * xd])
-    return ParallelModuleState(x=x, xd=xd, q=q, q1=q1, q2=q2, k=k)
+    k = (0.0, k1, k2, k3, k1d * xd, k2d * xd, k3d * xd)
+    return ParallelModuleState(x, xd, q, q1, q2, k)
 
 
 def _pose_rz(c: float, s: float, px: float, py: float, pz: float) -> np.ndarray:
@@ -200,58 +203,69 @@ def module_poses(mod: ParallelModule, st: ParallelModuleState) -> None:
 
 def module_adjoints(mod: ParallelModule, st: ParallelModuleState) -> None:
     """The adjoint maps ``Ad(P)^-1`` of the poses of :func:`module_poses` (twists Bc -> B1,
-    Bc -> B3, B3 -> B4, Bc -> B4, B1 -> E) used by eqs. 6 and 9, without the poses themselves
-    (the dynamics need only these); stored in ``st``."""
+    Bc -> B3, Bc -> B4, B1 -> E) used by eqs. 6 and 9, without the poses themselves (the
+    dynamics need only these); stored in ``st``.  (B3 -> B4 is a translation along x by
+    ``x + Lc0``; where it is needed, eqs. 6d and 30g-h, it is written out.)"""
     c, s = math.cos(st.q), math.sin(st.q)
     c1, s1 = math.cos(st.q1), math.sin(st.q1)
     ka = st.x + mod.Lc0
-    st.A1 = _ad_inv_pose(c, s, mod.L, 0.0, mod.h)
-    st.A3 = _ad_inv_pose(c1, s1, 0.0, 0.0, 0.0)
-    st.A43 = _ad_inv_pose(1.0, 0.0, ka, 0.0, 0.0)
-    st.A4 = _ad_inv_pose(c1, s1, c1 * ka, s1 * ka, 0.0)
+    st.A = A = _AD_STACK_ONES.copy()
+    A.reshape(108)[_AD_STACK_FLAT] = (_ad_inv_pose_entries(c, s, mod.L, 0.0, mod.h)
+                                          + _ad_inv_pose_entries(c1, s1, 0.0, 0.0, 0.0)
+                                          + _ad_inv_pose_entries(c1, s1, c1 * ka, s1 * ka, 0.0))
+    st.A1, st.A3, st.A4 = A
     st.AE = mod.AE
 
 
 def module_kinematics(mod: ParallelModule, st: ParallelModuleState, nu_Bc: np.ndarray) -> None:
     """First forward pass of Algorithm 1 for a parallel module (lines 4-7).
 
-    Twists (eq. 6a, 6c, 6d, 6b), acceleration biases ``c_i = ad(nu_i) s_i qd_i`` (eq. 10),
-    wrench biases ``p_i = -ad*(nu_i) M_i nu_i`` (eq. 12) and the elements xi_1, xi_2, xi_4,
-    xi_5, xi_7, xi_8 of eq. 30 (those independent of the base acceleration).
+    Twists (eq. 6a, 6c, 6d, 6b), acceleration biases ``c_i = ad(nu_i) s_i qd_i`` (eq. 10, kept
+    inside xi_2, xi_5, xi_8), wrench biases ``p_i = -ad*(nu_i) M_i nu_i`` (eq. 12) and the
+    elements xi_1, xi_2, xi_4, xi_5, xi_7, xi_8 of eq. 30 (those independent of the base
+    acceleration).
     ``nu_Bc`` (6,): twist of the base frame Bc.  Results are stored in ``st``; the adjoint maps
-    come from :func:`module_adjoints` (or :func:`module_poses`), computed here if missing."""
-    if st.A1 is None:
+    come from :func:`module_adjoints` (or :func:`module_poses`), computed here if missing.
+
+    The three bodies go through together: eq. 6d ``nu_B4 = Ad nu_B3 + s_x xd`` is written as
+    ``A4 nu_Bc + Ad s_z qd1 + s_x xd`` with ``Ad s_z = (0, 0, 1, 0, x + Lc0, 0)``, so that
+    ``nus = A nu_Bc + (joint-rate twists)`` is one product; likewise eq. 30g
+    ``xi_7 = Ad s_z k2 + s_x`` and eq. 30h, ``Ad xi_5 = (w, v + w x (x + Lc0) e_x)``."""
+    if st.A is None:
         module_adjoints(mod, st)
-    k1, k2, _, k4, k5, _ = st.k[1:].tolist()
-    qd, qd1 = k1 * st.xd, k2 * st.xd
-    nu1 = st.A1 @ nu_Bc
-    nu1[2] += qd                                            # eq. 6a (+ s_z qd)
-    nu3 = st.A3 @ nu_Bc
-    nu3[2] += qd1                                           # eq. 6c (+ s_z qd1)
-    nu4 = st.A43 @ nu3
-    nu4[3] += st.xd                                         # eq. 6d (+ s_x xd)
-    nuE = st.AE @ nu1                                       # eq. 6b
-    c1 = _bias_rz(nu1, qd)                                  # eq. 10
-    c3 = _bias_rz(nu3, qd1)
-    c4 = _bias_px(nu4, st.xd)
-    st.nu = {"Bc": nu_Bc, "B1": nu1, "B3": nu3, "B4": nu4, "E": nuE}
-    st.c = {"B1": c1, "B3": c3, "B4": c4}
-    st.p = {"B1": wrench_bias(mod.M_B1, nu1),               # eq. 12
-            "B3": wrench_bias(mod.M_B3, nu3),
-            "B4": wrench_bias(mod.M_B4, nu4)}
-    xi2 = c1.copy()
-    xi2[2] += k4
-    xi4 = S_Z * k2
+    _, k1, k2, _, k4, k5, _ = st.k
+    xd = st.xd
+    qd, qd1 = k1 * xd, k2 * xd
+    ka = st.x + mod.Lc0
+    nus = (st.A.reshape(18, 6) @ nu_Bc).reshape(3, 6)
+    nus[0, 2] += qd                                         # eq. 6a (+ s_z qd)
+    nus[1, 2] += qd1                                        # eq. 6c (+ s_z qd1)
+    nus[2, 2] += qd1                                        # eq. 6d (+ Ad s_z qd1 + s_x xd)
+    nus[2, 3] += xd
+    nus[2, 4] += ka * qd1
+    n1, n3, n4 = nu_rows = nus.tolist()
+    h = np.matmul(mod.M, nus[:, :, None]).reshape(3, 6).tolist()
+    ps_rows = [wrench_bias_list(v, hv) for v, hv in zip(nu_rows, h)]              # eq. 12
+    c1 = [n1[1] * qd, -n1[0] * qd, 0.0, n1[4] * qd, -n1[3] * qd, 0.0]            # eq. 10, s_z
+    c3 = [n3[1] * qd1, -n3[0] * qd1, 0.0, n3[4] * qd1, -n3[3] * qd1, 0.0]        # eq. 10, s_z
+    c4 = [0.0, 0.0, 0.0, 0.0, n4[2] * xd, -n4[1] * xd]                         # eq. 10, s_x
     xi5 = c3.copy()
-    xi5[2] += k5
-    xi7 = st.A43 @ xi4
-    xi7[3] += 1.0
-    st.xi = {1: S_Z * k1,                                   # eq. 30a
-             2: xi2,                                        # eq. 30b: s_z k4 + c1
-             4: xi4,                                        # eq. 30d
-             5: xi5,                                        # eq. 30e: s_z k5 + c3
-             7: xi7,                                        # eq. 30g: Ad s_z k2 + s_x
-             8: st.A43 @ xi5 + c4}                          # eq. 30h
+    xi5[2] += k5                                            # eq. 30e: s_z k5 + c3
+    w0, w1, w2, v0, v1, v2 = xi5
+    xi8 = [w0, w1, w2, v0, v1 + ka * w2 + c4[4], v2 - ka * w1 + c4[5]]   # eq. 30h: Ad xi_5 + c4
+    xi2 = c1.copy()
+    xi2[2] += k4                                            # eq. 30b: s_z k4 + c1
+    rows = np.array([ps_rows,
+                     [[0.0, 0.0, k1, 0.0, 0.0, 0.0],       # eq. 30a: s_z k1
+                      [0.0, 0.0, k2, 0.0, 0.0, 0.0],       # eq. 30d: s_z k2
+                      [0.0, 0.0, k2, 1.0, ka * k2, 0.0]],  # eq. 30g: Ad s_z k2 + s_x
+                     [xi2, xi5, xi8]])
+    st.ps, st.xa, st.xb = ps, xa, xb = rows
+    st.nus = nus
+    nu1, nu3, nu4 = nus
+    st.nu = {"Bc": nu_Bc, "B1": nu1, "B3": nu3, "B4": nu4, "E": st.AE @ nu1}   # eq. 6b
+    st.p = {"B1": ps[0], "B3": ps[1], "B4": ps[2]}
+    st.xi = {1: xa[0], 2: xb[0], 4: xa[1], 5: xb[1], 7: xa[2], 8: xb[2]}
 
 
 def loop_statics_matrix(mod: ParallelModule, x: float, q2: float) -> np.ndarray:
@@ -316,8 +330,8 @@ def actuator_wrench_maps(mod: ParallelModule, x: float, q2: float) -> tuple:
     return tuple(out)
 
 
-def actuator_force_rows(mod: ParallelModule, x: float, q2: float) -> tuple:
-    """``s_x^T K1, s_x^T K3, s_x^T K4`` (each (6,)): the only rows of eqs. 62-64 that eq. 34 and
+def actuator_force_rows(mod: ParallelModule, x: float, q2: float) -> np.ndarray:
+    """``s_x^T K1, s_x^T K3, s_x^T K4`` (rows of a (3, 6) array): the only rows of eqs. 62-64 that eq. 34 and
     eq. 16 need (``f_B4^x = s_x^T F_B4``), i.e. the first rows of K1_bar, K3_bar, K4_bar of
     :func:`actuator_wrench_maps` placed at (f^x, f^y, m^z).  Same singularity check."""
     L1 = mod.L1
@@ -328,10 +342,9 @@ def actuator_force_rows(mod: ParallelModule, x: float, q2: float) -> tuple:
     if abs(detA) < SINGULAR_SIN * max(1.0, L1 * ke):
         actuator_wrench_maps(mod, x, q2)          # raises with the full message
     kf = L1 * math.cos(q2) / detA
-    r1 = np.array([0.0, 0.0, 1.0 / kb, 0.0, 0.0, 0.0])
-    r3 = np.array([0.0, 0.0, kf, 0.0, 0.0, 0.0])
-    r4 = np.array([0.0, 0.0, kf, 1.0, ka * kf, 0.0])
-    return r1, r3, r4
+    return np.array([[0.0, 0.0, 1.0 / kb, 0.0, 0.0, 0.0],
+                     [0.0, 0.0, kf, 0.0, 0.0, 0.0],
+                     [0.0, 0.0, kf, 1.0, ka * kf, 0.0]])
 
 
 def assembled_link_inertia(mod: ParallelModule, st: ParallelModuleState, M_E: np.ndarray, p_E: np.ndarray) -> tuple:
@@ -395,27 +408,28 @@ def assembled_base_inertia(mod: ParallelModule, st: ParallelModuleState, ab: dic
     return MA, pA
 
 
-def module_accelerations(mod: ParallelModule, st: ParallelModuleState, nud_Bc: np.ndarray, xdd: float) -> dict:
-    """Spatial accelerations of B1, B3, B4 and E for a known ``xdd`` (eqs. 29a-c, 30, 9b)."""
-    xi = st.xi
-    a1 = st.A1 @ nud_Bc + xi[1] * xdd + xi[2]               # eq. 29a
-    a3 = st.A3 @ nud_Bc + xi[4] * xdd + xi[5]               # eq. 29b
-    a4 = st.A4 @ nud_Bc + xi[7] * xdd + xi[8]               # eq. 29c
-    return {"B1": a1, "B3": a3, "B4": a4, "E": st.AE @ a1}
+def module_accelerations(mod: ParallelModule, st: ParallelModuleState, nud_Bc: np.ndarray, xdd: float) -> np.ndarray:
+    """Spatial accelerations (3, 6) of B1, B3, B4 for a known ``xdd`` (eqs. 29a-c, 30);
+    that of E is ``st.AE @ acc[0]`` (eq. 9b)."""
+    acc = (st.A.reshape(18, 6) @ nud_Bc).reshape(3, 6)     # eqs. 29a-c
+    acc += st.xa * xdd
+    acc += st.xb
+    return acc
 
 
-def parallel_inverse_dynamics(mod: ParallelModule, st: ParallelModuleState, acc: dict, F_E: np.ndarray) -> tuple:
+def parallel_inverse_dynamics(mod: ParallelModule, st: ParallelModuleState, acc: np.ndarray, F_E: np.ndarray) -> tuple:
     """Analytic inverse dynamics of one module (App. A-B): actuator force and base wrench.
 
     ``F~_B1 = M_B1 nu_dot_B1 + p_B1 + Ad* F_E`` (eqs. 11, 19), ``F^_B3``, ``F^_B4`` (eq. 11),
     ``F_B4 = K1 F~_B1 + K3 F^_B3 + K4 F^_B4`` (eq. 65), ``f = s_x^T F_B4`` (eq. 16), and the
     wrench on the base frame without internal loop forces, eq. 38 (``F^_B0 = 0``: counted by
-    the previous module).  ``F_E`` (6,): wrench the link transmits at E to the next module (or
-    minus the external wrench at the end effector).  Returns ``(f, F_Bc (6,), wrenches dict)``."""
-    Ft1 = mod.M_B1 @ acc["B1"] + st.p["B1"] + st.AE.T @ F_E
-    Fh3 = mod.M_B3 @ acc["B3"] + st.p["B3"]
-    Fh4 = mod.M_B4 @ acc["B4"] + st.p["B4"]
-    r1, r3, r4 = actuator_force_rows(mod, st.x, st.q2)
-    f = r1 @ Ft1 + r3 @ Fh3 + r4 @ Fh4                       # eqs. 65, 16
-    F_Bc = st.A1.T @ Ft1 + st.A3.T @ Fh3 + st.A4.T @ Fh4      # eq. 38
-    return float(f), F_Bc, {"B1": Ft1, "B3": Fh3, "B4": Fh4}
+    the previous module).  ``acc`` (3, 6): accelerations of B1, B3, B4
+    (:func:`module_accelerations`); ``F_E`` (6,): wrench the link transmits at E to the next
+    module (or minus the external wrench at the end effector).  Returns ``(f, F_Bc (6,),
+    F (3, 6))`` with the rows ``F~_B1, F^_B3, F^_B4``."""
+    F = np.matmul(mod.M, acc[:, :, None]).reshape(3, 6)     # eq. 11, three bodies
+    F += st.ps
+    F[0] += F_E @ st.AE                                     # eq. 19: Ad* F_E
+    f = actuator_force_rows(mod, st.x, st.q2).reshape(18) @ F.reshape(18)   # eqs. 65, 16
+    F_Bc = F.reshape(18) @ st.A.reshape(18, 6)              # eq. 38: sum_i A_i^T F_i
+    return float(f), F_Bc, F

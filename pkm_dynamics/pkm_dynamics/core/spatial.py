@@ -139,6 +139,25 @@ def exp_se3(X: np.ndarray, q: float = 1.0) -> np.ndarray:
     ])
 
 
+def Ad_inv_exp(X: np.ndarray, q: float) -> np.ndarray:
+    """``Ad_inv(exp_se3(X, q))`` (6, 6), written out for a joint screw: a unit rotation
+    ``X = (e, 0)`` gives ``blockdiag(R^T, R^T)`` with ``R = exp(e q)``, a unit translation
+    ``X = (0, e)`` gives ``[[I, 0], [-[e q]x, I]]``; any other screw takes the generic path."""
+    a, b, c, d, e, f = np.asarray(X, dtype=float).tolist()
+    out = np.zeros((6, 6))
+    if d == e == f == 0.0 and abs(a * a + b * b + c * c - 1.0) < 1e-12:
+        Rt = _rotation(a, b, c, -math.sin(q), 1.0 - math.cos(q), 1.0)      # exp(-e q) = R^T
+        out[:3, :3] = Rt
+        out[3:, 3:] = Rt
+    elif a == b == c == 0.0 and abs(d * d + e * e + f * f - 1.0) < 1e-12:
+        x, y, z = d * q, e * q, f * q
+        out[3:, :3] = [[0.0, z, -y], [-z, 0.0, x], [y, -x, 0.0]]           # -[p]x
+        out[0, 0] = out[1, 1] = out[2, 2] = out[3, 3] = out[4, 4] = out[5, 5] = 1.0
+    else:
+        return Ad_inv(exp_se3(X, q))
+    return out
+
+
 def log_se3(C: np.ndarray) -> np.ndarray:
     """Closed-form logarithm: the twist ``X`` with ``exp_se3(X) = C`` (rotation angle < pi)."""
     w = log_so3(C[:3, :3])
@@ -194,10 +213,32 @@ def ad(X: np.ndarray) -> np.ndarray:
 def bracket(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
     """Lie bracket ``[X, Y] = ad(X) Y = (w x w_Y, v x w_Y + w x v_Y)`` of two twists, without
     forming ``ad(X)``."""
-    a, b, c, d, e, f = np.asarray(X, dtype=float).tolist()
-    p, q, r, s, t, u = np.asarray(Y, dtype=float).tolist()
-    return np.array([b * r - c * q, c * p - a * r, a * q - b * p,
-                     e * r - f * q + b * u - c * t, f * p - d * r + c * s - a * u, d * q - e * p + a * t - b * s])
+    return np.array(bracket_list(np.asarray(X, dtype=float).tolist(),
+                                 np.asarray(Y, dtype=float).tolist()))
+
+
+def bracket_list(X: list, Y: list) -> list:
+    """:func:`bracket` on plain lists of 6 floats (for per-body loops where a numpy call per
+    small vector costs more than the arithmetic)."""
+    a, b, c, d, e, f = X
+    p, q, r, s, t, u = Y
+    return [b * r - c * q, c * p - a * r, a * q - b * p,
+            e * r - f * q + b * u - c * t, f * p - d * r + c * s - a * u, d * q - e * p + a * t - b * s]
+
+
+def wrench_bias_list(nu: list, h: list) -> list:
+    """``-ad*(nu) h = (w x h_m + v x h_f, w x h_f)`` on plain lists of 6 floats: the bias
+    wrench ``-ad*(nu) M nu`` of a body with momentum ``h = M nu`` (Newton-Euler)."""
+    a, b, c, d, e, f = nu
+    hm0, hm1, hm2, hf0, hf1, hf2 = h
+    return [
+        b * hm2 - c * hm1 + e * hf2 - f * hf1,
+        c * hm0 - a * hm2 + f * hf0 - d * hf2,
+        a * hm1 - b * hm0 + d * hf1 - e * hf0,
+        b * hf2 - c * hf1,
+        c * hf0 - a * hf2,
+        a * hf1 - b * hf0,
+    ]
 
 
 def ad_star(X: np.ndarray) -> np.ndarray:
