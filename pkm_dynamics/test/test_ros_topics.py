@@ -12,6 +12,8 @@ from pkm_dynamics.testing import Collector
 
 OUTPUTS = ['commands', 'joint_state', 'trajectory', 'motor']
 CHAIN, PKM = 'heavy_duty_4dof', 'planar_3rrr'
+#: references sent back to back: the node's whole queue (feedforward.qos_depth, default 100)
+BURST = 100
 
 
 @pytest.fixture(scope='module')
@@ -65,13 +67,13 @@ def test_feedforward_module_chain(chain, module_ros_node):
     assert trajectories.wait_for_publisher(node)
     from pkm_dynamics.testing import spin_until
     assert spin_until(node, lambda: publisher.get_subscription_count() > 0)
-    msgs, motion = reference_stream(chain, 25)
-    for msg in msgs:
+    msgs, motion = reference_stream(chain, BURST)
+    for msg in msgs:                  # faster than the node handles them: it drains its queue
         publisher.publish(msg)
     assert states.wait_for(node, len(msgs)), len(states.messages)
     assert commands.wait_for(node, len(msgs)) and trajectories.wait_for(node, len(msgs))
     spin_until(node, lambda: False, timeout=0.3)        # nothing more may come
-    assert len(commands.messages) == len(states.messages) == len(trajectories.messages) == 25
+    assert len(commands.messages) == len(states.messages) == len(trajectories.messages) == BURST
     names = list(chain.actuated_joints)
     X, XD, XDD = (np.array(v) for v in zip(*motion))
     expected = chain.inverse_dynamics(X, XD, XDD)
@@ -79,7 +81,7 @@ def test_feedforward_module_chain(chain, module_ros_node):
     assert all(list(m.name) == names for m in states.messages)
     assert_array_equal([m.effort for m in states.messages], expected)
     assert_array_equal([m.position for m in states.messages], X)
-    assert [m.header.stamp.sec for m in states.messages] == [100 + k for k in range(25)]
+    assert [m.header.stamp.sec for m in states.messages] == [100 + k for k in range(BURST)]
     assert_array_equal([m.points[0].effort for m in trajectories.messages], expected)
     # module chains without series-elastic actuators publish no motor commands
     assert motor.messages == []
