@@ -25,6 +25,7 @@ import time
 
 import numpy as np
 
+from pkm_dynamics.dynamics_node import _queued as queued
 from pkm_dynamics.testing import NodeProcess, loopback_ros_env, use_loopback_ros
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -66,13 +67,10 @@ REFERENCE_PUBLISHER = textwrap.dedent('''
         sys.stdin.readline()                      # go
         count = int(rate * seconds)
         start = time.perf_counter()
-        for k in range(count):
-            target = start + k / rate
-            wait = target - time.perf_counter()
-            if wait > 0.0003:                     # sleep, then spin the last 0.3 ms
-                time.sleep(wait - 0.0003)
-            while time.perf_counter() < target:
-                pass
+        for k in range(count):                    # on a fixed schedule; sleeping, not
+            wait = start + k / rate - time.perf_counter()   # spinning, so the load generator
+            if wait > 0.0:                        # leaves the CPU to the node under test
+                time.sleep(wait)
             s = k / count
             msg = JointTrajectory(joint_names=names, points=[JointTrajectoryPoint(
                 positions=[0.3 + 0.1 * s, 0.2 + 0.05 * s, 0.25, 0.4 - 0.1 * s],
@@ -141,11 +139,12 @@ def bench_feedforward(node, rate, seconds, workdir):
     latencies = []
 
     def on_state(msg):
-        now = node.get_clock().now().nanoseconds
-        latencies.append((now - (msg.header.stamp.sec * 10**9 + msg.header.stamp.nanosec)) * 1e-9)
+        for m in queued(sub, msg):
+            now = time.time_ns()
+            latencies.append((now - (m.header.stamp.sec * 10**9 + m.header.stamp.nanosec)) * 1e-9)
 
-    node.create_subscription(JointState, '/pkm_dynamics/feedforward/joint_states', on_state,
-                             QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE))
+    sub = node.create_subscription(JointState, '/pkm_dynamics/feedforward/joint_states', on_state,
+                                   QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE))
     env = dict(os.environ)
     publisher = subprocess.Popen([sys.executable, '-c', REFERENCE_PUBLISHER, str(rate),
                                   str(seconds)], env=env, stdin=subprocess.PIPE,
