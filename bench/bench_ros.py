@@ -25,7 +25,7 @@ import time
 
 import numpy as np
 
-from pkm_dynamics.dynamics_node import _queued as queued
+from pkm_dynamics.dynamics_node import queued
 from pkm_dynamics.testing import NodeProcess, loopback_ros_env, use_loopback_ros
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

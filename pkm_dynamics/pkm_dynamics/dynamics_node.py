@@ -655,11 +655,11 @@ class DynamicsNode(LifecycleNode):
                                   throttle_duration_sec=self._p('warning_period'))
 
     def _on_reference(self, msg):
-        for m in _queued(self._reference_sub, msg):
+        for m in queued(self._reference_sub, msg):
             self._feedforward(m)
 
     def _on_task_reference(self, msg):
-        for m in _queued(self._task_reference_sub, msg):
+        for m in queued(self._task_reference_sub, msg):
             self._task_feedforward(m)
 
     def _feedforward(self, msg):
@@ -782,7 +782,7 @@ class DynamicsNode(LifecycleNode):
             JointState, self._topic('completion.input_topic'), self._on_actuator_states, qos)
 
     def _on_actuator_states(self, msg):
-        for m in _queued(self._completion_sub, msg):
+        for m in queued(self._completion_sub, msg):
             self._complete(m)
 
     def _complete(self, msg):
@@ -818,7 +818,7 @@ class DynamicsNode(LifecycleNode):
         self._completion_pub.publish(out)
 
 
-def _queued(subscription, first):
+def queued(subscription, first):
     """``first`` (the message the executor delivered), then every further message already
     waiting in ``subscription``'s queue, oldest first.
 
