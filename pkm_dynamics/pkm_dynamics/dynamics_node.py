@@ -37,6 +37,7 @@ from rcl_interfaces.msg import (FloatingPointRange, IntegerRange, ParameterDescr
                                 ParameterType, SetParametersResult)
 import rclpy
 import rclpy.logging
+from rclpy.exceptions import InvalidHandle
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.lifecycle import LifecycleNode, TransitionCallbackReturn
 from rclpy.qos import (DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy,
@@ -819,8 +820,9 @@ class DynamicsNode(LifecycleNode):
 
 
 def queued(subscription, first):
-    """``first`` (the message the executor delivered), then every further message already
-    waiting in ``subscription``'s queue, oldest first.
+    """``first`` (the message the executor delivered), then the further messages already
+    waiting in ``subscription``'s queue, oldest first: at most one queue depth in all, so that
+    a stream faster than the node cannot hold the executor in one callback forever.
 
     A stream that arrives faster than one executor cycle per message (a 1 kHz reference) is
     then handled in one callback, each message still getting its own output: the executor's
@@ -830,9 +832,12 @@ def queued(subscription, first):
     does."""
     yield first
     handle = subscription.handle
-    while True:
-        with handle:
-            taken = handle.take_message(subscription.msg_type, subscription.raw)
+    for _ in range(subscription.qos_profile.depth - 1):
+        try:
+            with handle:
+                taken = handle.take_message(subscription.msg_type, subscription.raw)
+        except InvalidHandle:           # destroyed meanwhile (shutting down), as the executor
+            return
         if taken is None:
             return
         yield taken[0]

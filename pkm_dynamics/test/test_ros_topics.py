@@ -192,3 +192,33 @@ def test_joint_state_completion_pkm(pkm, module_ros_node):
         previous = fk
         assert_array_equal(m.position, fk.q)
         np.testing.assert_allclose(m.position, sol.q, atol=1e-8)   # the loops are closed
+
+
+def test_queued_takes_what_waits_up_to_one_queue_depth():
+    """The streaming callbacks' drain: the delivered message, then what waits in the queue,
+    oldest first, never more than the queue depth in one callback."""
+    from types import SimpleNamespace
+    from pkm_dynamics.dynamics_node import queued
+
+    class Handle:
+        def __init__(self, waiting):
+            self.waiting = waiting
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def take_message(self, msg_type, raw):
+            return (self.waiting.pop(0), {}) if self.waiting else None
+
+    def subscription(waiting, depth):
+        return SimpleNamespace(handle=Handle(waiting), msg_type=object, raw=False,
+                               qos_profile=SimpleNamespace(depth=depth))
+
+    waiting = list(range(1, 10))
+    assert list(queued(subscription(waiting, 4), 0)) == [0, 1, 2, 3]
+    assert waiting == [4, 5, 6, 7, 8, 9]                  # left for the next callback
+    assert list(queued(subscription(waiting, 100), 3)) == [3, 4, 5, 6, 7, 8, 9]
+    assert waiting == []
