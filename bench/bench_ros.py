@@ -8,6 +8,8 @@
    per millisecond (stamped when sent) to ~/reference; this process receives the node's
    ~/feedforward/joint_states (the reference stamp is copied) and counts the outputs lost
    and the latency from sending the reference to receiving its feedforward (median, p99).
+3. The node's own cost per reference: 1000 references queued for a node in this process,
+   drained in one callback, next to the core inverse dynamics of the same states.
 
     .venv/bin/python bench/bench_ros.py [--calls N] [--seconds S] [--rate HZ]
 
@@ -190,6 +192,69 @@ def bench_feedforward(node, rate, seconds, workdir):
     return result
 
 
+def bench_node_cost(count):
+    """The node's own cost per reference, apart from the other processes: a DynamicsNode in
+    this process (its own namespace), ``count`` references queued on its reference topic, then
+    one executor step of its streaming topics, which drains them all (one output each); next to
+    the median of the core inverse dynamics of the same states in the same process."""
+    import rclpy
+    from rclpy.executors import SingleThreadedExecutor
+    from rclpy.parameter import Parameter
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
+    from sensor_msgs.msg import JointState
+    from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+    from pkm_dynamics.core import load_robot
+    from pkm_dynamics.dynamics_node import DynamicsNode
+    from pkm_dynamics.testing import Collector, spin_until
+    text = ROBOT.read_text()
+    dyn = DynamicsNode(namespace='node_cost', parameter_overrides=[
+        Parameter('robot_description', value=text), Parameter('completion.enabled', value=False),
+        Parameter('feedforward.qos_depth', value=count)])
+    dyn.trigger_configure()
+    dyn.trigger_activate()
+    source = rclpy.create_node('bench_node_cost_source')
+    outputs = Collector(source, JointState, '/node_cost/pkm_dynamics/feedforward/joint_states',
+                        depth=count)
+    publisher = source.create_publisher(JointTrajectory, '/node_cost/pkm_dynamics/reference',
+                                        QoSProfile(depth=count,
+                                                   reliability=ReliabilityPolicy.RELIABLE))
+    topics = SingleThreadedExecutor()
+    topics.add_node(dyn.topic_node)
+    try:
+        deadline = time.monotonic() + 20
+        while publisher.get_subscription_count() == 0 or not outputs.subscription.get_publisher_count():
+            topics.spin_once(timeout_sec=0.05)
+            spin_until(source, lambda: False, timeout=0.05)
+            if time.monotonic() > deadline:
+                raise TimeoutError('the in-process node was not discovered')
+        states = []
+        for k in range(count):
+            s = k / count
+            x = [0.3 + 0.1 * s, 0.2 + 0.05 * s, 0.25, 0.4 - 0.1 * s]
+            xd, xdd = [0.1, 0.05, 0.0, -0.1], [0.0, 0.0, 0.0, 0.0]
+            publisher.publish(JointTrajectory(joint_names=NAMES, points=[JointTrajectoryPoint(
+                positions=x, velocities=xd, accelerations=xdd)]))
+            states.append((np.array(x), np.array(xd), np.array(xdd)))
+        time.sleep(1.0)                                   # all of them in the node's queue
+        start = time.perf_counter()
+        topics.spin_once(timeout_sec=5.0)
+        drain = time.perf_counter() - start
+        if not outputs.wait_for(source, count):
+            raise RuntimeError(f'{len(outputs.messages)} of {count} outputs after one drain')
+    finally:
+        topics.shutdown()
+        source.destroy_node()
+        dyn.destroy_node()
+    robot = load_robot(text)
+    times = []
+    for x, xd, xdd in states:
+        t = time.perf_counter()
+        robot.inverse_dynamics(x, xd, xdd)
+        times.append(time.perf_counter() - t)
+    return {'references': count, 'node_us_per_reference': drain / count * 1e6,
+            'core_inverse_dynamics_median_us': float(np.median(times)) * 1e6}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--calls', type=int, default=1000)
@@ -210,6 +275,7 @@ def main():
                 node = rclpy.create_node('bench_ros_client')
                 services = bench_services(node, args.calls)
                 feedforward = bench_feedforward(node, args.rate, args.seconds, workdir)
+                node_cost = bench_node_cost(1000)
         finally:
             empty.send_signal(2)
             empty.wait(10)
@@ -237,11 +303,17 @@ def main():
     if 'latency_median_us' in f:
         print(f'  latency median {f["latency_median_us"]:.0f} us, '
               f'p99 {f["latency_p99_us"]:.0f} us')
+    c = node_cost
+    print(f'\nnode cost per reference ({c["references"]} references queued, drained in one '
+          f'callback, in this process): {c["node_us_per_reference"]:.0f} us, of which core '
+          f'inverse dynamics {c["core_inverse_dynamics_median_us"]:.0f} us (median), message '
+          f'handling {c["node_us_per_reference"] - c["core_inverse_dynamics_median_us"]:.0f} us')
     out = REPO / 'bench' / 'results'
     out.mkdir(parents=True, exist_ok=True)
     (out / 'bench_ros.json').write_text(json.dumps(
         {'machine': m, 'robot': 'heavy_duty_4dof', 'services': services,
-         'ratio_id_to_empty': ratio, 'feedforward': feedforward}, indent=1))
+         'ratio_id_to_empty': ratio, 'feedforward': feedforward, 'node_cost': node_cost},
+        indent=1))
     print(f'\nwritten {out / "bench_ros.json"}')
     return 0
 
