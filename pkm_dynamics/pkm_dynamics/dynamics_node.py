@@ -640,11 +640,10 @@ class DynamicsNode(LifecycleNode):
             if kind in self._outputs:
                 self._pub[kind] = self.topic_node.create_publisher(
                     msg_type, self._topic(f'feedforward.{kind}_topic'), qos)
-        self._reference_sub = self.topic_node.create_subscription(
-            JointTrajectory, self._topic('reference_topic'), self._on_reference, qos)
-        self._task_reference_sub = self.topic_node.create_subscription(
-            MultiDOFJointTrajectory, self._topic('task_reference_topic'),
-            self._on_task_reference, qos)
+        self._reference_sub = self._stream(JointTrajectory, 'reference_topic', qos, 'reference',
+                                           self._feedforward)
+        self._task_reference_sub = self._stream(MultiDOFJointTrajectory, 'task_reference_topic',
+                                                qos, 'task reference', self._task_feedforward)
 
     def _topic(self, parameter):
         """The topic named by ``parameter``, resolved as a topic of this node."""
@@ -655,81 +654,76 @@ class DynamicsNode(LifecycleNode):
         self.get_logger().warning(f'{what} ignored: {message}',
                                   throttle_duration_sec=self._p('warning_period'))
 
-    def _on_reference(self, msg):
-        for m in queued(self._reference_sub, msg):
-            self._feedforward(m)
+    def _stream(self, msg_type, topic_parameter, qos, what, handle):
+        """Subscribe a streaming topic (on the companion node): each message delivered, and
+        those already waiting behind it (:func:`queued`), goes to ``handle(model, msg)`` while
+        the node is active; a message ``handle`` rejects (an exception) gets a throttled
+        warning naming the problem and no output, and the next one is handled as usual."""
+        def callback(msg):
+            for m in queued(subscription, msg):
+                model = self._model
+                if self._state != 'active':
+                    continue                    # not serving: taken and dropped
+                try:
+                    if model is None:
+                        raise RequestError(ErrorCodes.NO_MODEL, self._model_error)
+                    handle(model, m)
+                except Exception as exc:
+                    self._warn(what, exc)
 
-    def _on_task_reference(self, msg):
-        for m in queued(self._task_reference_sub, msg):
-            self._task_feedforward(m)
+        subscription = self.topic_node.create_subscription(
+            msg_type, self._topic(topic_parameter), callback, qos)
+        return subscription
 
-    def _feedforward(self, msg):
+    def _feedforward(self, model, msg):
         """Feedforward of one actuator-space reference (JointTrajectory)."""
-        model = self._model
-        if self._state != 'active':
-            return
-        try:
-            if model is None:
-                raise RequestError(ErrorCodes.NO_MODEL, self._model_error)
-            if model.parallel:
-                raise RequestError(ErrorCodes.INVALID_REQUEST,
-                                   f'robot "{model.name}" is a parallel manipulator: send the '
-                                   f'reference as MultiDOFJointTrajectory on '
-                                   f'{self._task_reference_sub.topic_name}')
-            if not msg.points:
-                raise RequestError(ErrorCodes.INVALID_REQUEST, 'the reference has no points')
-            index = name_index(msg.joint_names, model.actuated, 'joint_names')
-            n = len(msg.joint_names)
-            points = msg.points if 'trajectory' in self._outputs else msg.points[:1]
-            states = []
-            for k, p in enumerate(points):
-                x = ordered(p.positions, index, n, f'points[{k}].positions')
-                xd = ordered(p.velocities, index, n, f'points[{k}].velocities', optional=True)
-                xdd = ordered(p.accelerations, index, n, f'points[{k}].accelerations',
-                              optional=True)
-                states.append((x, xd, xdd, model.robot.inverse_dynamics(x, xd, xdd)))
-            motor = self._motor(model, *states[0][:3]) if 'motor' in self._pub else None
-        except Exception as exc:
-            self._warn('reference', exc)
-            return
+        if model.parallel:
+            raise RequestError(ErrorCodes.INVALID_REQUEST,
+                               f'robot "{model.name}" is a parallel manipulator: send the '
+                               f'reference as MultiDOFJointTrajectory on '
+                               f'{self._task_reference_sub.topic_name}')
+        if not msg.points:
+            raise RequestError(ErrorCodes.INVALID_REQUEST, 'the reference has no points')
+        index = name_index(msg.joint_names, model.actuated, 'joint_names')
+        n = len(msg.joint_names)
+        points = msg.points if 'trajectory' in self._outputs else msg.points[:1]
+        states = []
+        for k, p in enumerate(points):
+            x = ordered(p.positions, index, n, f'points[{k}].positions')
+            xd = ordered(p.velocities, index, n, f'points[{k}].velocities', optional=True)
+            xdd = ordered(p.accelerations, index, n, f'points[{k}].accelerations',
+                          optional=True)
+            states.append((x, xd, xdd, model.robot.inverse_dynamics(x, xd, xdd)))
+        motor = self._motor(model, *states[0][:3]) if 'motor' in self._pub else None
         self._publish(model, msg, states, motor)
 
-    def _task_feedforward(self, msg):
+    def _task_feedforward(self, model, msg):
         """Feedforward of one task-space reference (MultiDOFJointTrajectory, PKMs)."""
-        model = self._model
-        if self._state != 'active':
-            return
-        try:
-            if model is None:
-                raise RequestError(ErrorCodes.NO_MODEL, self._model_error)
-            if not model.parallel:
-                raise RequestError(ErrorCodes.INVALID_REQUEST,
-                                   f'robot "{model.name}" is a module chain: send the '
-                                   f'reference as JointTrajectory on '
-                                   f'{self._reference_sub.topic_name}')
-            if not msg.points:
-                raise RequestError(ErrorCodes.INVALID_REQUEST, 'the reference has no points')
-            robot = model.robot
-            points = msg.points if 'trajectory' in self._outputs else msg.points[:1]
-            previous = self._ff_solution
-            states = []
-            for k, p in enumerate(points):
-                pose, twist, accel = self._task_point(model, p, f'points[{k}]')
-                sol = robot.inverse_kinematics(pose, twist, accel, initial=previous)
-                u = robot.inverse_dynamics(sol, twist, accel)
-                previous = sol
-                states.append((sol.actuators, sol.actuators_d, sol.actuators_dd, u))
-                if k == 0:
-                    first = (pose, twist, accel, sol)
-            motor = None
-            if 'motor' in self._pub and model.series_elastic:
-                pose, twist, accel, sol = first
-                zero = np.zeros_like(twist)
-                motor = higher_order_inverse_dynamics(robot, pose, twist, accel, zero, zero,
-                                                      q_guess=sol.q)
-        except Exception as exc:
-            self._warn('task reference', exc)
-            return
+        if not model.parallel:
+            raise RequestError(ErrorCodes.INVALID_REQUEST,
+                               f'robot "{model.name}" is a module chain: send the '
+                               f'reference as JointTrajectory on '
+                               f'{self._reference_sub.topic_name}')
+        if not msg.points:
+            raise RequestError(ErrorCodes.INVALID_REQUEST, 'the reference has no points')
+        robot = model.robot
+        points = msg.points if 'trajectory' in self._outputs else msg.points[:1]
+        previous = self._ff_solution
+        states = []
+        for k, p in enumerate(points):
+            pose, twist, accel = self._task_point(model, p, f'points[{k}]')
+            sol = robot.inverse_kinematics(pose, twist, accel, initial=previous)
+            u = robot.inverse_dynamics(sol, twist, accel)
+            previous = sol
+            states.append((sol.actuators, sol.actuators_d, sol.actuators_dd, u))
+            if k == 0:
+                first = (pose, twist, accel, sol)
+        motor = None
+        if 'motor' in self._pub and model.series_elastic:
+            pose, twist, accel, sol = first
+            zero = np.zeros_like(twist)
+            motor = higher_order_inverse_dynamics(robot, pose, twist, accel, zero, zero,
+                                                  q_guess=sol.q)
         self._ff_solution = previous
         self._publish(model, msg, states, motor)
 
@@ -779,39 +773,25 @@ class DynamicsNode(LifecycleNode):
         qos = _reliable(10)
         self._completion_pub = self.topic_node.create_publisher(
             JointState, self._topic('completion.output_topic'), qos)
-        self._completion_sub = self.topic_node.create_subscription(
-            JointState, self._topic('completion.input_topic'), self._on_actuator_states, qos)
+        self._completion_sub = self._stream(JointState, 'completion.input_topic', qos,
+                                            'actuator state', self._complete)
 
-    def _on_actuator_states(self, msg):
-        for m in queued(self._completion_sub, msg):
-            self._complete(m)
-
-    def _complete(self, msg):
+    def _complete(self, model, msg):
         """Every tree joint of one measured actuator state (JointState)."""
-        model = self._model
-        if self._state != 'active':
-            return
-        try:
-            if model is None:
-                raise RequestError(ErrorCodes.NO_MODEL, self._model_error)
-            index = name_index(msg.name, model.actuated, 'name', allow_extra=True)
-            n = len(msg.name)
-            x = ordered(msg.position, index, n, 'position')
-            velocity = None
-            if model.parallel:
-                _, sol = model.robot.forward_kinematics(
-                    x, initial=self._completion_solution, return_solution=True)
-                q = sol.q
-            else:
-                xd = (ordered(msg.velocity, index, n, 'velocity') if len(msg.velocity)
-                      else None)
-                q, qd, _ = model.robot.tree_state(x, xd)
-                velocity = qd if xd is not None else None
-        except Exception as exc:
-            self._warn('actuator state', exc)
-            return
+        index = name_index(msg.name, model.actuated, 'name', allow_extra=True)
+        n = len(msg.name)
+        x = ordered(msg.position, index, n, 'position')
+        velocity = None
         if model.parallel:
+            _, sol = model.robot.forward_kinematics(
+                x, initial=self._completion_solution, return_solution=True)
+            q = sol.q
             self._completion_solution = sol
+        else:
+            xd = (ordered(msg.velocity, index, n, 'velocity') if len(msg.velocity)
+                  else None)
+            q, qd, _ = model.robot.tree_state(x, xd)
+            velocity = qd if xd is not None else None
         out = JointState(name=list(model.tree_joints), position=floats(q))
         if velocity is not None:
             out.velocity = floats(velocity)
