@@ -83,8 +83,6 @@ class PinocchioPeer:
         q = self.pin.neutral(m)
         v = np.zeros(m.nv)
         tau = np.zeros(m.nv)
-        act = set(self.robot.actuated_joints)
-        k = 0
         for name, jid, qi, vi in zip(self.robot.tree_joints, self.jids, Q, QD):
             j = m.joints[jid]
             if j.nq == 2:                       # continuous joint: (cos, sin)

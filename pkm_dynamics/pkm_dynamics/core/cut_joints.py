@@ -136,7 +136,7 @@ def cut_joint_constraint(tree: TreeModel, geo: CutJointGeometry, C, V=None, A0=N
         return g, G, np.zeros(len(g))
     Vk, Vr = _body(V, k, np.zeros(6)), _body(V, r, np.zeros(6))
     Ak, Ar = _body(A0, k, np.zeros(6)), _body(A0, r, np.zeros(6))
-    wk, vk, wr, vr = Vk[:3], Vk[3:], Vr[:3], Vr[3:]
+    wk, wr, vr = Vk[:3], Vr[:3], Vr[3:]
     dR_kr = R_kr @ hat(wr) - hat(wk) @ R_kr                      # time derivative of R_kr
     d_dot = B_pos @ np.concatenate([Vk, Vr])
     bdot_pos = np.cross(d_dot, wk) - dR_kr @ hat(geo.d_r) @ wr + dR_kr @ vr

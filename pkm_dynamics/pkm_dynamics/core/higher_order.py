@@ -44,7 +44,7 @@ module chains (heavy-duty manipulators, actuator-space motion) and PKM with hybr
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg

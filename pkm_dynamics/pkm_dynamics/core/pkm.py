@@ -473,11 +473,6 @@ class ParallelRobot:
         raise ConvergenceError(f"forward kinematics did not converge in {max_iter} iterations "
                                f"(actuator error {np.linalg.norm(a - sol.actuators):.3g} > {tol:g})")
 
-    def higher_order_inverse_dynamics(self, x, xd, xdd, xddd, xdddd, **kw):
-        """``u, du, ddu`` (+ SEA motor feedforward), paper 002: see :mod:`.higher_order`."""
-        from .higher_order import higher_order_inverse_dynamics
-        return higher_order_inverse_dynamics(self, x, xd, xdd, xddd, xdddd, **kw)
-
 
 def sample(sol: PkmIKSolution, i: int) -> PkmIKSolution:
     """Sample ``i`` of a batched :class:`PkmIKSolution`."""
