@@ -109,28 +109,18 @@ def _gravity_acceleration(model: TreeModel, gravity) -> np.ndarray:
 
 
 def rnea(model: TreeModel, q, qd, qdd, gravity=None, f_ext=None, poses=None) -> np.ndarray:
-    """Inverse dynamics (recursive Newton-Euler): generalized forces ``tau`` (n,) for the tree.
-    ``poses``: as in :func:`kinematics`."""
-    _, _, V, A, Ad_P = _kinematics(model, q, qd, qdd, _gravity_acceleration(model, gravity), poses)
-    n = model.nq
-    W = np.einsum("nij,nj->ni", model.M, A)
-    for i in range(n):
-        W[i] -= ad(V[i]).T @ (model.M[i] @ V[i])
-    if f_ext is not None:
-        W -= np.asarray(f_ext, dtype=float).reshape(n, 6)
-    tau = np.empty(n)
-    for i in range(n - 1, -1, -1):
-        tau[i] = model.X[i] @ W[i]
-        p = model.parent[i]
-        if p >= 0:
-            W[p] += Ad_P[i].T @ W[i]
-    return tau
+    """Inverse dynamics (recursive Newton-Euler): generalized forces ``tau`` (n,) for the tree,
+    ``tau_i = X_i^T W_i`` with the joint wrenches of :func:`body_wrenches`.  ``poses``: as in
+    :func:`kinematics`."""
+    W = body_wrenches(model, q, qd, qdd, gravity, f_ext, poses)
+    return np.einsum("ni,ni->n", np.asarray(model.X).reshape(-1, 6), W)
 
 
-def body_wrenches(model: TreeModel, q, qd, qdd, gravity=None, f_ext=None) -> np.ndarray:
+def body_wrenches(model: TreeModel, q, qd, qdd, gravity=None, f_ext=None, poses=None) -> np.ndarray:
     """Wrench each body receives through its joint from its predecessor (body frame), ``(n, 6)``:
-    the backward recursion of :func:`rnea` before projection on the joint screws."""
-    _, _, V, A, Ad_P = _kinematics(model, q, qd, qdd, _gravity_acceleration(model, gravity))
+    the backward recursion of :func:`rnea` before projection on the joint screws.  ``poses``: as
+    in :func:`kinematics`."""
+    _, _, V, A, Ad_P = _kinematics(model, q, qd, qdd, _gravity_acceleration(model, gravity), poses)
     n = model.nq
     W = np.einsum("nij,nj->ni", model.M, A)
     for i in range(n):
