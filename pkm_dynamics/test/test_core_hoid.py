@@ -134,46 +134,32 @@ def test_u_equals_kkt_inverse_dynamics(which, gsp, rrr):
         assert np.abs(F - motion(t)[0]).max() < 1e-10
 
 
+def along(desc, motion, q0, pick):
+    """``s -> pick(result at motion(s))``, every call warm-started at ``q0`` (for differences)."""
+    def f(s):
+        Cs, Vs = motion(s)
+        return pick(higher_order_inverse_dynamics(desc, Cs, *Vs, q_guess=q0))
+    return f
+
+
 @pytest.mark.parametrize("which", sorted(CASES))
-def test_du_ddu_against_differences_of_u(which, gsp, rrr):
+def test_derivatives_against_differences(which, gsp, rrr):
+    """u, du, ddu and the IK's tree motion (q to its 4th derivative) against 4th-order central
+    differences in time."""
     desc = gsp if which == "gsp" else rrr
     motion, times, h = CASES[which]
     for t in times:
         C, Vt = motion(t)
         r = higher_order_inverse_dynamics(desc, C, *Vt)
         q0 = r.tree_motion[0]
-
-        def u_of(s):
-            Cs, Vs = motion(s)
-            return higher_order_inverse_dynamics(desc, Cs, *Vs, q_guess=q0).u
-
-        u, du, ddu = central(u_of, t, h)
+        u, du, ddu = central(along(desc, motion, q0, lambda r: r.u), t, h)
         assert rel(r.u, u) < 1e-12
         assert rel(r.du, du) < 1e-6, t
         assert rel(r.ddu, ddu) < 1e-6, t
-
-
-@pytest.mark.parametrize("which", sorted(CASES))
-def test_third_and_fourth_ik_derivatives_against_differences(which, gsp, rrr):
-    desc = gsp if which == "gsp" else rrr
-    motion, times, h = CASES[which]
-    for t in times:
-        C, Vt = motion(t)
-        r = higher_order_inverse_dynamics(desc, C, *Vt)
-        q0 = r.tree_motion[0]
-
-        def qdd_of(s):
-            Cs, Vs = motion(s)
-            return higher_order_inverse_dynamics(desc, Cs, *Vs, q_guess=q0).tree_motion[2]
-
-        def q_of(s):
-            Cs, Vs = motion(s)
-            return higher_order_inverse_dynamics(desc, Cs, *Vs, q_guess=q0).tree_motion[0]
-
-        qdd, q3, q4 = central(qdd_of, t, h)
+        qdd, q3, q4 = central(along(desc, motion, q0, lambda r: r.tree_motion[2]), t, h)
         assert rel(r.tree_motion[3], q3) < 1e-6
         assert rel(r.tree_motion[4], q4) < 1e-6
-        _, q1, q2 = central(q_of, t, h)     # and the IK solution itself
+        _, q1, q2 = central(along(desc, motion, q0, lambda r: r.tree_motion[0]), t, h)
         assert rel(r.tree_motion[1], q1) < 1e-6 and rel(r.tree_motion[2], q2) < 1e-6
 
 
@@ -185,14 +171,9 @@ def test_sea_feedforward_equations(rrr):
     for t in times:
         C, Vt = motion(t)
         r = higher_order_inverse_dynamics(rrr, C, *Vt)
-        q0 = r.tree_motion[0]
         assert np.allclose(r.motor_position, r.actuator_motion[0] + r.u / K, rtol=0, atol=1e-14)
-
-        def qm_of(s):
-            Cs, Vs = motion(s)
-            return higher_order_inverse_dynamics(rrr, Cs, *Vs, q_guess=q0).motor_position
-
-        qm, qmd, qmdd = central(qm_of, t, h)
+        qm, qmd, qmdd = central(along(rrr, motion, r.tree_motion[0], lambda r: r.motor_position),
+                                t, h)
         assert rel(r.motor_velocity, qmd) < 1e-6
         assert rel(r.motor_acceleration, qmdd) < 1e-6
         assert rel(r.motor_torque, r.u + Mm * qmdd) < 1e-6
