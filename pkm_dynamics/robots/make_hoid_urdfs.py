@@ -70,6 +70,24 @@ def _joint(name, typ, parent, child, xyz, axis, lim=None):
     return s + "</joint>\n"
 
 
+def _platform_and_extension(m, r, cuts, actuated, p, coordinates) -> list:
+    """The platform link (a disc of mass ``m``, radius ``r``), the cut joints ``cuts`` and the
+    <pkm_dynamics> extension: series-elastic ``actuated`` joints (stiffness and motor inertia
+    of ``p``), the platform as end effector and its task-space ``coordinates``."""
+    out = ['  <link name="platform">' +
+           _inertial(m, [0, 0, 0], np.diag([m * r * r / 4, m * r * r / 4, m * r * r / 2])) + '</link>\n']
+    out += cuts
+    out.append('  <pkm_dynamics>\n')
+    for joint in actuated:
+        out.append(f'    <actuator joint="{joint}"><series_elastic stiffness="{p["stiffness"]:.12g}" '
+                   f'motor_inertia="{p["motor_inertia"]:.12g}"/></actuator>\n')
+    out.append('    <end_effector link="platform"/>\n')
+    out.append('    <platform link="platform"><origin xyz="0 0 0" rpy="0 0 0"/>'
+               f'<task_space coordinates="{coordinates}"/></platform>\n')
+    out.append('  </pkm_dynamics>\n</robot>\n')
+    return out
+
+
 def gough_stewart() -> str:
     p = GSP
     # pair the legs: leg 2k and 2k+1 start at the base pair k and end at neighbouring platform
@@ -118,18 +136,8 @@ def gough_stewart() -> str:
             out.append(_joint(f"leg{i}_sz", "revolute", f"leg{i}_s2", f"leg{i}_s3", [0, 0, 0], [0, 0, 1], (-1.5, 1.5, 50, 5)))
             out.append(f'  <joint name="leg{i}_to_platform" type="fixed"><parent link="leg{i}_s3"/>'
                        f'<child link="platform"/><origin xyz="{_v(centre - a)}" rpy="0 0 0"/></joint>\n')
-    r, m = p["r_platform_disc"], p["m_platform"]
-    out.append('  <link name="platform">' +
-               _inertial(m, [0, 0, 0], np.diag([m * r * r / 4, m * r * r / 4, m * r * r / 2])) + '</link>\n')
-    out += cuts
-    out.append('  <pkm_dynamics>\n')
-    for leg in range(6):
-        out.append(f'    <actuator joint="leg{leg + 1}_p"><series_elastic stiffness="{p["stiffness"]:.12g}" '
-                   f'motor_inertia="{p["motor_inertia"]:.12g}"/></actuator>\n')
-    out.append('    <end_effector link="platform"/>\n')
-    out.append('    <platform link="platform"><origin xyz="0 0 0" rpy="0 0 0"/>'
-               '<task_space coordinates="wx wy wz vx vy vz"/></platform>\n')
-    out.append('  </pkm_dynamics>\n</robot>\n')
+    out += _platform_and_extension(p["m_platform"], p["r_platform_disc"], cuts,
+                                   [f"leg{leg + 1}_p" for leg in range(6)], p, "wx wy wz vx vy vz")
     return "".join(out)
 
 
@@ -168,18 +176,8 @@ def planar_3rrr() -> str:
             out.append(_joint(f"limb{i}_c", "revolute", f"limb{i}_distal", f"limb{i}_end", Cp - B, z, (-3.14, 3.14, 20, 10)))
             out.append(f'  <joint name="limb{i}_to_platform" type="fixed"><parent link="limb{i}_end"/>'
                        f'<child link="platform"/><origin xyz="{_v(-Cp)}" rpy="0 0 0"/></joint>\n')
-    m, r = p["m_platform"], 0.06
-    out.append('  <link name="platform">' +
-               _inertial(m, [0, 0, 0], np.diag([m * r * r / 4, m * r * r / 4, m * r * r / 2])) + '</link>\n')
-    out += cuts
-    out.append('  <pkm_dynamics>\n')
-    for leg in range(3):
-        out.append(f'    <actuator joint="limb{leg + 1}_a"><series_elastic stiffness="{p["stiffness"]:.12g}" '
-                   f'motor_inertia="{p["motor_inertia"]:.12g}"/></actuator>\n')
-    out.append('    <end_effector link="platform"/>\n')
-    out.append('    <platform link="platform"><origin xyz="0 0 0" rpy="0 0 0"/>'
-               '<task_space coordinates="vx vy wz"/></platform>\n')
-    out.append('  </pkm_dynamics>\n</robot>\n')
+    out += _platform_and_extension(p["m_platform"], 0.06, cuts,
+                                   [f"limb{leg + 1}_a" for leg in range(3)], p, "vx vy wz")
     return "".join(out)
 
 
