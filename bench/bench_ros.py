@@ -220,12 +220,11 @@ def bench_node_cost(count):
     import rclpy
     from rclpy.executors import SingleThreadedExecutor
     from rclpy.parameter import Parameter
-    from rclpy.qos import QoSProfile, ReliabilityPolicy
     from sensor_msgs.msg import JointState
     from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
     from pkm_dynamics.core import load_robot
     from pkm_dynamics.dynamics_node import DynamicsNode
-    from pkm_dynamics.testing import Collector, spin_until
+    from pkm_dynamics.testing import Collector, matched_publisher
     text = ROBOT.read_text()
     dyn = DynamicsNode(namespace='node_cost', parameter_overrides=[
         Parameter('robot_description', value=text), Parameter('completion.enabled', value=False),
@@ -235,18 +234,13 @@ def bench_node_cost(count):
     source = rclpy.create_node('bench_node_cost_source')
     outputs = Collector(source, JointState, '/node_cost/pkm_dynamics/feedforward/joint_states',
                         depth=count)
-    publisher = source.create_publisher(JointTrajectory, '/node_cost/pkm_dynamics/reference',
-                                        QoSProfile(depth=count,
-                                                   reliability=ReliabilityPolicy.RELIABLE))
     topics = SingleThreadedExecutor()
     topics.add_node(dyn.topic_node)
     try:
-        deadline = time.monotonic() + 20
-        while publisher.get_subscription_count() == 0 or not outputs.subscription.get_publisher_count():
-            topics.spin_once(timeout_sec=0.05)
-            spin_until(source, lambda: False, timeout=0.05)
-            if time.monotonic() > deadline:
-                raise TimeoutError('the in-process node was not discovered')
+        publisher = matched_publisher(source, JointTrajectory, '/node_cost/pkm_dynamics/reference',
+                                      count)
+        if not outputs.wait_for_publisher(source):
+            raise TimeoutError('the in-process node\'s output was not discovered')
         states = []
         for k in range(count):
             s = k / count

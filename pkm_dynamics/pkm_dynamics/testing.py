@@ -190,6 +190,16 @@ def spin_until(node, condition, timeout=10.0):
         executor.shutdown()
 
 
+def matched_publisher(node, msg_type, topic, depth, subscribers=1, timeout=20.0):
+    """A publisher of `node` on `topic`, returned once `subscribers` subscriptions match it
+    (discovery done, so nothing published is lost); TimeoutError otherwise."""
+    publisher = node.create_publisher(msg_type, topic, depth)
+    if not spin_until(node, lambda: publisher.get_subscription_count() >= subscribers, timeout):
+        raise TimeoutError(f'{topic}: {publisher.get_subscription_count()} of {subscribers} '
+                           'subscriptions matched')
+    return publisher
+
+
 class Client:
     """Service clients of one node of the pkm_dynamics node (`prefix`, e.g. '/pkm_dynamics'),
     created once and reused: `client.call(srv_type, 'inverse_dynamics', request)`."""

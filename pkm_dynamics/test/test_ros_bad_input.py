@@ -9,7 +9,7 @@ from numpy.testing import assert_array_equal
 import pytest
 
 from pkm_dynamics.core import load_robot
-from pkm_dynamics.testing import Client, Collector, spin_until
+from pkm_dynamics.testing import Client, Collector, matched_publisher, spin_until
 
 X0 = [0.3, 0.2, 0.25, 0.4]
 
@@ -197,9 +197,8 @@ def test_bad_references_give_no_output(chain, module_ros_node):
     robot, _, process = chain
     node = module_ros_node
     states = Collector(node, JointState, '/bad_chain/feedforward/joint_states')
-    publisher = node.create_publisher(JointTrajectory, '/bad_chain/reference', 100)
+    publisher = matched_publisher(node, JointTrajectory, '/bad_chain/reference', 100)
     assert states.wait_for_publisher(node)
-    assert spin_until(node, lambda: publisher.get_subscription_count() > 0)
 
     def reference(names, positions, velocities=()):
         return JointTrajectory(joint_names=names, points=[JointTrajectoryPoint(
@@ -228,8 +227,7 @@ def test_bad_actuator_states_give_no_output(chain, module_ros_node):
     robot, _, process = chain
     node = module_ros_node
     completed = Collector(node, JointState, '/joint_states')
-    publisher = node.create_publisher(JointState, '/actuator_states', 10)
-    assert spin_until(node, lambda: publisher.get_subscription_count() > 0)
+    publisher = matched_publisher(node, JointState, '/actuator_states', 10)
     publisher.publish(JointState(name=NAMES[:3], position=X0[:3]))          # one missing
     publisher.publish(JointState(name=NAMES, position=[0.3, math.inf, 0.25, 0.4]))
     publisher.publish(JointState(name=NAMES, position=[0.3, 0.9, 0.25, 0.4]))  # beyond stroke

@@ -6,7 +6,7 @@ import numpy as np
 from numpy.testing import assert_array_equal
 
 from pkm_dynamics.core import load_robot
-from pkm_dynamics.testing import Client, Collector, spin_until
+from pkm_dynamics.testing import Client, Collector, matched_publisher, spin_until
 
 X0 = [0.3, 0.2, 0.25, 0.4]
 NAMES = ['slew', 'lift', 'tilt', 'extension']
@@ -61,8 +61,7 @@ def test_lifecycle_transitions(start_node, ros_node, example_robot):
     assert response.error_code.val == ErrorCodes.NOT_ACTIVE and 'activate' in response.message
 
     states = Collector(ros_node, JointState, '/pkm_dynamics/feedforward/joint_states')
-    publisher = ros_node.create_publisher(JointTrajectory, '/pkm_dynamics/reference', 10)
-    assert spin_until(ros_node, lambda: publisher.get_subscription_count() > 0)
+    publisher = matched_publisher(ros_node, JointTrajectory, '/pkm_dynamics/reference', 10)
     assert states.wait_for_publisher(ros_node)
     reference = JointTrajectory(joint_names=NAMES, points=[JointTrajectoryPoint(positions=X0)])
     publisher.publish(reference)

@@ -8,7 +8,7 @@ import pytest
 
 from pkm_dynamics.core import load_robot
 from pkm_dynamics.core.higher_order import higher_order_inverse_dynamics
-from pkm_dynamics.testing import Collector
+from pkm_dynamics.testing import Collector, matched_publisher, spin_until
 
 OUTPUTS = ['commands', 'joint_state', 'trajectory', 'motor']
 CHAIN, PKM = 'heavy_duty_4dof', 'planar_3rrr'
@@ -62,11 +62,9 @@ def test_feedforward_module_chain(chain, module_ros_node):
     states = Collector(node, JointState, '/ff_chain/feedforward/joint_states')
     trajectories = Collector(node, JointTrajectory, '/ff_chain/feedforward/trajectory')
     motor = Collector(node, JointState, '/ff_chain/feedforward/motor_commands')
-    publisher = node.create_publisher(JointTrajectory, '/ff_chain/reference', 100)
+    publisher = matched_publisher(node, JointTrajectory, '/ff_chain/reference', 100)
     assert commands.wait_for_publisher(node) and states.wait_for_publisher(node)
     assert trajectories.wait_for_publisher(node)
-    from pkm_dynamics.testing import spin_until
-    assert spin_until(node, lambda: publisher.get_subscription_count() > 0)
     msgs, motion = reference_stream(chain, BURST)
     for msg in msgs:                  # faster than the node handles them: it drains its queue
         publisher.publish(msg)
@@ -114,14 +112,12 @@ def test_feedforward_pkm_with_series_elastic_actuators(pkm, module_ros_node):
     from sensor_msgs.msg import JointState
     from std_msgs.msg import Float64MultiArray
     from trajectory_msgs.msg import MultiDOFJointTrajectory
-    from pkm_dynamics.testing import spin_until
     node = module_ros_node
     commands = Collector(node, Float64MultiArray, '/ff_pkm/feedforward/commands')
     states = Collector(node, JointState, '/ff_pkm/feedforward/joint_states')
     motor = Collector(node, JointState, '/ff_pkm/feedforward/motor_commands')
-    publisher = node.create_publisher(MultiDOFJointTrajectory, '/ff_pkm/task_reference', 100)
+    publisher = matched_publisher(node, MultiDOFJointTrajectory, '/ff_pkm/task_reference', 100)
     assert commands.wait_for_publisher(node) and motor.wait_for_publisher(node)
-    assert spin_until(node, lambda: publisher.get_subscription_count() > 0)
     msgs, motion = task_stream(pkm, 8)
     for msg in msgs:
         publisher.publish(msg)
@@ -149,11 +145,9 @@ def test_feedforward_pkm_with_series_elastic_actuators(pkm, module_ros_node):
 
 def test_joint_state_completion_module_chain(chain, module_ros_node):
     from sensor_msgs.msg import JointState
-    from pkm_dynamics.testing import spin_until
     node = module_ros_node
     completed = Collector(node, JointState, '/joint_states')
-    publisher = node.create_publisher(JointState, '/actuator_states', 10)
-    assert spin_until(node, lambda: publisher.get_subscription_count() >= 2)
+    publisher = matched_publisher(node, JointState, '/actuator_states', 10, subscribers=2)
     x, xd = np.array([0.3, 0.2, 0.25, 0.4]), np.array([0.1, -0.05, 0.02, 0.0])
     # measured states may carry other joints too: they are ignored
     msg = JointState(name=['gripper', *chain.actuated_joints[::-1]],
@@ -172,11 +166,9 @@ def test_joint_state_completion_module_chain(chain, module_ros_node):
 
 def test_joint_state_completion_pkm(pkm, module_ros_node):
     from sensor_msgs.msg import JointState
-    from pkm_dynamics.testing import spin_until
     node = module_ros_node
     completed = Collector(node, JointState, '/joint_states')
-    publisher = node.create_publisher(JointState, '/actuator_states', 10)
-    assert spin_until(node, lambda: publisher.get_subscription_count() >= 1)
+    publisher = matched_publisher(node, JointState, '/actuator_states', 10)
     ik = [pkm.inverse_kinematics(pkm.task_pose(np.array([0.01, -0.01, 0.05]) * s))
           for s in (0.5, 1.0)]
     for sol in ik:
