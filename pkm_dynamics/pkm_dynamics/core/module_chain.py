@@ -339,7 +339,8 @@ def _first_forward_pass(chain: ModuleChain, x, xd) -> list:
     """First forward recursion of Algorithm 1 (lines 2-10): closure, poses, twists, biases."""
     nu = np.zeros(6)
     out = []
-    for mod, info, xi, xdi in zip(chain.modules, chain.info, x.tolist(), xd.tolist()):
+    x, xd = np.asarray(x, dtype=float).tolist(), np.asarray(xd, dtype=float).tolist()
+    for mod, info, xi, xdi in zip(chain.modules, chain.info, x, xd):
         if info.kind == "parallel":
             st = closure(mod, info.sx * xi, info.sx * xdi)
             module_adjoints(mod, st)

@@ -134,11 +134,6 @@ _AD_STACK_ONES = np.zeros((3, 6, 6))
 _AD_STACK_ONES[:, 2, 2] = _AD_STACK_ONES[:, 5, 5] = 1.0
 
 
-def wrench_bias(M: np.ndarray, nu: np.ndarray) -> np.ndarray:
-    """``p = -ad*(nu) M nu`` (eq. 12) = ``(w x h_m + v x h_f, w x h_f)`` with ``h = M nu``."""
-    return np.array(wrench_bias_list(nu.tolist(), (M @ nu).tolist()))
-
-
 def closure(mod: ParallelModule, x: float, xd: float) -> ParallelModuleState:
     """Closed-chain kinematics of the module from the actuator state, eqs. 2, 4-5, 7, 27-28.
 
