@@ -675,18 +675,26 @@ class DynamicsNode(LifecycleNode):
             msg_type, self._topic(topic_parameter), callback, qos)
         return subscription
 
-    def _feedforward(self, model, msg):
-        """Feedforward of one actuator-space reference (JointTrajectory)."""
-        if model.parallel:
+    def _reference_points(self, model, msg, task_space):
+        """The points of a reference to answer (all of them with the trajectory output, else
+        the first), once the reference is checked to fit the robot's kind and to have points."""
+        if model.parallel != task_space:
+            kind, form, sub = (('a module chain', 'JointTrajectory', self._reference_sub)
+                               if task_space else
+                               ('a parallel manipulator', 'MultiDOFJointTrajectory',
+                                self._task_reference_sub))
             raise RequestError(ErrorCodes.INVALID_REQUEST,
-                               f'robot "{model.name}" is a parallel manipulator: send the '
-                               f'reference as MultiDOFJointTrajectory on '
-                               f'{self._task_reference_sub.topic_name}')
+                               f'robot "{model.name}" is {kind}: send the reference as {form} '
+                               f'on {sub.topic_name}')
         if not msg.points:
             raise RequestError(ErrorCodes.INVALID_REQUEST, 'the reference has no points')
+        return msg.points if 'trajectory' in self._outputs else msg.points[:1]
+
+    def _feedforward(self, model, msg):
+        """Feedforward of one actuator-space reference (JointTrajectory)."""
+        points = self._reference_points(model, msg, task_space=False)
         index = name_index(msg.joint_names, model.actuated, 'joint_names')
         n = len(msg.joint_names)
-        points = msg.points if 'trajectory' in self._outputs else msg.points[:1]
         states = []
         for k, p in enumerate(points):
             x = ordered(p.positions, index, n, f'points[{k}].positions')
@@ -699,15 +707,8 @@ class DynamicsNode(LifecycleNode):
 
     def _task_feedforward(self, model, msg):
         """Feedforward of one task-space reference (MultiDOFJointTrajectory, PKMs)."""
-        if not model.parallel:
-            raise RequestError(ErrorCodes.INVALID_REQUEST,
-                               f'robot "{model.name}" is a module chain: send the '
-                               f'reference as JointTrajectory on '
-                               f'{self._reference_sub.topic_name}')
-        if not msg.points:
-            raise RequestError(ErrorCodes.INVALID_REQUEST, 'the reference has no points')
+        points = self._reference_points(model, msg, task_space=True)
         robot = model.robot
-        points = msg.points if 'trajectory' in self._outputs else msg.points[:1]
         previous = self._ff_solution
         states = []
         for k, p in enumerate(points):
