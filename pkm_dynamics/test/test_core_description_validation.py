@@ -120,7 +120,7 @@ def chain(n_joints):
 def test_size_bounds():
     ok = load_tree(chain(20))
     assert ok.nq == 20
-    with pytest.raises(DescriptionError, match="more than the limit of 1000"):
+    with pytest.raises(DescriptionError, match=f"more than the limit of {validation.MAX_JOINTS}"):
         load_tree(chain(validation.MAX_JOINTS + 1))
     with pytest.raises(DescriptionError, match="characters, more than the limit"):
         load_tree(chain(20).replace('<link name="l0"/>',

@@ -29,8 +29,8 @@ from .errors import DescriptionError
 MAX_DESCRIPTION_CHARS = 2_000_000
 #: nesting depth of XML elements (URDF needs about 6)
 MAX_DEPTH = 32
-MAX_LINKS = 1000
-MAX_JOINTS = 1000
+MAX_LINKS = 2000
+MAX_JOINTS = 2000
 MAX_CONSTRAINTS = 1000
 #: m (lengths) or rad (angles, revolute limits)
 MAX_COORDINATE = 1e3
