@@ -182,3 +182,25 @@ def test_a_description_is_xml_text_not_a_path(start_node, ros_node, example_robo
     assert len(reasons) == 1 and 'not URDF XML text' in reasons.pop()
     assert model_info(client).robot_name == load_robot(text).description.name
     assert process.running()
+
+
+def test_bad_numbers_and_entities_are_refused_naming_the_culprit(start_node, ros_node,
+                                                                 example_robot):
+    """Through the parameter: a NaN inertia and a NaN joint origin of a PKM are refused naming
+    the link / joint, an entity-amplified description is refused before any expansion; the
+    model serving keeps serving."""
+    text = example_robot('linear_4bar_1dof')
+    pkm = example_robot('planar_3rrr')
+    process = start_node(params={'robot_description': text})
+    client = Client(ros_node)
+    nan_inertia = text.replace('ixx="0.28426"', 'ixx="nan"')
+    nan_origin = pkm.replace('<origin xyz="1.83697019872e-17 0.3 0"', '<origin xyz="nan 0.3 0"')
+    entities = ('<?xml version="1.0"?><!DOCTYPE robot [<!ENTITY a "aaaaaaaaaa">'
+                '<!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]>' + text[text.index('<robot'):])
+    for bad, culprit in ((nan_inertia, "link 'B11'"), (nan_origin, "joint 'limb1_a'"),
+                         (entities, 'document type declaration')):
+        assert bad != text and bad != pkm
+        result = set_description(client, bad)
+        assert not result.successful and culprit in result.reason, result.reason
+    assert model_info(client).robot_name == load_robot(text).description.name
+    assert process.running()
