@@ -52,7 +52,7 @@ def check_text_size(text: str) -> None:
     if len(text) > MAX_DESCRIPTION_CHARS:
         raise DescriptionError(f"robot description has {len(text)} characters, more than the "
                                f"limit of {MAX_DESCRIPTION_CHARS}")
-    if "<!DOCTYPE" in text.upper():
+    if "<!DOCTYPE" in text:            # XML spells it so; expat refuses any other case
         raise DescriptionError("robot description has a document type declaration (<!DOCTYPE>): "
                                "DTDs and entities are not accepted in a URDF")
 
