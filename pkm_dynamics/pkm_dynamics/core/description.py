@@ -190,11 +190,12 @@ def cut_frames(tree: TreeModel, cut: CutJoint, C: np.ndarray) -> tuple:
     return tuple(out)
 
 
-def check_closure(tree: TreeModel, cut: CutJoint, q=None, tol: float = CLOSURE_TOLERANCE) -> None:
-    """Raise :class:`DescriptionError` unless the cut frames of ``cut`` coincide at ``q``
-    (default: the zero configuration) up to the cut joint's own freedom."""
-    q = np.zeros(tree.nq) if q is None else q
-    Fp, Fc = cut_frames(tree, cut, forward_kinematics(tree, q))
+def check_closure(tree: TreeModel, cut: CutJoint, C: np.ndarray,
+                  tol: float = CLOSURE_TOLERANCE) -> None:
+    """Raise :class:`DescriptionError` unless the cut frames of ``cut`` coincide, for the
+    absolute body poses ``C`` (nq, 4, 4) of a configuration (the zero configuration when the
+    description is read), up to the cut joint's own freedom."""
+    Fp, Fc = cut_frames(tree, cut, C)
     T = pose_inv(Fp) @ Fc
     R, p = T[:3, :3], T[:3, 3]
     problems = []
@@ -230,11 +231,12 @@ def parse_description(description: str, gravity=None, files: bool = True) -> Rob
     root, robot = read_description(description, files)
     tree = build_tree(robot, gravity)
     cuts = []
+    C0 = forward_kinematics(tree, np.zeros(tree.nq))    # body poses at the zero configuration
     for el in root.findall("constraint"):
         cut = _parse_cut_joint(el, tree)
         if any(c.name == cut.name for c in cuts) or cut.name in tree.joint_names:
             raise DescriptionError(f"loop closure '{cut.name}': the name is used twice")
-        check_closure(tree, cut)
+        check_closure(tree, cut, C0)
         cuts.append(cut)
     blocks = root.findall("pkm_dynamics")
     if len(blocks) > 1:
