@@ -43,9 +43,10 @@ def task_reference(robot, x):
     tf.translation.x, tf.translation.y, tf.translation.z = (
         pose.position.x, pose.position.y, pose.position.z)
     msg = MultiDOFJointTrajectory(joint_names=['platform'])
+    V, A = np.full(robot.dof, 0.01), np.full(robot.dof, -0.02)
     msg.points = [MultiDOFJointTrajectoryPoint(
-        transforms=[tf], velocities=[task_message(np.full(robot.dof, 0.01), robot.task_space, Twist)],
-        accelerations=[task_message(np.full(robot.dof, -0.02), robot.task_space, Accel)])]
+        transforms=[tf], velocities=[task_message(V, robot.task_space, Twist)],
+        accelerations=[task_message(A, robot.task_space, Accel)])]
     return msg
 
 
