@@ -59,7 +59,9 @@ def test_swaps_while_streaming(start_node, ros_node, example_robot):
     from trajectory_msgs.msg import MultiDOFJointTrajectory
     texts = {name: example_robot(name) for name in ('planar_3rrr', 'gough_stewart_6ups')}
     robots = {name: load_robot(text) for name, text in texts.items()}
-    process = start_node(params={'robot_description': texts['planar_3rrr']})
+    # every warning logged (no throttling), so that none about an actuator state can hide
+    process = start_node(params={'robot_description': texts['planar_3rrr'],
+                                 'warning_period': 0.0})
     client = Client(ros_node)
     assert model_info(client).success
     completed = Collector(ros_node, JointState, '/joint_states')
