@@ -199,8 +199,7 @@ class DynamicsNode(LifecycleNode):
     def __init__(self, **kwargs):
         super().__init__('pkm_dynamics', **kwargs)
         self._state = 'unconfigured'
-        self._description_text = ''     # the topic's description: the last one that loaded,
-        # or the last one received while unconfigured (it is checked at configure)
+        self._description_text = ''     # the last valid description received on the topic
         for name, (default, descriptor) in PARAMETERS.items():
             self.declare_parameter(name, default, descriptor)
         self._check_static_parameters()
@@ -353,9 +352,10 @@ class DynamicsNode(LifecycleNode):
             self._model.set_ik(self._ik)
 
     # -- robot description --------------------------------------------------------------------
-    def _load(self, text, source):
+    def _build(self, text, source):
+        """The model of ``text``, or None when it is rejected (logged and reported)."""
         try:
-            model = Model(text, self._p('gravity'), self._ik)
+            return Model(text, self._p('gravity'), self._ik)
         except Exception as exc:  # DescriptionError, or anything a broken text provokes
             message = f'robot description from the {source} rejected: {exc}'
             self.get_logger().error(message + (
@@ -364,9 +364,13 @@ class DynamicsNode(LifecycleNode):
                 self._model_error = message
             else:
                 self._description_note = f'; the last description was rejected: {exc}'
-            return False
-        self._use(model, source)
-        return True
+            return None
+
+    def _load(self, text, source):
+        model = self._build(text, source)
+        if model is not None:
+            self._use(model, source)
+        return model is not None
 
     def _use(self, model, source):
         self._model = model
@@ -378,15 +382,19 @@ class DynamicsNode(LifecycleNode):
             f'{model.total_mass:.6g} kg')
 
     def _on_description(self, msg):
-        """A description on the topic: a configured node loads it and keeps it (for the next
-        configure) only if it is valid, so a rejected one never replaces the last valid one;
-        an unconfigured node keeps it for configure."""
+        """A description on the topic is checked by building its model, in every state; only a
+        valid one is kept (for the next configure), so a rejected one never replaces the last
+        valid one. A configured node serves the new model at once."""
+        model = self._build(msg.data, 'robot_description topic')
+        if model is None:
+            return
+        self._description_text = msg.data
         if self._state in ('inactive', 'active'):
-            if self._load(msg.data, 'robot_description topic'):
-                self._description_text = msg.data
+            self._use(model, 'robot_description topic')
         else:
-            self._description_text = msg.data
-            self.get_logger().info('robot description received; it is loaded at configure')
+            self._model_error = 'the node is unconfigured: configure it to build the model'
+            self.get_logger().info(f'robot description of "{model.name}" received and checked; '
+                                   'it is loaded at configure')
 
     # -- services -----------------------------------------------------------------------------
     def _on_get_model_info(self, request, response):

@@ -134,8 +134,9 @@ def test_a_model_is_built_while_the_old_one_serves(start_node, ros_node, example
 
 def test_the_last_valid_description_is_kept(start_node, ros_node, example_robot):
     """Good description, then a malformed one on the topic (rejected), then deactivate /
-    cleanup / configure / activate: the good one is configured again. After shutdown the
-    services say so (not 'configure and activate it')."""
+    cleanup / configure / activate: the good one is configured again, also when the malformed
+    one arrives while the node is unconfigured. After shutdown the services say so (not
+    'configure and activate it')."""
     from lifecycle_msgs.msg import Transition
     from lifecycle_msgs.srv import ChangeState
     from pkm_dynamics_interfaces.msg import ErrorCodes
@@ -154,6 +155,15 @@ def test_the_last_valid_description_is_kept(start_node, ros_node, example_robot)
     publisher.publish(String(data='<robot name="broken"><link name="a">'))
     assert spin_until(ros_node, lambda: 'rejected' in model_info(client).message, timeout=20.0)
     for label in ('deactivate', 'cleanup', 'configure', 'activate'):
+        assert transition(client, label), label
+    info = model_info(client)
+    assert info.success and info.robot_name == name, info.message
+    # unconfigured, a malformed one arrives: it is checked at once and not kept either
+    for label in ('deactivate', 'cleanup'):
+        assert transition(client, label), label
+    publisher.publish(String(data='<robot name="broken again">'))
+    assert spin_until(ros_node, lambda: 'rejected' in model_info(client).message, timeout=20.0)
+    for label in ('configure', 'activate'):
         assert transition(client, label), label
     info = model_info(client)
     assert info.success and info.robot_name == name, info.message
