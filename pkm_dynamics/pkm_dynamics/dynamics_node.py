@@ -133,8 +133,9 @@ SA, DA = ParameterType.PARAMETER_STRING_ARRAY, ParameterType.PARAMETER_DOUBLE_AR
 #: name: (default, descriptor); documented in the package README
 PARAMETERS = {
     'robot_description': ('', _descriptor(
-        'robot description (URDF spanning tree + pkm_dynamics extension); empty: read the '
-        'robot_description topic. Setting it rebuilds the model (rejected if invalid).', S)),
+        'robot description (URDF spanning tree + pkm_dynamics extension) as XML text, not a '
+        'file path; empty: read the robot_description topic. Setting it rebuilds the model '
+        '(rejected if invalid).', S)),
     'gravity': (STANDARD_GRAVITY, _descriptor(
         'gravity in the root link frame [m/s^2], 3 values', DA, read_only=True)),
     'ik.tolerance': (1e-10, _descriptor(
