@@ -1,8 +1,13 @@
 """The pkm_dynamics ROS 2 node: the core's dynamics as services and topics.
 
 Robot description from the ``robot_description`` parameter or, when that is empty, from the
-``robot_description`` topic (transient local, as robot_state_publisher publishes it). A new
-description rebuilds the model; a bad one is reported and the previous model keeps serving.
+``robot_description`` topic (transient local, as robot_state_publisher publishes it): URDF XML
+text, never a file path. A new description rebuilds the model; a bad one is reported and the
+previous model keeps serving (a rejected one is never kept for a later configure). The model is
+built in the default callback group (parameters, lifecycle, description topic) while the
+services, in a group of their own, keep answering with the previous model; the new one then
+replaces it for every thread at once, streaming warm starts included (they belong to the
+model). Descriptions arriving during a build wait their turn.
 
 Services (``pkm_dynamics_interfaces``): ``~/get_model_info``, ``~/forward_dynamics``,
 ``~/inverse_dynamics`` (one point or a trajectory), ``~/higher_order_inverse_dynamics``,
@@ -38,7 +43,9 @@ from rcl_interfaces.msg import (FloatingPointRange, IntegerRange, ParameterDescr
 import rclpy
 import rclpy.logging
 from rclpy.exceptions import InvalidHandle
-from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
+from rclpy.executors import (ExternalShutdownException, MultiThreadedExecutor,
+                             SingleThreadedExecutor)
 from rclpy.lifecycle import LifecycleNode, TransitionCallbackReturn
 from rclpy.qos import (DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy,
                        qos_profile_services_default)
@@ -60,10 +67,15 @@ STANDARD_GRAVITY = [0.0, 0.0, -9.80665]
 
 class Model:
     """One loaded robot: the core object and what GetModelInfo reports (immutable once built;
-    callbacks take a reference, so a rebuild never changes a model under a running call)."""
+    callbacks take a reference, so a rebuild never changes a model under a running call).
+
+    The warm starts of the streaming topics (``ff_solution``: the last feedforward IK solution
+    of a PKM; ``completion_solution``: the last joint-state completion) belong to the model
+    (only the streaming thread touches them), so a swap never hands one robot's solution to
+    another: a new model starts cold."""
 
     def __init__(self, text, gravity, ik):
-        desc = parse_description(text, gravity)
+        desc = parse_description(text, gravity, files=False)    # XML text only, never a path
         if desc.platform is None:
             self.robot = robot_from_description(desc)
             self.kind = 'module_chain'
@@ -85,6 +97,8 @@ class Model:
         self.num_bodies = len(ET.fromstring(desc.xml).findall('link')) if desc.xml else 0
         self.total_mass = desc.tree.total_mass
         self.gravity = floats(desc.tree.gravity)
+        self.ff_solution = None
+        self.completion_solution = None
 
     @property
     def parallel(self):
@@ -119,8 +133,9 @@ SA, DA = ParameterType.PARAMETER_STRING_ARRAY, ParameterType.PARAMETER_DOUBLE_AR
 #: name: (default, descriptor); documented in the package README
 PARAMETERS = {
     'robot_description': ('', _descriptor(
-        'robot description (URDF spanning tree + pkm_dynamics extension); empty: read the '
-        'robot_description topic. Setting it rebuilds the model (rejected if invalid).', S)),
+        'robot description (URDF spanning tree + pkm_dynamics extension) as XML text, not a '
+        'file path; empty: read the robot_description topic. Setting it rebuilds the model '
+        '(rejected if invalid).', S)),
     'gravity': (STANDARD_GRAVITY, _descriptor(
         'gravity in the root link frame [m/s^2], 3 values', DA, read_only=True)),
     'ik.tolerance': (1e-10, _descriptor(
@@ -185,7 +200,7 @@ class DynamicsNode(LifecycleNode):
     def __init__(self, **kwargs):
         super().__init__('pkm_dynamics', **kwargs)
         self._state = 'unconfigured'
-        self._description_text = ''     # the last description received on the topic
+        self._description_text = ''     # the last valid description received on the topic
         for name, (default, descriptor) in PARAMETERS.items():
             self.declare_parameter(name, default, descriptor)
         self._check_static_parameters()
@@ -193,8 +208,6 @@ class DynamicsNode(LifecycleNode):
         self._model = None
         self._model_error = ''
         self._description_note = ''
-        self._ff_solution = None        # warm start of the PKM feedforward IK
-        self._completion_solution = None
         self._pending = {}
         self.add_on_set_parameters_callback(self._validate_parameters)
         self.add_post_set_parameters_callback(self._apply_parameters)
@@ -210,9 +223,14 @@ class DynamicsNode(LifecycleNode):
             self.get_logger().info(
                 f'waiting for the robot description on {self._description_sub.topic_name}')
 
+        # The services have a callback group of their own, apart from the default group of
+        # the parameter, lifecycle and robot_description callbacks (run by a multi-threaded
+        # executor, see main): building a new model never holds up the model serving.
+        self._service_group = MutuallyExclusiveCallbackGroup()
         self._dynamics_services = [
             self.create_service(srv, f'~/{name}', handler,
-                                qos_profile=qos_profile_services_default)
+                                qos_profile=qos_profile_services_default,
+                                callback_group=self._service_group)
             for srv, name, handler in (
                 (GetModelInfo, 'get_model_info', self._on_get_model_info),
                 (ForwardDynamics, 'forward_dynamics', self._serve(self._forward_dynamics)),
@@ -270,6 +288,10 @@ class DynamicsNode(LifecycleNode):
         return TransitionCallbackReturn.SUCCESS
 
     def _require_active(self):
+        if self._state == 'finalized':
+            raise RequestError(ErrorCodes.NOT_ACTIVE,
+                               'the node is shut down (lifecycle state finalized): it serves '
+                               'no more; restart it')
         if self._state != 'active':
             raise RequestError(ErrorCodes.NOT_ACTIVE,
                                f'the node is {self._state}: configure and activate it '
@@ -331,9 +353,10 @@ class DynamicsNode(LifecycleNode):
             self._model.set_ik(self._ik)
 
     # -- robot description --------------------------------------------------------------------
-    def _load(self, text, source):
+    def _build(self, text, source):
+        """The model of ``text``, or None when it is rejected (logged and reported)."""
         try:
-            model = Model(text, self._p('gravity'), self._ik)
+            return Model(text, self._p('gravity'), self._ik)
         except Exception as exc:  # DescriptionError, or anything a broken text provokes
             message = f'robot description from the {source} rejected: {exc}'
             self.get_logger().error(message + (
@@ -342,27 +365,37 @@ class DynamicsNode(LifecycleNode):
                 self._model_error = message
             else:
                 self._description_note = f'; the last description was rejected: {exc}'
-            return False
-        self._use(model, source)
-        return True
+            return None
+
+    def _load(self, text, source):
+        model = self._build(text, source)
+        if model is not None:
+            self._use(model, source)
+        return model is not None
 
     def _use(self, model, source):
         self._model = model
         self._model_error = ''
         self._description_note = ''
-        self._ff_solution = None
-        self._completion_solution = None
         self.get_logger().info(
             f'loaded robot "{model.name}" ({model.kind}) from the {source}: actuated joints '
             f'{", ".join(model.actuated)}; {len(model.tree_joints)} tree joints; '
             f'{model.total_mass:.6g} kg')
 
     def _on_description(self, msg):
+        """A description on the topic is checked by building its model, in every state; only a
+        valid one is kept (for the next configure), so a rejected one never replaces the last
+        valid one. A configured node serves the new model at once."""
+        model = self._build(msg.data, 'robot_description topic')
+        if model is None:
+            return
         self._description_text = msg.data
         if self._state in ('inactive', 'active'):
-            self._load(msg.data, 'robot_description topic')
+            self._use(model, 'robot_description topic')
         else:
-            self.get_logger().info('robot description received; it is loaded at configure')
+            self._model_error = 'the node is unconfigured: configure it to build the model'
+            self.get_logger().info(f'robot description of "{model.name}" received and checked; '
+                                   'it is loaded at configure')
 
     # -- services -----------------------------------------------------------------------------
     def _on_get_model_info(self, request, response):
@@ -709,7 +742,7 @@ class DynamicsNode(LifecycleNode):
         """Feedforward of one task-space reference (MultiDOFJointTrajectory, PKMs)."""
         points = self._reference_points(model, msg, task_space=True)
         robot = model.robot
-        previous = self._ff_solution
+        previous = model.ff_solution
         states = []
         for k, p in enumerate(points):
             pose, twist, accel = self._task_point(model, p, f'points[{k}]')
@@ -725,7 +758,7 @@ class DynamicsNode(LifecycleNode):
             zero = np.zeros_like(twist)
             motor = higher_order_inverse_dynamics(robot, pose, twist, accel, zero, zero,
                                                   q_guess=sol.q)
-        self._ff_solution = previous
+        model.ff_solution = previous
         self._publish(model, msg, states, motor)
 
     @staticmethod
@@ -785,9 +818,9 @@ class DynamicsNode(LifecycleNode):
         velocity = None
         if model.parallel:
             _, sol = model.robot.forward_kinematics(
-                x, initial=self._completion_solution, return_solution=True)
+                x, initial=model.completion_solution, return_solution=True)
             q = sol.q
-            self._completion_solution = sol
+            model.completion_solution = sol
         else:
             xd = (ordered(msg.velocity, index, n, 'velocity') if len(msg.velocity)
                   else None)
@@ -848,9 +881,12 @@ def main(args=None):
             streaming = threading.Thread(target=_spin_until_shutdown, args=(topics,),
                                          name='pkm_dynamics_topics', daemon=True)
             streaming.start()
+            executor = MultiThreadedExecutor(num_threads=2)    # services | the rest
+            executor.add_node(node)
             try:
-                rclpy.spin(node)
+                executor.spin()
             finally:
+                executor.shutdown()
                 topics.shutdown()
                 streaming.join(timeout=2.0)
     except (KeyboardInterrupt, ExternalShutdownException):

@@ -2,8 +2,9 @@
 
 Never imports ROS.  See the package README for the public API.
 
-Module map (one concept per module): ``spatial`` (SE(3) conventions), ``errors``, ``tree``
-(spanning tree from URDF), ``tree_dynamics`` (RNEA/CRBA/ABA), ``description`` (the loop/actuator
+Module map (one concept per module): ``spatial`` (SE(3) conventions), ``errors``,
+``validation`` (the size and number bounds of a description), ``tree`` (spanning tree from
+URDF), ``tree_dynamics`` (RNEA/CRBA/ABA), ``description`` (the loop/actuator
 extension of the robot description), ``cut_joints`` (paper 001 App. A), ``constrained`` (KKT
 constrained dynamics of tree + cut joints: the independent check path), ``parallel_module`` and
 ``module_chain`` (paper 000), ``limb`` and ``pkm`` (paper 001: constraint embedding, limb IK,

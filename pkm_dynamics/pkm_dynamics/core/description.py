@@ -43,6 +43,7 @@ import numpy as np
 from .errors import DescriptionError
 from .spatial import pose, pose_inv, rpy_matrix
 from .tree import TreeModel, build_tree, read_description
+from .validation import MAX_COORDINATE, MAX_MASS, MAX_STIFFNESS, check_numbers, check_positive, unit_axis
 from .tree_dynamics import forward_kinematics
 
 CUT_JOINT_TYPES = ("revolute", "prismatic", "universal", "spherical")
@@ -109,17 +110,17 @@ class RobotDescription:
         raise DescriptionError(f"no loop closure named '{name}' in robot '{self.name}'")
 
 
-def _floats(el, attr, n, what):
+def _floats(el, attr, n, what, bound=MAX_COORDINATE):
     text = el.get(attr)
     if text is None:
         raise DescriptionError(f"{what}: missing attribute '{attr}'")
     try:
         v = np.array([float(t) for t in text.split()])
     except ValueError:
-        raise DescriptionError(f"{what}: attribute {attr}=\"{text}\" is not a list of numbers") from None
-    if v.shape != (n,) or not np.all(np.isfinite(v)):
-        raise DescriptionError(f"{what}: attribute {attr}=\"{text}\" must hold {n} finite numbers")
-    return v
+        raise DescriptionError(f"{what}: attribute {attr}=\"{text:.80}\" is not a list of numbers") from None
+    if v.shape != (n,):
+        raise DescriptionError(f"{what}: attribute {attr}=\"{text:.80}\" must hold {n} numbers")
+    return check_numbers(v, f"{what} {attr}", bound)
 
 
 def _origin(el, what) -> np.ndarray:
@@ -133,24 +134,18 @@ def _origin(el, what) -> np.ndarray:
 def _axis(el, what):
     if el is None:
         return None
-    a = _floats(el, "xyz", 3, what)
-    n = np.linalg.norm(a)
-    if n < 1e-12:
-        raise DescriptionError(f"{what}: the axis is zero")
-    return a / n
+    return unit_axis(_floats(el, "xyz", 3, what, bound=np.inf), what)
 
 
-def _positive(el, attr, what):
+def _positive(el, attr, what, bound):
     v = el.get(attr)
     if v is None:
         raise DescriptionError(f"{what}: missing attribute '{attr}'")
     try:
         x = float(v)
     except ValueError:
-        raise DescriptionError(f"{what}: {attr}=\"{v}\" is not a number") from None
-    if not np.isfinite(x) or x <= 0:
-        raise DescriptionError(f"{what}: {attr} must be positive, got {v}")
-    return x
+        raise DescriptionError(f"{what}: {attr}=\"{v:.80}\" is not a number") from None
+    return check_positive(x, f"{what} {attr}", bound)
 
 
 def _parse_cut_joint(el, tree: TreeModel) -> CutJoint:
@@ -195,11 +190,12 @@ def cut_frames(tree: TreeModel, cut: CutJoint, C: np.ndarray) -> tuple:
     return tuple(out)
 
 
-def check_closure(tree: TreeModel, cut: CutJoint, q=None, tol: float = CLOSURE_TOLERANCE) -> None:
-    """Raise :class:`DescriptionError` unless the cut frames of ``cut`` coincide at ``q``
-    (default: the zero configuration) up to the cut joint's own freedom."""
-    q = np.zeros(tree.nq) if q is None else q
-    Fp, Fc = cut_frames(tree, cut, forward_kinematics(tree, q))
+def check_closure(tree: TreeModel, cut: CutJoint, C: np.ndarray,
+                  tol: float = CLOSURE_TOLERANCE) -> None:
+    """Raise :class:`DescriptionError` unless the cut frames of ``cut`` coincide, for the
+    absolute body poses ``C`` (nq, 4, 4) of a configuration (the zero configuration when the
+    description is read), up to the cut joint's own freedom."""
+    Fp, Fc = cut_frames(tree, cut, C)
     T = pose_inv(Fp) @ Fc
     R, p = T[:3, :3], T[:3, 3]
     problems = []
@@ -224,20 +220,23 @@ def check_closure(tree: TreeModel, cut: CutJoint, q=None, tol: float = CLOSURE_T
                                f"configuration: {'; '.join(problems)}")
 
 
-def parse_description(description: str, gravity=None) -> RobotDescription:
-    """Parse a robot description (URDF text or file path) with its extension elements.
+def parse_description(description: str, gravity=None, files: bool = True) -> RobotDescription:
+    """Parse a robot description (URDF text, or with ``files`` a file path: see
+    :func:`.tree.description_text`) with its extension elements; every number is checked
+    (:mod:`.validation`).
 
     Raises :class:`DescriptionError` naming the element for anything invalid: unknown links or
     joints, a fixed joint declared actuated, a loop that does not close at the zero
     configuration, duplicate names."""
-    root, robot = read_description(description)
+    root, robot = read_description(description, files)
     tree = build_tree(robot, gravity)
     cuts = []
+    C0 = forward_kinematics(tree, np.zeros(tree.nq))    # body poses at the zero configuration
     for el in root.findall("constraint"):
         cut = _parse_cut_joint(el, tree)
         if any(c.name == cut.name for c in cuts) or cut.name in tree.joint_names:
             raise DescriptionError(f"loop closure '{cut.name}': the name is used twice")
-        check_closure(tree, cut)
+        check_closure(tree, cut, C0)
         cuts.append(cut)
     blocks = root.findall("pkm_dynamics")
     if len(blocks) > 1:
@@ -260,8 +259,9 @@ def parse_description(description: str, gravity=None) -> RobotDescription:
                 if sea is None:
                     actuators.append(ActuatorSpec(joint))
                 else:
-                    actuators.append(ActuatorSpec(joint, _positive(sea, "stiffness", what),
-                                                  _positive(sea, "motor_inertia", what)))
+                    actuators.append(ActuatorSpec(
+                        joint, _positive(sea, "stiffness", what, MAX_STIFFNESS),
+                        _positive(sea, "motor_inertia", what, MAX_MASS)))
             elif el.tag == "end_effector":
                 end_effector = el.get("link")
                 if end_effector not in tree.frames:

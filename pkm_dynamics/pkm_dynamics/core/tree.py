@@ -24,6 +24,8 @@ import numpy as np
 
 from .errors import DescriptionError
 from .spatial import pose, rpy_matrix, spatial_inertia, transform_inertia
+from .validation import (MAX_COORDINATE, MAX_DESCRIPTION_CHARS, check_element_counts, check_numbers,
+                         check_text_size, check_urdf, unit_axis)
 
 STANDARD_GRAVITY = np.array([0.0, 0.0, -9.80665])
 
@@ -93,30 +95,46 @@ class TreeModel:
         return replace(self, gravity=np.asarray(gravity, dtype=float).reshape(3))
 
 
-def read_description(description: str) -> tuple:
-    """Read a robot description (URDF XML text or a path to a file).
+def description_text(description, files: bool = True) -> str:
+    """The XML text of a robot description: ``description`` itself when it is XML text (it
+    begins with ``<``), else -- only with ``files`` -- the contents of the file it names.
+
+    The ROS node passes ``files=False``: a description is XML text there, and the error for
+    anything else neither reads the node's disk nor repeats the input."""
+    if not isinstance(description, str) or not description.strip():
+        raise DescriptionError("robot description is empty")
+    if description.lstrip().startswith("<"):
+        return description
+    if not files:
+        raise DescriptionError("robot description is not URDF XML text (it must begin with '<'; "
+                               "file paths are not read)")
+    if not os.path.isfile(description):
+        raise DescriptionError(f"robot description '{description:.200}' is neither URDF XML nor a file")
+    with open(description, encoding="utf-8") as f:
+        return f.read(MAX_DESCRIPTION_CHARS + 1)        # more is refused by check_text_size
+
+
+def read_description(description: str, files: bool = True) -> tuple:
+    """Read a robot description (URDF XML text, or with ``files`` a path to a file: see
+    :func:`description_text`).
 
     Returns ``(xml_root, urdf_robot)``: the parsed XML (extension elements included) and the
     ``urdf_parser_py`` model of the URDF part (extension elements removed before parsing, so
-    the URDF parser sees plain URDF).  A link with two parents is rejected here, because
+    the URDF parser sees plain URDF).  The size bounds of :mod:`.validation` are checked before
+    and right after XML parsing.  A link with two parents is rejected here, because
     ``urdf_parser_py`` would silently keep only the last one.
     """
     from urdf_parser_py.urdf import URDF
 
-    if not isinstance(description, str) or not description.strip():
-        raise DescriptionError("robot description is empty")
-    text = description
-    if not description.lstrip().startswith("<"):
-        if not os.path.isfile(description):
-            raise DescriptionError(f"robot description '{description}' is neither URDF XML nor a file")
-        with open(description, encoding="utf-8") as f:
-            text = f.read()
+    text = description_text(description, files)
+    check_text_size(text)
     try:
         root = ET.fromstring(text)
     except ET.ParseError as exc:
         raise DescriptionError(f"robot description is not well-formed XML: {exc}") from None
     if root.tag != "robot":
-        raise DescriptionError(f"robot description root element is <{root.tag}>, expected <robot>")
+        raise DescriptionError(f"robot description root element is <{root.tag:.40}>, expected <robot>")
+    check_element_counts(root)
     parents = {}
     for j in root.findall("joint"):
         child = j.find("child")
@@ -149,18 +167,14 @@ def _origin(o) -> np.ndarray:
 
 
 def _link_inertia(link) -> np.ndarray:
-    """Spatial inertia of a URDF link about its own frame (zero when it has no <inertial>)."""
+    """Spatial inertia of a URDF link about its own frame (zero when it has no <inertial>);
+    its numbers were checked by :func:`.validation.check_urdf`."""
     inertial = link.inertial
     if inertial is None:
         return np.zeros((6, 6))
-    m = float(inertial.mass) if inertial.mass is not None else 0.0
-    if not np.isfinite(m) or m <= 0.0:
-        raise DescriptionError(f"link '{link.name}' has mass {m}: a link's mass must be positive")
+    m = float(inertial.mass)
     i = inertial.inertia
-    I = np.zeros((3, 3)) if i is None else np.array([
-        [i.ixx, i.ixy, i.ixz], [i.ixy, i.iyy, i.iyz], [i.ixz, i.iyz, i.izz]], dtype=float)
-    if np.any(np.linalg.eigvalsh(I) < -1e-12 * max(1.0, np.abs(I).max())):
-        raise DescriptionError(f"link '{link.name}' has an inertia tensor that is not positive semi-definite")
+    I = np.array([[i.ixx, i.ixy, i.ixz], [i.ixy, i.iyy, i.iyz], [i.ixz, i.iyz, i.izz]], dtype=float)
     O = _origin(inertial.origin)
     # inertia about the COM, axes of the link frame
     R = O[:3, :3]
@@ -168,7 +182,9 @@ def _link_inertia(link) -> np.ndarray:
 
 
 def build_tree(robot, gravity=None) -> TreeModel:
-    """Build the :class:`TreeModel` of a ``urdf_parser_py`` robot (see module docstring)."""
+    """Build the :class:`TreeModel` of a ``urdf_parser_py`` robot (see module docstring); its
+    numbers are checked first (:func:`.validation.check_urdf`)."""
+    check_urdf(robot)
     links = {l.name: l for l in robot.links}
     children = {}
     has_parent = set()
@@ -220,11 +236,7 @@ def build_tree(robot, gravity=None) -> TreeModel:
                 add_inertia(body, T, links[j.child])
                 pending.append((j.child, body, T))
                 continue
-            axis = np.array(j.axis if j.axis is not None else [1.0, 0.0, 0.0], dtype=float)
-            na = np.linalg.norm(axis)
-            if na < 1e-12:
-                raise DescriptionError(f"joint '{j.name}' has a zero axis")
-            axis = axis / na
+            axis = unit_axis(j.axis if j.axis is not None else [1.0, 0.0, 0.0], f"joint '{j.name}'")
             X = np.concatenate([axis, np.zeros(3)]) if j.type != "prismatic" else np.concatenate([np.zeros(3), axis])
             i = len(names)
             names.append(j.name)
@@ -261,7 +273,9 @@ def build_tree(robot, gravity=None) -> TreeModel:
         if sub[i] <= 0.0:
             raise DescriptionError(f"joint '{names[i]}' moves no mass (link '{bodies[i]}' and everything "
                                    "beyond it have zero mass): give its links <inertial> elements")
-    g = STANDARD_GRAVITY.copy() if gravity is None else np.asarray(gravity, dtype=float).reshape(3)
+    g = STANDARD_GRAVITY.copy() if gravity is None else check_numbers(gravity, "gravity", MAX_COORDINATE)
+    if g.shape != (3,):
+        raise DescriptionError(f"gravity must hold 3 numbers, got {g.size}")
     return TreeModel(
         name=robot.name, root_link=root, joint_names=tuple(names), joint_types=tuple(types),
         body_names=tuple(bodies), parent=np.array(parent, dtype=int),
@@ -271,7 +285,7 @@ def build_tree(robot, gravity=None) -> TreeModel:
 
 
 def load_tree(description: str, gravity=None) -> TreeModel:
-    """Tree model of a URDF (XML text or file path).  Loop-closure extension elements are
+    """Tree model of a URDF (XML text or file path: see :func:`description_text`).  Loop-closure extension elements are
     ignored here; :func:`pkm_dynamics.core.load_robot` reads them."""
     _, robot = read_description(description)
     return build_tree(robot, gravity)
