@@ -65,6 +65,10 @@ def test_both_routes_agree_over_the_whole_stroke(routes, fresh):
         for fe in (None, w):
             u_ref = mc.inverse_dynamics(x, xd, xdd, fe)
             close(lc.inverse_dynamics(x, xd, xdd, fe), u_ref)
-            close(lc.forward_dynamics(x, xd, u_ref, fe), mc.forward_dynamics(x, xd, u_ref, fe))
+            # FD in force space (backward error: the mass matrix's conditioning times the
+            # gravity-sized forces amplifies round-off in xdd itself), and xdd to 1e-6
+            a = lc.forward_dynamics(x, xd, u_ref, fe)
+            close(mc.inverse_dynamics(x, xd, a, fe), u_ref)
+            close(a, mc.forward_dynamics(x, xd, u_ref, fe), rel=1e-6)
         checked += 1
     assert checked >= 30

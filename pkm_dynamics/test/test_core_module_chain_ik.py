@@ -76,7 +76,7 @@ def test_ik_states_are_exact_at_random_reachable_states(name):
     hi_s[robot.actuated_joints.index("lift")] = REACHABLE_LIFT
     mid, span = mid_and_span(name)
     rng = np.random.default_rng(10)
-    for _ in range(25):
+    for _ in range(40):
         x = lo_s + (hi_s - lo_s) * rng.random(robot.n)
         xd, xdd = rng.normal(size=robot.n), rng.normal(size=robot.n)
         T = robot.forward_kinematics(x)
@@ -134,3 +134,23 @@ def test_unreachable_pose_and_unrealisable_twist(crane):
         crane.inverse_kinematics(T, twist=U[:, -1])   # a direction the 4 actuators cannot produce
     with pytest.raises(StateError, match="pose must be"):
         crane.inverse_kinematics(np.eye(3))
+
+
+def test_ik_reaches_poses_with_actuators_at_their_stroke_ends(crane):
+    """Poses whose configuration has actuators on or near a stroke end (within 2 cm; the slew
+    anywhere in the turn) are reached: the search does not stall against a stroke end."""
+    rng = np.random.default_rng(4)
+    ends = np.array([[0.0, 0.0, 0.0], [REACHABLE_LIFT, 0.59, 1.1]])
+    cases = [np.array([2.5447062, 0.00925501, 0.17907027, 1.09892847])]   # stalled at lift = 0 once
+    for _ in range(20):
+        x = np.concatenate([[rng.uniform(-np.pi, np.pi)], rng.uniform(ends[0], ends[1])])
+        pick = rng.random(3) < 0.5
+        side = rng.integers(0, 2, 3)
+        near = ends[side, np.arange(3)] + np.where(side == 0, 1.0, -1.0) * rng.uniform(0, 0.02, 3)
+        x[1:][pick] = near[pick]
+        cases.append(x)
+    for x in cases:
+        T = crane.forward_kinematics(x)
+        sol = crane.inverse_kinematics(T)
+        assert min(np.abs(y - x).max() for y in sol.solutions) <= 1e-8, x
+        assert sol.residual <= 1e-10

@@ -109,13 +109,25 @@ def ik_starts(chain, reference) -> list:
     return starts
 
 
+def bounded_step(J, e, x, lower, upper) -> np.ndarray:
+    """Least-squares Gauss-Newton step ``dx`` (n,) for ``J dx = e`` with the actuators that sit
+    on a stroke end and would be pushed beyond it held fixed (active set)."""
+    dx = np.linalg.lstsq(J, e, rcond=None)[0]
+    blocked = ((x <= lower) & (dx < 0)) | ((x >= upper) & (dx > 0))
+    if blocked.any():
+        dx = np.zeros_like(x)
+        dx[~blocked] = np.linalg.lstsq(J[:, ~blocked], e, rcond=None)[0]
+    return dx
+
+
 def pose_newton(robot, T_star, x, tol: float, max_iter: int) -> tuple:
-    """Gauss-Newton on the body-frame pose error ``log(T(x)^-1 T*)`` from ``x`` (n,) with the
-    Jacobian of :func:`chain_jacobian` (least-squares steps; steps that would leave a stroke or
-    a loop's feasible range are halved); once the error is below ``tol`` one more step polishes
-    it to round-off.  Returns ``(x, residual, iterations)``."""
-    from .module_chain import _check_actuators, chain_forward_kinematics
+    """Projected Gauss-Newton on the body-frame pose error ``log(T(x)^-1 T*)`` from ``x`` (n,)
+    with the Jacobian of :func:`chain_jacobian`: :func:`bounded_step`, the trial clipped to the
+    strokes and halved until the error decreases (and the loops close); once the error is below
+    ``tol`` one more step polishes it to round-off.  Returns ``(x, residual, iterations)``."""
+    from .module_chain import chain_forward_kinematics
     chain = robot.chain
+    lower, upper, _, _ = stroke_metric(chain)
 
     def error(xv):
         return log_se3(pose_inv(chain_forward_kinematics(chain, xv)) @ T_star)
@@ -126,27 +138,22 @@ def pose_newton(robot, T_star, x, tol: float, max_iter: int) -> tuple:
     while it < max_iter and np.linalg.norm(e) > 1e-3 * tol:
         polishing = np.linalg.norm(e) <= tol       # converged: one more step to round-off
         it += 1
-        J, _ = chain_jacobian(robot, x)
-        dx = np.linalg.lstsq(J, e, rcond=None)[0]
+        dx = bounded_step(chain_jacobian(robot, x)[0], e, x, lower, upper)
         step = 1.0
-        for _ in range(30):                    # halve steps that leave the feasible range
-            trial = x + step * dx
+        for _ in range(30):
+            trial = np.clip(x + step * dx, lower, upper)
             try:
-                _check_actuators(chain, trial)
                 e_trial = error(trial)
-            except (StateError, SingularityError):
-                step *= 0.5
-                continue
-            break
+            except SingularityError:               # beyond a loop's feasible range
+                e_trial = None
+            if e_trial is not None and np.linalg.norm(e_trial) < np.linalg.norm(e):
+                break
+            step *= 0.5
         else:
-            break
-        if np.linalg.norm(step * dx) < 1e-15:
-            break
-        if polishing:
-            if np.linalg.norm(e_trial) < np.linalg.norm(e):
-                x, e = trial, e_trial
-            break
+            break                                  # no decrease: a local minimum (or done)
         x, e = trial, e_trial
+        if polishing:
+            break
     return x, float(np.linalg.norm(e)), it
 
 
