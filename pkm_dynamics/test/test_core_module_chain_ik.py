@@ -57,6 +57,9 @@ def test_issue_pose_has_two_solutions_nearest_mid_stroke_returned(crane):
     np.testing.assert_array_equal(sol.solutions[0], sol.actuators)
     for seed in (x, other):
         np.testing.assert_allclose(crane.inverse_kinematics(T, initial=seed).actuators, seed, atol=1e-12)
+        only = crane.inverse_kinematics(T, initial=seed, search=False)      # Newton from the seed only
+        np.testing.assert_allclose(only.actuators, seed, atol=1e-12)
+        assert len(only.solutions) == 1
 
 
 @pytest.mark.parametrize("name", sorted(LIMITS))

@@ -582,11 +582,11 @@ class ModuleChainRobot:
         return self._run(lambda a, b, c: chain_tree_state(self.chain, self.tree.nq, a, b, c), x, xd, xdd)
 
     def inverse_kinematics(self, pose, twist=None, acceleration=None, initial=None,
-                           tol: float = 1e-10, max_iter: int = 50) -> ChainIKSolution:
+                           tol: float = 1e-10, max_iter: int = 50, search: bool = True) -> ChainIKSolution:
         """Actuator values (and rates, accelerations) for an end-effector pose (4, 4) in the
         URDF root frame: the solution nearest ``initial`` (default: mid-stroke), with every
         solution found in ``solutions``; see :mod:`.chain_ik`."""
-        return chain_inverse_kinematics(self, pose, twist, acceleration, initial, tol, max_iter)
+        return chain_inverse_kinematics(self, pose, twist, acceleration, initial, tol, max_iter, search)
 
     def higher_order_inverse_dynamics(self, x, xd, xdd, xddd, xdddd, **kw):
         """``u, du, ddu`` (+ SEA motor feedforward), paper 002: see :mod:`.higher_order`."""
