@@ -660,6 +660,11 @@ class DynamicsNode(LifecycleNode):
             response.limb_names = [model.name]
             response.iterations = [int(sol.iterations)]
             response.condition = [float(sol.condition)]
+            if len(sol.solutions) > 1:
+                response.message = (
+                    f'{len(sol.solutions)} solutions within the strokes; returned the one nearest '
+                    f'{"the seed" if initial is not None else "mid-stroke"}; the others '
+                    f'({list(model.actuated)}): {[floats(s) for s in sol.solutions[1:]]}')
         response.residual = float(sol.residual)
 
     # -- feedforward --------------------------------------------------------------------------

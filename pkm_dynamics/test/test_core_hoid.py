@@ -21,7 +21,7 @@ from pkm_dynamics.core.description import parse_description
 from pkm_dynamics.core import higher_order as HO
 from pkm_dynamics.core import jet_dynamics as JD
 from pkm_dynamics.core.higher_order import hoid_model, higher_order_inverse_dynamics, limb_inverse_kinematics
-from pkm_dynamics.core.hoid_motions import gough_stewart_roll, pick_and_place, roll_angle
+from pkm_dynamics.core.hoid_motions import gough_stewart_roll, pick_and_place, roll_angle, sin2_jerk_step
 from pkm_dynamics.core.spatial import exp_se3, pose
 from pkm_dynamics.core.tree_dynamics import forward_kinematics
 
@@ -56,7 +56,8 @@ def rrr():
 
 CASES = {
     "gsp": (gough_stewart_roll, (0.13, 0.3, 0.61, 0.87), 2e-3),
-    "rrr": (pick_and_place, (0.11, 0.2, 0.33, 0.62), 2e-3),
+    # sin^2 jerk: 10 Hz pulses, kinks of the snap every 0.1 s -> h = 0.5 ms, times off the kinks
+    "rrr": (pick_and_place, (0.11, 0.23, 0.33, 0.62), 5e-4),
 }
 
 
@@ -276,3 +277,42 @@ def test_module_chain_robot_method():
     r = robot.higher_order_inverse_dynamics(*x)
     assert rel(r["u"], robot.inverse_dynamics(x[0], x[1], x[2])) < 1e-9
     assert r.du.shape == (1,) and r.ddu.shape == (1,)
+
+
+def test_sin2_jerk_step_against_differences_and_its_definition():
+    """Each derivative of the step against central differences of the one below it; the jerk
+    is the sin^2 pulse train of its definition; rest to rest from 0 to 1."""
+    h = 1e-6
+    for tau in np.linspace(0.013, 0.987, 17):
+        s = sin2_jerk_step(tau)
+        for k in range(4):
+            d = (sin2_jerk_step(tau + h)[k] - sin2_jerk_step(tau - h)[k]) / (2 * h)
+            assert abs(d - s[k + 1]) <= 1e-6 * max(1.0, abs(s[k + 1])), (tau, k)
+        sign = (1, -1, -1, 1)[int(4 * tau)]
+        peak = sin2_jerk_step(0.125)[3]
+        assert abs(s[3] - sign * peak * np.sin(4 * np.pi * tau) ** 2) <= 1e-12 * peak
+    np.testing.assert_allclose(sin2_jerk_step(1e-12), [0, 0, 0, 0, 0], atol=1e-9 * peak)
+    np.testing.assert_allclose(sin2_jerk_step(1.0 - 1e-12), [1, 0, 0, 0, 0], atol=1e-9 * peak)
+
+
+def test_pick_and_place_is_snap_continuous_so_u_ddot_is(rrr):
+    """At every start and end of a move (issue 10: the snap used to jump there, so u-dot,
+    u-ddot and the motor torque stepped) the motion up to the snap and u, u-dot, u-ddot
+    are continuous: the values 1 ns before and after agree to 1e-5 of their size along the
+    cycle; during a dwell the platform is at rest (the old 7th-order step kept its end snap
+    of -840 d / move^4 through the dwell, a motion that does not exist)."""
+    move, dwell = 0.4, 0.1
+    eps = 1e-9
+    along_cycle = [higher_order_inverse_dynamics(rrr, C, *V) for C, V in map(pick_and_place, np.linspace(0, 1, 21))]
+    sizes = {key: max(np.abs(r[key]).max() for r in along_cycle) for key in ("u", "du", "ddu")}
+    for t in (move + 0.5 * dwell, 2 * move + 1.5 * dwell):      # a dwell is rest: every derivative 0
+        np.testing.assert_array_equal(pick_and_place(t)[1], np.zeros((4, 3)))
+    for t in (move, move + dwell, 2 * move + dwell, 2 * (move + dwell)):
+        (Cb, Vb), (Ca, Va) = pick_and_place(t - eps), pick_and_place(t + eps)
+        for k in range(4):
+            scale = max(np.abs(pick_and_place(s)[1][k]).max() for s in np.linspace(0, 1, 41))
+            assert np.abs(Vb[k] - Va[k]).max() <= 1e-5 * scale, (t, k)
+        rb = higher_order_inverse_dynamics(rrr, Cb, *Vb)
+        ra = higher_order_inverse_dynamics(rrr, Ca, *Va)
+        for key in ("u", "du", "ddu"):
+            assert np.abs(ra[key] - rb[key]).max() <= 1e-5 * sizes[key], (t, key)

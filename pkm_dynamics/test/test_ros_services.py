@@ -259,6 +259,10 @@ def test_inverse_kinematics(served):
         assert_ik_positions(response, robot, expected)
         assert list(response.iterations) == [expected.iterations]
         assert response.residual == expected.residual <= 1e-9
+        # several configurations reach the pose: the message says so (heavy_duty_4dof's pose)
+        several = len(expected.solutions) > 1
+        assert ('solutions within the strokes' in response.message) == several, response.message
+        assert several == (served.name == 'heavy_duty_4dof')
         # with the twist of the chain's own motion, seeded by the actuators
         J = chain_jacobian(robot, expected.actuators)[0]
         V = J @ np.full(robot.n, 0.1)

@@ -33,17 +33,49 @@ def gough_stewart_roll(t: float, height: float = 0.22, **kw) -> tuple:
     return C, Vt
 
 
-def smooth_step(tau: float) -> np.ndarray:
-    """``s(tau) = 35 tau^4 - 84 tau^5 + 70 tau^6 - 20 tau^7`` on [0, 1] and its derivatives
-    1..4 (5,): rest-to-rest with velocity, acceleration and jerk zero at both ends (jerk
-    continuous; the snap jumps at the ends)."""
-    tau = float(np.clip(tau, 0.0, 1.0))
-    c = np.array([0, 0, 0, 0, 35.0, -84.0, 70.0, -20.0])
-    out = []
-    for _ in range(5):
-        out.append(np.polyval(c[::-1], tau))
-        c = np.array([k * c[k] for k in range(1, len(c))])
-    return np.array(out)
+#: signs of the four jerk pulses of :func:`sin2_jerk_step` (accelerate, ease, brake, ease)
+SIN2_JERK_SIGNS = (1.0, -1.0, -1.0, 1.0)
+_OMEGA = 8.0 * np.pi                 # sin^2(4 pi tau) = (1 - cos(8 pi tau)) / 2
+
+
+def _sin2_jerk_quarter(sign: float, start, u: float) -> np.ndarray:
+    """One jerk pulse ``j = sign (1 - cos(w u)) / 2`` (unit gain) integrated from ``start`` =
+    (s, ds, dds) over ``u`` in [0, 1/4]: s and its derivatives 1..4 (5,)."""
+    s0, v0, a0 = start
+    w = _OMEGA
+    sw, cw = np.sin(w * u), np.cos(w * u)
+    h = 0.5 * sign
+    return np.array([s0 + v0 * u + a0 * u * u / 2 + h * (u ** 3 / 6 + sw / w ** 3 - u / w ** 2),
+                     v0 + a0 * u + h * (u * u / 2 + (cw - 1.0) / w ** 2),
+                     a0 + h * (u - sw / w),
+                     h * (1.0 - cw),
+                     h * w * sw])
+
+
+def _sin2_jerk_unscaled(tau: float) -> np.ndarray:
+    """:func:`sin2_jerk_step` with unit jerk gain (s(1) != 1)."""
+    k = min(int(tau * 4.0), 3)
+    start = (0.0, 0.0, 0.0)
+    for i in range(k):
+        start = _sin2_jerk_quarter(SIN2_JERK_SIGNS[i], start, 0.25)[:3]
+    return _sin2_jerk_quarter(SIN2_JERK_SIGNS[k], start, tau - 0.25 * k)
+
+
+_SIN2_GAIN = 1.0 / _sin2_jerk_unscaled(1.0)[0]
+
+
+def sin2_jerk_step(tau: float) -> np.ndarray:
+    """Rest-to-rest step ``s(tau)`` on [0, 1] from 0 to 1 whose jerk has a sin^2 time profile
+    (paper 002 Sec. VI-B: "the EE trajectory follows a sin^2 time profile of the jerk"), and its
+    derivatives 1..4: (5,).  The paper gives no more detail; here the jerk is four sin^2 pulses
+    of equal length and height, ``d3s = c sigma_k sin^2(4 pi tau)`` on quarter ``k`` with signs
+    ``sigma = (+, -, -, +)`` (:data:`SIN2_JERK_SIGNS`) and ``c`` such that ``s(1) = 1``.
+    Velocity, acceleration and jerk are zero at both ends and the jerk is C^1, so the snap is
+    continuous and zero at both ends too (only the 5th derivative jumps): u, u-dot and u-ddot
+    of the higher-order inverse dynamics are continuous across the move ends and dwells."""
+    if tau <= 0.0 or tau >= 1.0:              # at rest before and after (exactly, no sin(2 pi))
+        return np.array([0.0 if tau <= 0.0 else 1.0, 0.0, 0.0, 0.0, 0.0])
+    return _SIN2_GAIN * _sin2_jerk_unscaled(float(tau))
 
 
 PICK = np.array([-0.04, -0.03])
@@ -52,15 +84,15 @@ PLACE = np.array([0.05, 0.04])
 
 def pick_and_place(t: float, move: float = 0.4, dwell: float = 0.1, a=PICK, b=PLACE) -> tuple:
     """Planar pick-and-place cycle of the 3RRR (paper 002 Sec. VI-B): the platform centre moves
-    from ``a`` to ``b`` in ``move`` seconds with the jerk-continuous :func:`smooth_step`, dwells,
+    from ``a`` to ``b`` in ``move`` seconds with the snap-continuous :func:`sin2_jerk_step`, dwells,
     moves back and dwells (period ``2 (move + dwell)``); constant orientation.  Task space
     ``vx vy wz``."""
     period = 2.0 * (move + dwell)
     tc = t % period
     if tc < move + dwell:
-        s, start, end = smooth_step(tc / move), a, b
+        s, start, end = sin2_jerk_step(tc / move), a, b
     else:
-        s, start, end = smooth_step((tc - move - dwell) / move), b, a
+        s, start, end = sin2_jerk_step((tc - move - dwell) / move), b, a
     d = np.asarray(end, dtype=float) - np.asarray(start, dtype=float)
     p = start + s[0] * d
     C = pose(None, [p[0], p[1], 0.0])

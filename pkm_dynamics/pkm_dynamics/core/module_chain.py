@@ -26,15 +26,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .description import RobotDescription
-from .errors import ConvergenceError, DescriptionError, SingularityError, StateError
+from .errors import DescriptionError, SingularityError, StateError
 from .parallel_module import (ParallelModule, alpha_beta_terms, assembled_base_inertia,
                               assembled_link_inertia, closure, forward_dynamics_base_frame,
                               module_accelerations, module_adjoints, module_kinematics, module_poses,
                               parallel_inverse_dynamics)
-from .spatial import (Ad_inv, Ad_inv_exp, bracket_list, exp_se3, log_se3, pose, pose_inv, transform_inertia,
+from .spatial import (Ad_inv, Ad_inv_exp, bracket_list, exp_se3, pose, pose_inv, transform_inertia,
                       wrench_bias_list)
 from .tree_dynamics import forward_kinematics as tree_forward_kinematics
-from .tree_dynamics import frame_jacobian, kinematics
 
 #: geometric tolerance (relative to the loop size) for parallel axes / collinear pivots
 GEOMETRY_TOLERANCE = 1e-7
@@ -509,126 +508,6 @@ def _as_state(name: str, v, n: int) -> np.ndarray:
     return a
 
 
-#: relative residual up to which a twist / acceleration counts as realisable by the chain
-REALISABLE = 1e-6
-
-
-@dataclass(frozen=True)
-class ChainIKSolution:
-    """Inverse kinematics of a module chain: actuator values ``actuators`` (n,) (rates
-    ``actuators_d`` and accelerations ``actuators_dd`` when a twist / acceleration was given),
-    every tree joint ``q`` (nq,) (``qd``, ``qdd``), the Gauss-Newton ``iterations``, the final
-    pose error ``residual`` (norm of the body-frame error twist, m and rad) and the condition
-    number of the end-effector Jacobian ``condition``."""
-
-    actuators: np.ndarray
-    q: np.ndarray
-    iterations: int
-    residual: float
-    condition: float
-    actuators_d: np.ndarray | None = None
-    qd: np.ndarray | None = None
-    actuators_dd: np.ndarray | None = None
-    qdd: np.ndarray | None = None
-
-
-def chain_jacobian(robot: "ModuleChainRobot", x) -> tuple:
-    """End-effector Jacobian of a module chain: ``J`` (6, n) with ``V_E = J xd`` (body-fixed
-    twist of the end-effector frame), as the tree Jacobian of the end-effector link times the
-    loop-closure map ``H = dq/dx`` (columns: tree-joint rates of unit actuator rates, eqs. 4-5).
-    Returns ``(J, q)``."""
-    chain, tree = robot.chain, robot.tree
-    n = chain.n
-    q = chain_tree_state(chain, tree.nq, x, np.zeros(n), np.zeros(n))[0]
-    H = np.column_stack([chain_tree_state(chain, tree.nq, x, e, np.zeros(n))[1] for e in np.eye(n)])
-    return frame_jacobian(tree, q, robot.end_effector) @ H, q
-
-
-def chain_inverse_kinematics(robot: "ModuleChainRobot", pose_target, twist=None, acceleration=None,
-                             initial=None, tol: float = 1e-10, max_iter: int = 50) -> ChainIKSolution:
-    """Actuator values of a module chain for an end-effector pose (4, 4) by Gauss-Newton on the
-    body-frame pose error ``log(T(x)^-1 T*)`` with the Jacobian of :func:`chain_jacobian`
-    (least squares: a chain with fewer than 6 actuators reaches the poses of its workspace
-    exactly; for any other pose the iteration stops at the closest one and raises).  Steps that
-    would leave a cylinder's stroke or a loop's feasible range are halved.
-
-    ``twist`` (6,): body-fixed end-effector twist (omega, v) -> ``xd = J^+ V``; ``acceleration``
-    (6,): its time derivative -> ``xdd = J^+ (Vdot - Jdot xd)``; both must be realisable by the
-    chain (else :class:`StateError`).  ``initial``: actuator values to start from (default: the
-    middle of each stroke, 0 for unlimited joints).  Raises :class:`ConvergenceError` when the
-    pose is not reached to ``tol``."""
-    chain = robot.chain
-    n = chain.n
-    T_star = np.asarray(pose_target, dtype=float)
-    if T_star.shape != (4, 4) or not np.all(np.isfinite(T_star)):
-        raise StateError(f"pose must be a finite 4x4 matrix, got shape {T_star.shape}")
-    lower = np.array([i.lower for i in chain.info])
-    upper = np.array([i.upper for i in chain.info])
-    if initial is None:
-        bounded = np.isfinite(lower) & np.isfinite(upper)
-        x = np.where(bounded, 0.5 * (np.where(bounded, lower, 0.0) + np.where(bounded, upper, 0.0)), 0.0)
-    else:
-        x = _as_state("initial", initial, n).copy()
-        _check_actuators(chain, x)
-
-    def error(xv):
-        return log_se3(pose_inv(chain_forward_kinematics(chain, xv)) @ T_star)
-
-    e = error(x)
-    it = 0
-    while np.linalg.norm(e) > tol and it < max_iter:
-        it += 1
-        J, _ = chain_jacobian(robot, x)
-        dx = np.linalg.lstsq(J, e, rcond=None)[0]
-        step = 1.0
-        for _ in range(30):                    # halve steps that leave the feasible range
-            trial = x + step * dx
-            try:
-                _check_actuators(chain, trial)
-                e_trial = error(trial)
-            except (StateError, SingularityError):
-                step *= 0.5
-                continue
-            break
-        else:
-            break
-        if np.linalg.norm(step * dx) < 1e-15:
-            break
-        x, e = trial, e_trial
-    residual = float(np.linalg.norm(e))
-    J, q = chain_jacobian(robot, x)
-    cond = float(np.linalg.cond(J))
-    if residual > tol:
-        raise ConvergenceError(f"inverse kinematics of '{robot.name}' did not reach the pose: "
-                               f"error {residual:.3g} (m, rad) after {it} iterations; the pose is "
-                               f"probably outside the workspace of its {n} actuators")
-    xd = xdd = qd = qdd = None
-    if twist is not None:
-        V = _as_state("twist", twist, 6)
-        xd = np.linalg.lstsq(J, V, rcond=None)[0]
-        if np.linalg.norm(J @ xd - V) > REALISABLE * max(1.0, np.linalg.norm(V)):
-            raise StateError(f"twist {V.tolist()} is not realisable by the {n} actuators of "
-                             f"'{robot.name}' at this pose (residual {np.linalg.norm(J @ xd - V):.3g})")
-        if acceleration is not None:
-            Vd = _as_state("acceleration", acceleration, 6)
-            q0, qd0, qdd0 = chain_tree_state(chain, robot.tree.nq, x, xd, np.zeros(n))
-            body, offset = robot.tree.frame(robot.end_effector)
-            A = kinematics(robot.tree, q0, qd0, qdd0)[3]
-            bias = Ad_inv(offset) @ A[body]                       # Jdot xd of the end effector
-            xdd = np.linalg.lstsq(J, Vd - bias, rcond=None)[0]
-            if np.linalg.norm(J @ xdd + bias - Vd) > REALISABLE * max(1.0, np.linalg.norm(Vd)):
-                raise StateError(f"acceleration {Vd.tolist()} is not realisable by the {n} "
-                                 f"actuators of '{robot.name}' at this pose and twist")
-        q, qd, qdd = chain_tree_state(chain, robot.tree.nq, x, xd,
-                                      xdd if xdd is not None else np.zeros(n))
-        if acceleration is None:
-            qdd = None
-    elif acceleration is not None:
-        raise StateError("an acceleration needs a twist")
-    return ChainIKSolution(actuators=x, q=q, iterations=it, residual=residual, condition=cond,
-                           actuators_d=xd, qd=qd, actuators_dd=xdd, qdd=qdd)
-
-
 class ModuleChainRobot:
     """A heavy-duty parallel-serial manipulator (module chain of paper 000) built from a robot
     description; see :func:`pkm_dynamics.core.load_robot`.
@@ -703,12 +582,17 @@ class ModuleChainRobot:
         return self._run(lambda a, b, c: chain_tree_state(self.chain, self.tree.nq, a, b, c), x, xd, xdd)
 
     def inverse_kinematics(self, pose, twist=None, acceleration=None, initial=None,
-                           tol: float = 1e-10, max_iter: int = 50) -> ChainIKSolution:
+                           tol: float = 1e-10, max_iter: int = 50, search: bool = True) -> ChainIKSolution:
         """Actuator values (and rates, accelerations) for an end-effector pose (4, 4) in the
-        URDF root frame; see :func:`chain_inverse_kinematics`."""
-        return chain_inverse_kinematics(self, pose, twist, acceleration, initial, tol, max_iter)
+        URDF root frame: the solution nearest ``initial`` (default: mid-stroke), with every
+        solution found in ``solutions``; see :mod:`.chain_ik`."""
+        return chain_inverse_kinematics(self, pose, twist, acceleration, initial, tol, max_iter, search)
 
     def higher_order_inverse_dynamics(self, x, xd, xdd, xddd, xdddd, **kw):
         """``u, du, ddu`` (+ SEA motor feedforward), paper 002: see :mod:`.higher_order`."""
         from .higher_order import higher_order_inverse_dynamics
         return higher_order_inverse_dynamics(self, x, xd, xdd, xddd, xdddd, **kw)
+
+
+# inverse kinematics lives in its own module; importable from here as before.
+from .chain_ik import ChainIKSolution, chain_inverse_kinematics, chain_jacobian  # noqa: E402,F401
