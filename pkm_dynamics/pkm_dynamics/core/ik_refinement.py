@@ -1,0 +1,78 @@
+"""Refinement of a limb IK solution to round-off and the loop-conditioning monitor (paper 001
+Sec. 4, Remarks 2-3).
+
+Both IK schemes stop once the pose error and the loop residual are below the accuracy goal
+``tol`` (Algorithms 1-3).  The velocity and acceleration IK (eqs. 27-29) are exact only on the
+constraint manifold: they solve with ``G_y`` and ``L_t`` at the returned ``theta``, so a
+configuration that is ``tol`` off the manifold puts errors of about ``kappa(G_y) tol`` into the
+rates and more into the accelerations (near ill-conditioned loops, e.g. IRSBot-2's distal 4U
+loop, the platform then "rotates" by 1e-7 rad/s^2 where it cannot).  The remedy here: a few
+more compound Newton steps (:func:`.limb.compound_newton_step`, the exact Newton step of the
+stacked system ``(g, Delta x_t) = 0``) after convergence, for either scheme, until the step
+stops shrinking (round-off); quadratic convergence makes that one or two steps.
+
+The monitor: ``kappa(G_y)`` of every FC at the solution.  Beyond a threshold the loop is near a
+singularity (its dependent coordinates are not determined to the accuracy of the request) and
+:func:`check_loop_conditions` raises :class:`~.errors.SingularityError` naming limb and loop.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import SingularityError
+from .limb import (Limb, _evaluate, _resolve, compound_newton_step, limb_jacobians, limb_platform_pose,
+                   pose_error)
+
+#: default largest admissible ``kappa(G_y)`` of a loop at an IK solution
+LOOP_SINGULARITY_THRESHOLD = 1e6
+#: most refinement steps after convergence (quadratic convergence needs one or two)
+REFINEMENT_STEPS = 3
+
+
+def refine_to_round_off(limb: Limb, C_target, theta, state=None, max_steps: int = REFINEMENT_STEPS):
+    """Compound Newton steps on ``(g(theta), Delta x_t(theta)) = 0`` from a converged ``theta``
+    (n_l,) towards ``C_target`` (4, 4) until a step is not 10 x smaller than the previous one or
+    below ``1e-15 (1 + |theta|)`` (round-off reached), at most ``max_steps``.  Returns ``(theta,
+    state)`` with ``state = _evaluate(limb, theta)`` at the refined configuration."""
+    theta = np.array(theta, dtype=float)
+    state = _evaluate(limb, theta) if state is None else state
+    previous = np.inf
+    for _ in range(max_steps):
+        dx = pose_error(limb, limb_platform_pose(limb, theta, state[0]), C_target)
+        step = compound_newton_step(limb, state, limb_jacobians(limb, theta, state), dx)
+        size = np.linalg.norm(step)
+        theta = theta + step
+        state = _evaluate(limb, theta)
+        if size <= 1e-15 * (1.0 + np.linalg.norm(theta)) or size > 0.1 * previous:
+            break
+        previous = size
+    return theta, state
+
+
+def loop_conditions(limb: Limb, state) -> np.ndarray:
+    """``kappa(G_y)`` (n_loops,) of each FC of ``limb`` at ``state = _evaluate(limb, theta)``
+    (the ratio of the extreme singular values of the selected rows and dependent columns,
+    eq. 18; inf when singular)."""
+    out = []
+    for lp, (_, G, _) in zip(limb.loops, state[2]):
+        Gy, _ = _resolve(lp, G)
+        if Gy.size == 0:
+            out.append(1.0)
+            continue
+        s = np.linalg.svd(Gy, compute_uv=False)
+        out.append(float(s[0] / s[-1]) if s[-1] > 0 else np.inf)
+    return np.array(out)
+
+
+def check_loop_conditions(limb: Limb, state, threshold) -> np.ndarray:
+    """:func:`loop_conditions`; raises :class:`SingularityError` naming the limb and the first
+    loop whose ``kappa(G_y)`` exceeds ``threshold`` (None: never)."""
+    kappa = loop_conditions(limb, state)
+    if threshold is not None:
+        for lp, k in zip(limb.loops, kappa):
+            if not k <= threshold:
+                raise SingularityError(
+                    f"{limb.name} loop {', '.join(lp.names)}: the loop is near a singularity at the "
+                    f"requested pose (kappa(G_y) = {k:.3g} > loop singularity threshold {threshold:.3g}); "
+                    "its passive joints are not determined to the requested accuracy")
+    return kappa

@@ -1,0 +1,207 @@
+"""Kinematic fidelity of the PKM inverse kinematics (issue 10): the IK state (q, qd, qdd of every
+tree joint) against the independent path of the whole spanning tree -- its forward kinematics
+(:func:`~pkm_dynamics.core.tree_dynamics.kinematics`, the platform's pose, twist and acceleration)
+and its cut-joint constraints (:class:`~pkm_dynamics.core.cut_joints.LoopConstraints`, closure at
+position, velocity and acceleration level) -- at random reachable states of every parallel example
+robot, for both IK schemes; the loop-conditioning monitor; working modes and joint limits."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pkm_dynamics.core.cut_joints import LoopConstraints
+from pkm_dynamics.core.errors import SingularityError, StateError
+from pkm_dynamics.core.ik_refinement import loop_conditions
+from pkm_dynamics.core.limb import _evaluate
+from pkm_dynamics.core.pkm import ParallelRobot, sample
+from pkm_dynamics.core.spatial import Ad_inv, log_se3, pose_inv
+from pkm_dynamics.core.tree_dynamics import kinematics
+
+ROBOTS = Path(__file__).resolve().parents[1] / "robots"
+#: example PKM and the size of the random task displacements from the reference pose (m, rad)
+EXAMPLES = {"irsbot2": 0.15, "irsbot2_paths": 0.15, "gough_stewart_6ups": 0.03, "planar_3rrr": 0.08}
+#: the states of the property check: loop and actuation condition at most this
+CONDITION = 1e3
+
+
+def state_errors(robot, sol, pose, V, A):
+    """Relative errors of an IK state against the whole tree: ``(closure g, G qd, G qdd + Gdot
+    qd, platform pose, twist, acceleration)``; velocities relative to ``max(|V_t|, |qd|)``,
+    accelerations to ``max(|Vdot_t|, |qdd|, |qd|^2)`` (all six twist components)."""
+    tree = robot.tree
+    body, off = tree.frame(robot.description.platform.link)
+    off = off @ robot.description.platform.origin
+    _, C, Vb, Ab = kinematics(tree, sol.q, sol.qd, sol.qdd)
+    X = Ad_inv(off)
+    g, G, bias = LoopConstraints(robot.description).evaluate(sol.q, sol.qd)
+    sv = max(np.abs(V).max(), np.abs(sol.qd).max())
+    sa = max(np.abs(A).max(), np.abs(sol.qdd).max(), np.abs(sol.qd).max() ** 2)
+    return np.array([np.abs(g).max(), np.abs(G @ sol.qd).max() / sv, np.abs(G @ sol.qdd + bias).max() / sa,
+                     np.abs(log_se3(pose_inv(C[body] @ off) @ pose)).max(),
+                     np.abs(X @ Vb[body] - robot.P_p @ V).max() / sv,
+                     np.abs(X @ Ab[body] - robot.P_p @ A).max() / sa])
+
+
+def worst_loop_condition(robot, sol):
+    return max([loop_conditions(limb, _evaluate(limb, th)).max(initial=1.0)
+                for limb, th in zip(robot.limbs, sol.limb_theta)])
+
+
+@pytest.fixture(scope="module")
+def irsbot2():
+    return ParallelRobot(str(ROBOTS / "irsbot2.urdf"))
+
+
+def walk(robot, x, n=40, scheme="nested"):
+    """IK along the straight task path from the reference to ``x`` (the last solution)."""
+    s = robot.inverse_kinematics(robot.task_pose(np.linspace(0, 1, n)[:, None] * np.asarray(x)), scheme=scheme)
+    return sample(s, n - 1)
+
+
+# -- defect 1: exact rates and accelerations near IRSBot-2's ill-conditioned distal loop ---------
+
+def test_rates_and_accelerations_exact_near_the_ill_conditioned_loop(irsbot2):
+    """Near task coordinates (0.07, 0.30) limb 1's 4U loop has kappa(G_y) of tens to hundreds.
+    The IK's rates and accelerations must be exact for the returned configuration (both schemes):
+    whole-tree closure and the platform's twist and acceleration (it cannot rotate) to round-off
+    amplified by the loop's conditioning, ``1e-14 kappa^2`` (a solve that stops at the accuracy
+    goal leaves 1e-11 to 5e-11 where this allows 3e-12 to 2e-11)."""
+    start = walk(irsbot2, [0.068, 0.29])
+    rng = np.random.default_rng(3)
+    for x in ([0.056, 0.277], [0.06, 0.277], [0.068, 0.291], [0.056, 0.305], [0.076, 0.298]):
+        V, A = rng.normal(size=2) * 0.3, rng.normal(size=2)
+        pose = irsbot2.task_pose(x)
+        for scheme in ("nested", "compound"):
+            s = irsbot2.inverse_kinematics(pose, V, A, initial=start, scheme=scheme)
+            k = worst_loop_condition(irsbot2, s)
+            assert k > 10
+            e = state_errors(irsbot2, s, pose, V, A)
+            assert e.max() <= 1e-14 * k**2, (x, scheme, k, e)
+            i1, i3 = irsbot2.tree.joint_index("l2_j1"), irsbot2.tree.joint_index("l2_j3")
+            assert abs(s.qdd[i1] - s.qdd[i3]) <= 1e-14 * k**2 * np.abs(s.qdd).max()   # parallelogram
+
+
+def test_loop_singularity_threshold_names_limb_and_loop(irsbot2):
+    start = walk(irsbot2, [0.068, 0.29])
+    pose = irsbot2.task_pose([0.066, 0.285])
+    k = worst_loop_condition(irsbot2, irsbot2.inverse_kinematics(pose, initial=start))
+    strict = ParallelRobot(irsbot2.description, loop_singularity_threshold=0.5 * k)
+    with pytest.raises(SingularityError, match=r"limb1 loop l1_j\d.*kappa\(G_y\)"):
+        strict.inverse_kinematics(pose, initial=start)
+    ParallelRobot(irsbot2.description, loop_singularity_threshold=2 * k).inverse_kinematics(pose, initial=start)
+
+
+# -- defect 2: working mode of the start, joint limits ---------------------------------------------
+
+def test_both_schemes_stay_on_the_working_mode_of_the_start(irsbot2):
+    """From the reference configuration to a far pose both schemes return the configuration the
+    robot reaches by moving there (a 60-sample trajectory, each sample from the previous one:
+    the independent path), within the joint limits; from a previous solution (a seed) likewise."""
+    tree = irsbot2.tree
+    for x in ([0.236, 0.326], [-0.197, 0.248]):
+        moved = walk(irsbot2, x, n=60)
+        for scheme in ("nested", "compound"):
+            s = irsbot2.inverse_kinematics(irsbot2.task_pose(x), scheme=scheme)
+            np.testing.assert_allclose(s.q, moved.q, atol=1e-9)
+            assert np.all((s.q >= tree.lower) & (s.q <= tree.upper))
+    seed = walk(irsbot2, [0.1, 0.2])
+    moved = irsbot2.inverse_kinematics(irsbot2.task_pose(np.linspace([0.1, 0.2], [-0.1, 0.25], 30)), initial=seed)
+    for scheme in ("nested", "compound"):
+        s = irsbot2.inverse_kinematics(irsbot2.task_pose([-0.1, 0.25]), initial=seed, scheme=scheme)
+        np.testing.assert_allclose(s.q, sample(moved, 29).q, atol=1e-9)
+
+
+def test_revolute_angles_are_wrapped_into_their_limits(irsbot2):
+    """A seed whose angles are shifted by 2 pi (the same configuration) gives the solution within
+    the limits [-3.14159, 3.14159]: the angles nearest the seed that the limits allow."""
+    pose = irsbot2.task_pose([0.05, 0.1])
+    ref = irsbot2.inverse_kinematics(pose)
+    rev = np.array([t != "prismatic" for t in irsbot2.tree.joint_types])
+    shifted = ref.q + 2 * np.pi * rev
+    s = irsbot2.inverse_kinematics(pose, initial=shifted)
+    np.testing.assert_allclose(s.q, ref.q, atol=1e-9)
+
+
+def test_pose_beyond_the_joint_limits_is_refused_naming_the_joint():
+    """gough_stewart_6ups at platform z = 2.0 (legs would be metres long, stroke +-0.08 m)."""
+    r = ParallelRobot(str(ROBOTS / "gough_stewart_6ups.urdf"))
+    P = np.eye(4)
+    P[2, 3] = 2.0
+    with pytest.raises(StateError, match=r"joint 'leg\d_\w+' \(limb\d\) would be at .* outside its limits"):
+        r.inverse_kinematics(P)
+    tree = r.tree
+    s = r.inverse_kinematics(r.task_pose([0.02, -0.03, 0.05, 0.01, -0.02, 0.03]))
+    assert np.all((s.q >= tree.lower) & (s.q <= tree.upper))
+
+
+# -- defect 3: refusals of the dynamics --------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def gough():
+    return ParallelRobot(str(ROBOTS / "gough_stewart_6ups.urdf"), singularity_threshold=1e6)
+
+
+def test_dynamics_in_the_base_plane_are_refused(gough):
+    """Platform in the base plane (z = 0): the legs lie flat; ID and HOID used to return 1e13-1e16."""
+    z = np.zeros(6)
+    with pytest.raises(StateError, match=r"joint 'leg\d_\w+' .* outside its limits"):
+        gough.inverse_dynamics(np.eye(4), z, z)
+    with pytest.raises(StateError, match=r"joint 'leg\d_\w+' .* outside its limits"):
+        gough.higher_order_inverse_dynamics(np.eye(4), z, z, z, z)
+    with pytest.raises(StateError, match=r"joint 'leg\d_\w+' .* outside its limits"):
+        gough.forward_dynamics(np.eye(4), z, z)
+
+
+def test_output_singularity_is_refused_naming_the_limbs(gough):
+    """``kappa(J_IK)`` beyond the threshold: SingularityError naming limbs, for ID, FD and HOID;
+    below it the same state is served (threshold between the limbs' kappa(F) and kappa(J_IK))."""
+    pose = gough.task_pose([0.02, -0.03, 0.05, 0.01, -0.02, 0.03])
+    s = gough.inverse_kinematics(pose)
+    kJ = np.linalg.cond(s.J_IK)
+    assert s.condition.max() < 0.5 * kJ
+    strict = ParallelRobot(gough.description, singularity_threshold=0.9 * kJ)
+    z = np.zeros(6)
+    for call in (lambda: strict.inverse_dynamics(pose, z, z), lambda: strict.forward_dynamics(pose, z, z),
+                 lambda: strict.higher_order_inverse_dynamics(pose, z, z, z, z)):
+        with pytest.raises(SingularityError, match=r"limb\d.*kappa\(J_IK\).*output singularity"):
+            call()
+    strict.inverse_kinematics(pose)                  # the IK itself is fine there
+    assert np.isfinite(gough.inverse_dynamics(pose, z, z)).all()
+
+
+def test_pose_off_the_task_manifold_says_so():
+    """planar_3rrr: the platform moves in its plane only; z + 0.05 is not a solvable request."""
+    r = ParallelRobot(str(ROBOTS / "planar_3rrr.urdf"))
+    P = r.reference_pose.copy()
+    P[2, 3] += 0.05
+    with pytest.raises(StateError, match=r"off the task manifold.*\(vx, vy, wz\).*vz 0.05"):
+        r.inverse_kinematics(P)
+    r.inverse_kinematics(r.task_pose([0.02, -0.01, 0.1]))
+
+
+# -- done when: random reachable states of every example PKM, both schemes --------------------------
+
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_ik_state_is_exact_at_random_reachable_states(name):
+    """Random task displacements from the reference pose (the IK starts from the reference
+    configuration), random task twist and acceleration; at the states with loop and actuation
+    condition <= 1e3: whole-tree closure at position, velocity and acceleration level and the
+    platform pose, twist and acceleration (all six components) to <= 1e-10 relative."""
+    robot = ParallelRobot(str(ROBOTS / f"{name}.urdf"))
+    rng = np.random.default_rng(11)
+    size, checked = EXAMPLES[name], 0
+    for _ in range(20):
+        x = rng.uniform(-size, size, robot.dof)
+        V, A = rng.normal(size=robot.dof) * 0.3, rng.normal(size=robot.dof)
+        pose = robot.task_pose(x)
+        for scheme in ("nested", "compound"):
+            try:
+                s = robot.inverse_kinematics(pose, V, A, scheme=scheme)
+            except StateError:          # unreachable or beyond the limits: refused, not garbage
+                continue
+            if max(worst_loop_condition(robot, s), np.linalg.cond(s.J_IK)) > CONDITION:
+                continue
+            e = state_errors(robot, s, pose, V, A)
+            assert e.max() <= 1e-10, (name, scheme, x, e)
+            checked += 1
+    assert checked >= 20
