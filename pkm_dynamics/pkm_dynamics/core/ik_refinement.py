@@ -8,8 +8,8 @@ configuration that is ``tol`` off the manifold puts errors of about ``kappa(G_y)
 rates and more into the accelerations (near ill-conditioned loops, e.g. IRSBot-2's distal 4U
 loop, the platform then "rotates" by 1e-7 rad/s^2 where it cannot).  The remedy here: a few
 more compound Newton steps (:func:`.limb.compound_newton_step`, the exact Newton step of the
-stacked system ``(g, Delta x_t) = 0``) after convergence, for either scheme, until the step
-stops shrinking (round-off); quadratic convergence makes that one or two steps.
+stacked system ``(g, Delta x_t) = 0``) after convergence, for either scheme, until pose error
+and loop residual are at round-off; quadratic convergence makes that one step.
 
 The monitor: ``kappa(G_y)`` of every FC at the solution.  Beyond a threshold the loop is near a
 singularity (its dependent coordinates are not determined to the accuracy of the request) and
@@ -25,27 +25,27 @@ from .limb import (Limb, _evaluate, _resolve, compound_newton_step, limb_jacobia
 
 #: default largest admissible ``kappa(G_y)`` of a loop at an IK solution
 LOOP_SINGULARITY_THRESHOLD = 1e6
-#: most refinement steps after convergence (quadratic convergence needs one or two)
+#: most refinement steps after convergence
 REFINEMENT_STEPS = 3
+#: residual (m, rad) of the pose error and loop constraints regarded as round-off
+ROUND_OFF = 1e-14
 
 
 def refine_to_round_off(limb: Limb, C_target, theta, state=None, max_steps: int = REFINEMENT_STEPS):
     """Compound Newton steps on ``(g(theta), Delta x_t(theta)) = 0`` from a converged ``theta``
-    (n_l,) towards ``C_target`` (4, 4) until a step is not 10 x smaller than the previous one or
-    below ``1e-15 (1 + |theta|)`` (round-off reached), at most ``max_steps``.  Returns ``(theta,
-    state)`` with ``state = _evaluate(limb, theta)`` at the refined configuration."""
+    (n_l,) towards ``C_target`` (4, 4) until the pose error and every loop residual are at most
+    :data:`ROUND_OFF` (at most ``max_steps``; from a residual of ``tol`` = 1e-10 quadratic
+    convergence needs one step).  Returns ``(theta, state)`` with ``state = _evaluate(limb,
+    theta)`` at the refined configuration."""
     theta = np.array(theta, dtype=float)
     state = _evaluate(limb, theta) if state is None else state
-    previous = np.inf
     for _ in range(max_steps):
         dx = pose_error(limb, limb_platform_pose(limb, theta, state[0]), C_target)
-        step = compound_newton_step(limb, state, limb_jacobians(limb, theta, state), dx)
-        size = np.linalg.norm(step)
-        theta = theta + step
-        state = _evaluate(limb, theta)
-        if size <= 1e-15 * (1.0 + np.linalg.norm(theta)) or size > 0.1 * previous:
+        g = max([np.abs(g).max(initial=0.0) for g, _, _ in state[2]], default=0.0)
+        if max(np.abs(dx).max(initial=0.0), g) <= ROUND_OFF:
             break
-        previous = size
+        theta = theta + compound_newton_step(limb, state, limb_jacobians(limb, theta, state), dx)
+        state = _evaluate(limb, theta)
     return theta, state
 
 
