@@ -27,7 +27,7 @@ import numpy as np
 
 from .description import RobotDescription, parse_description
 from .errors import ConvergenceError, DescriptionError, SingularityError, StateError
-from .limb import (TWIST_COMPONENTS, _body_jacobian_derivative, _evaluate, build_limbs,
+from .limb import (TWIST_COMPONENTS, _body_jacobian_derivative, build_limbs,
                    constraint_resolution_derivative, limb_acceleration_ik, limb_inverse_kinematics_compound,
                    limb_inverse_kinematics_nested, limb_jacobians, limb_platform_pose, limb_velocity_ik,
                    tree_coriolis_matrix)
@@ -360,7 +360,10 @@ class ParallelRobot:
     def _solve_u(self, J_IK, W):
         self.check_actuation(J_IK)
         if J_IK.shape[0] == J_IK.shape[1]:
-            return np.linalg.solve(J_IK.T, W)
+            try:
+                return np.linalg.solve(J_IK.T, W)
+            except np.linalg.LinAlgError:
+                raise SingularityError("J_IK is singular: the actuators cannot balance the platform") from None
         return np.linalg.lstsq(J_IK.T, W, rcond=None)[0]     # redundant actuation: minimum norm
 
     def check_actuation(self, J_IK) -> float:
@@ -368,6 +371,10 @@ class ParallelRobot:
         ``singularity_threshold`` (an output singularity: a task motion the actuators do not
         sense, along which they cannot balance a wrench), naming the limbs whose actuators carry
         the unbounded forces (the left singular vector of the smallest singular value)."""
+        if not np.isfinite(J_IK).all():
+            if self.singularity_threshold is None:
+                return np.inf
+            raise SingularityError("J_IK is not finite: a limb is at an input singularity")
         U, sv, Vt = np.linalg.svd(J_IK)
         k = float(sv[0] / sv[-1]) if sv[-1] > 0 else np.inf
         if self.singularity_threshold is None or k <= self.singularity_threshold:
