@@ -134,6 +134,39 @@ def test_pose_beyond_the_joint_limits_is_refused_naming_the_joint():
     assert np.all((s.q >= tree.lower) & (s.q <= tree.upper))
 
 
+
+def other_working_mode(robot, pose):
+    """A configuration of ``pose`` on another working mode than the default start's (found from
+    random starts) and the default solution."""
+    default = robot.inverse_kinematics(pose)
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        try:
+            s = robot.inverse_kinematics(pose, initial=rng.uniform(-2.5, 2.5, robot.tree.nq))
+        except StateError:
+            continue
+        if np.abs(s.actuators - default.actuators).max() > 0.5:
+            return s, default
+    raise AssertionError("no other working mode found")
+
+
+def test_a_seed_picks_the_working_mode():
+    """planar_3rrr (each limb elbow up or down): a start near another working mode's
+    configuration returns that configuration, for both schemes, and a trajectory from it stays
+    there (against the solution reached by moving there in small steps)."""
+    r = ParallelRobot(str(ROBOTS / "planar_3rrr.urdf"))
+    pose = r.task_pose([0.02, -0.01, 0.1])
+    other, default = other_working_mode(r, pose)
+    seed = other.q + np.random.default_rng(1).uniform(-0.05, 0.05, r.tree.nq)
+    for scheme in ("nested", "compound"):
+        np.testing.assert_allclose(r.inverse_kinematics(pose, initial=seed, scheme=scheme).q, other.q, atol=1e-9)
+    target = r.task_pose([0.05, 0.01, 0.0])
+    moved = r.inverse_kinematics(r.task_pose(np.linspace([0.02, -0.01, 0.1], [0.05, 0.01, 0.0], 20)),
+                                 initial=other)
+    s = r.inverse_kinematics(target, initial=other, scheme="compound")
+    np.testing.assert_allclose(s.q, sample(moved, 19).q, atol=1e-9)
+    assert np.abs(s.actuators - r.inverse_kinematics(target).actuators).max() > 0.5
+
 # -- defect 3: refusals of the dynamics --------------------------------------------------------------
 
 @pytest.fixture(scope="module")
