@@ -136,7 +136,7 @@ PARAMETERS = {
     'ik.singularity_threshold': (1e6, _descriptor(
         'largest admissible condition number of a limb IK Jacobian and of J_IK (larger: '
         'SINGULAR)', D, floating=(1.0, 1e16))),
-    'ik.loop_singularity_threshold': (1e6, _descriptor(
+    'ik.loop_singularity_threshold': (1e4, _descriptor(
         'largest admissible condition number of a loop constraint Jacobian G_y at an IK '
         'solution (larger: SINGULAR)', D, floating=(1.0, 1e16))),
     'reference_topic': ('~/reference', _descriptor(

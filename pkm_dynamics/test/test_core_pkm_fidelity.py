@@ -34,8 +34,8 @@ def state_errors(robot, sol, pose, V, A):
     _, C, Vb, Ab = kinematics(tree, sol.q, sol.qd, sol.qdd)
     X = Ad_inv(off)
     g, G, bias = LoopConstraints(robot.description).evaluate(sol.q, sol.qd)
-    sv = max(np.abs(V).max(), np.abs(sol.qd).max())
-    sa = max(np.abs(A).max(), np.abs(sol.qdd).max(), np.abs(sol.qd).max() ** 2)
+    sv = max(np.abs(V).max(), np.abs(sol.qd).max(), 1e-300)
+    sa = max(np.abs(A).max(), np.abs(sol.qdd).max(), np.abs(sol.qd).max() ** 2, 1e-300)
     return np.array([np.abs(g).max(), np.abs(G @ sol.qd).max() / sv, np.abs(G @ sol.qdd + bias).max() / sa,
                      np.abs(log_se3(pose_inv(C[body] @ off) @ pose)).max(),
                      np.abs(X @ Vb[body] - robot.P_p @ V).max() / sv,

@@ -24,7 +24,7 @@ from .limb import (Limb, _evaluate, _resolve, compound_newton_step, limb_jacobia
                    pose_error)
 
 #: default largest admissible ``kappa(G_y)`` of a loop at an IK solution
-LOOP_SINGULARITY_THRESHOLD = 1e6
+LOOP_SINGULARITY_THRESHOLD = 1e4
 #: most refinement steps after convergence
 REFINEMENT_STEPS = 3
 #: residual (m, rad) of the pose error and loop constraints regarded as round-off
