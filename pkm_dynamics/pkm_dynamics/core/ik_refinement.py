@@ -1,5 +1,5 @@
-"""Refinement of a limb IK solution to round-off and the loop-conditioning monitor (paper 001
-Sec. 4, Remarks 2-3).
+"""Refinement of a limb IK solution (configuration, rates, accelerations) to round-off and the
+loop-conditioning monitor (paper 001 Sec. 4, eqs. 27-29, Remarks 2-3).
 
 Both IK schemes stop once the pose error and the loop residual are below the accuracy goal
 ``tol`` (Algorithms 1-3).  The velocity and acceleration IK (eqs. 27-29) are exact only on the
@@ -9,7 +9,10 @@ rates and more into the accelerations (near ill-conditioned loops, e.g. IRSBot-2
 loop, the platform then "rotates" by 1e-7 rad/s^2 where it cannot).  The remedy here: a few
 more compound Newton steps (:func:`.limb.compound_newton_step`, the exact Newton step of the
 stacked system ``(g, Delta x_t) = 0``) after convergence, for either scheme, until pose error
-and loop residual are at round-off; quadratic convergence makes that one step.
+and loop residual are at round-off; quadratic convergence makes that one step.  Then the rates
+and accelerations of eqs. 27-29, which solve through the partition ``G_y``, ``L_t`` and inherit
+its amplification of round-off, are refined on the limb's full linear equations
+(:func:`limb_rates`, :func:`refine_rates`).
 
 The monitor: ``kappa(G_y)`` of every FC at the solution.  Beyond a threshold the loop is near a
 singularity (its dependent coordinates are not determined to the accuracy of the request) and
@@ -20,8 +23,10 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import SingularityError
-from .limb import (Limb, _evaluate, _resolve, compound_newton_step, limb_jacobians, limb_platform_pose,
-                   pose_error)
+from .limb import (Limb, LimbJacobians, _cut_bias, _evaluate, _resolve, compound_newton_step,
+                   limb_acceleration_ik, limb_jacobians, limb_platform_pose, limb_velocity_ik, pose_error)
+from .spatial import Ad_inv
+from .tree_dynamics import kinematics
 
 #: default largest admissible ``kappa(G_y)`` of a loop at an IK solution
 LOOP_SINGULARITY_THRESHOLD = 1e4
@@ -29,6 +34,8 @@ LOOP_SINGULARITY_THRESHOLD = 1e4
 REFINEMENT_STEPS = 3
 #: residual (m, rad) of the pose error and loop constraints regarded as round-off
 ROUND_OFF = 1e-14
+#: refinement steps of the rate and acceleration solutions
+RATE_REFINEMENT_STEPS = 1
 
 
 def refine_to_round_off(limb: Limb, C_target, theta, state=None, max_steps: int = REFINEMENT_STEPS):
@@ -47,6 +54,49 @@ def refine_to_round_off(limb: Limb, C_target, theta, state=None, max_steps: int 
         theta = theta + compound_newton_step(limb, state, limb_jacobians(limb, theta, state), dx)
         state = _evaluate(limb, theta)
     return theta, state
+
+
+def limb_rates(limb: Limb, theta, V_t, Vdot_t, P_p, jac: LimbJacobians, state=None, poses=None):
+    """``(thetad, thetadd)`` (n_l,) of eqs. 27-29 at ``theta`` for the task twist ``V_t`` and
+    acceleration ``Vdot_t`` (delta_p,) (None: ``thetadd`` is None), each refined on the whole
+    platform motion (:func:`refine_rates`; ``P_p`` (6, delta_p), eq. 11).  ``poses``: the limb
+    tree's relative poses and adjoints at ``theta`` for :func:`~.tree_dynamics.kinematics`."""
+    state = _evaluate(limb, theta) if state is None else state
+    thd = limb_velocity_ik(limb, theta, V_t, jac)[1]
+    thd = refine_rates(limb, thd, P_p @ V_t, jac, state)
+    if Vdot_t is None:
+        return thd, None
+    motion = kinematics(limb.tree, theta, thd, poses=poses)[1:]
+    thdd = limb_acceleration_ik(limb, theta, thd, Vdot_t, jac, state, motion)[1]
+    return thd, refine_rates(limb, thdd, P_p @ Vdot_t, jac, state, motion)
+
+
+def refine_rates(limb: Limb, x, platform_target, jac: LimbJacobians, state, motion=None,
+                 steps: int = RATE_REFINEMENT_STEPS) -> np.ndarray:
+    """Iterative refinement of a solution ``x`` (n_l,) of the limb's linear equations at the
+    velocity level (``motion`` None; eqs. 13, 5: ``G x = 0``, ``J_p x = V_p``) or the
+    acceleration level (``motion = (C, V, A0)`` of the tree motion ``(theta, thetad, 0)``; eq.
+    14: ``G x + Gdot thetad = 0``, ``J_p x + Jdot_p thetad = Vdot_p``); ``platform_target``:
+    the platform frame's twist ``V_p`` or its derivative (6,) -- all six components, also those
+    outside the limb's ``P_t`` rows, which eqs. 27-29 do not use.
+
+    Eqs. 27-29 solve through the partition ``G_y`` and ``L_t = P_t J_p H``; near an
+    ill-conditioned loop that amplifies round-off (accelerations off by 1e-9 relative, the
+    platform "rotating" where it cannot), while the stacked system ``[G; J_p]`` (all rows, full
+    column rank, consistent) determines ``x`` to round-off.  Each step adds its least-squares
+    correction for the residuals of all rows."""
+    n_rows = [len(G) for _, G, _ in state[2]]
+    S = np.vstack([G for _, G, _ in state[2]] + [jac.J_p])
+    bias, platform = np.zeros(sum(n_rows)), np.zeros(6)
+    if motion is not None:
+        C, V, A0 = motion
+        bias = np.concatenate([_cut_bias(geo, C, V, A0) for lp in limb.loops for geo in lp.cuts] + [np.zeros(0)])
+        platform = Ad_inv(limb.platform_offset) @ A0[limb.platform_body]
+    rhs = np.concatenate([-bias, np.asarray(platform_target, dtype=float) - platform])
+    x = np.array(x, dtype=float)
+    for _ in range(steps):
+        x = x + np.linalg.lstsq(S, rhs - S @ x, rcond=None)[0]
+    return x
 
 
 def loop_conditions(limb: Limb, state) -> np.ndarray:

@@ -27,11 +27,10 @@ import numpy as np
 
 from .description import RobotDescription, parse_description
 from .errors import ConvergenceError, DescriptionError, SingularityError, StateError
-from .limb import (TWIST_COMPONENTS, _body_jacobian_derivative, build_limbs,
-                   constraint_resolution_derivative, limb_acceleration_ik, limb_inverse_kinematics_compound,
-                   limb_inverse_kinematics_nested, limb_jacobians, limb_platform_pose, limb_velocity_ik,
-                   tree_coriolis_matrix)
-from .ik_refinement import LOOP_SINGULARITY_THRESHOLD, check_loop_conditions, refine_to_round_off
+from .limb import (TWIST_COMPONENTS, _body_jacobian_derivative, build_limbs, constraint_resolution_derivative,
+                   limb_inverse_kinematics_compound, limb_inverse_kinematics_nested, limb_jacobians,
+                   limb_platform_pose, tree_coriolis_matrix)
+from .ik_refinement import LOOP_SINGULARITY_THRESHOLD, check_loop_conditions, limb_rates, refine_to_round_off
 from .spatial import Ad, Ad_inv, ad, exp_se3, log_se3, pose_inv
 from .tree_dynamics import crba, forward_kinematics, kinematics, relative_adjoints, relative_poses, rnea
 from .working_mode import apply_joint_limits, solve_on_working_mode
@@ -281,13 +280,14 @@ class ParallelRobot:
         sol._states = states
         if twist is not None:
             V = self._vec(twist, "twist")
-            thd = [limb_velocity_ik(limb, t, V, jac)[1] for limb, t, jac in zip(self.limbs, th, jacs)]
+            A = None if acceleration is None else self._vec(acceleration, "acceleration")
+            rates = [limb_rates(limb, t, V, A, self.P_p, jac, st)
+                     for limb, t, jac, st in zip(self.limbs, th, jacs, states)]
+            thd = [r[0] for r in rates]
             sol.limb_thetad, sol.qd = thd, self._whole(thd)
-            sol.actuators_d = J_IK @ V
-            if acceleration is not None:
-                A = self._vec(acceleration, "acceleration")
-                thdd = [limb_acceleration_ik(limb, t, td, A, jac, st)[1]
-                        for limb, t, td, jac, st in zip(self.limbs, th, thd, jacs, states)]
+            sol.actuators_d = np.array([thd[li][j] for li, j in self._act])
+            if A is not None:
+                thdd = [r[1] for r in rates]
                 sol.limb_thetadd, sol.qdd = thdd, self._whole(thdd)
                 sol.actuators_dd = np.array([thdd[li][j] for li, j in self._act])
         elif acceleration is not None:
@@ -351,9 +351,7 @@ class ParallelRobot:
         states = getattr(sol, "_states", None) or [None] * len(self.limbs)
         poses = self._limb_poses(sol) if poses is None else poses
         for limb, th, jac, st, pl in zip(self.limbs, sol.limb_theta, sol._jacs, states, poses):
-            thd = limb_velocity_ik(limb, th, V_t, jac)[1]
-            motion = kinematics(limb.tree, th, thd, poses=pl)[1:]
-            thdd = limb_acceleration_ik(limb, th, thd, Vdot_t, jac, st, motion)[1]
+            thd, thdd = limb_rates(limb, th, V_t, Vdot_t, self.P_p, jac, st, pl)
             W += jac.K.T @ rnea(limb.tree, th, thd, thdd, poses=pl)
         return W
 
