@@ -21,6 +21,7 @@ singularity (its dependent coordinates are not determined to the accuracy of the
 from __future__ import annotations
 
 import numpy as np
+import scipy.linalg
 
 from .errors import SingularityError
 from .limb import (Limb, LimbJacobians, _cut_bias, _evaluate, _resolve, compound_newton_step,
@@ -34,8 +35,6 @@ LOOP_SINGULARITY_THRESHOLD = 1e4
 REFINEMENT_STEPS = 3
 #: residual (m, rad) of the pose error and loop constraints regarded as round-off
 ROUND_OFF = 1e-14
-#: refinement steps of the rate and acceleration solutions
-RATE_REFINEMENT_STEPS = 1
 
 
 def refine_to_round_off(limb: Limb, C_target, theta, state=None, max_steps: int = REFINEMENT_STEPS):
@@ -62,41 +61,39 @@ def limb_rates(limb: Limb, theta, V_t, Vdot_t, P_p, jac: LimbJacobians, state=No
     platform motion (:func:`refine_rates`; ``P_p`` (6, delta_p), eq. 11).  ``poses``: the limb
     tree's relative poses and adjoints at ``theta`` for :func:`~.tree_dynamics.kinematics`."""
     state = _evaluate(limb, theta) if state is None else state
+    S = np.vstack([G for _, G, _ in state[2]] + [jac.J_p])
+    QR = np.linalg.qr(S)
     thd = limb_velocity_ik(limb, theta, V_t, jac)[1]
-    thd = refine_rates(limb, thd, P_p @ V_t, jac, state)
+    thd = refine_rates(limb, thd, P_p @ V_t, S, QR)
     if Vdot_t is None:
         return thd, None
     motion = kinematics(limb.tree, theta, thd, poses=poses)[1:]
     thdd = limb_acceleration_ik(limb, theta, thd, Vdot_t, jac, state, motion)[1]
-    return thd, refine_rates(limb, thdd, P_p @ Vdot_t, jac, state, motion)
+    return thd, refine_rates(limb, thdd, P_p @ Vdot_t, S, QR, motion)
 
 
-def refine_rates(limb: Limb, x, platform_target, jac: LimbJacobians, state, motion=None,
-                 steps: int = RATE_REFINEMENT_STEPS) -> np.ndarray:
-    """Iterative refinement of a solution ``x`` (n_l,) of the limb's linear equations at the
+def refine_rates(limb: Limb, x, platform_target, S, QR, motion=None) -> np.ndarray:
+    """One refinement step of a solution ``x`` (n_l,) of the limb's linear equations at the
     velocity level (``motion`` None; eqs. 13, 5: ``G x = 0``, ``J_p x = V_p``) or the
     acceleration level (``motion = (C, V, A0)`` of the tree motion ``(theta, thetad, 0)``; eq.
     14: ``G x + Gdot thetad = 0``, ``J_p x + Jdot_p thetad = Vdot_p``); ``platform_target``:
     the platform frame's twist ``V_p`` or its derivative (6,) -- all six components, also those
-    outside the limb's ``P_t`` rows, which eqs. 27-29 do not use.
+    outside the limb's ``P_t`` rows, which eqs. 27-29 do not use.  ``S = [G; J_p]`` (all
+    constraint rows of every FC, then the platform Jacobian) and its ``numpy.linalg.qr``.
 
     Eqs. 27-29 solve through the partition ``G_y`` and ``L_t = P_t J_p H``; near an
     ill-conditioned loop that amplifies round-off (accelerations off by 1e-9 relative, the
-    platform "rotating" where it cannot), while the stacked system ``[G; J_p]`` (all rows, full
-    column rank, consistent) determines ``x`` to round-off.  Each step adds its least-squares
+    platform "rotating" where it cannot), while the stacked system (full column rank,
+    consistent) determines ``x`` to round-off: ``x + R^-1 Q^T (rhs - S x)``, the least-squares
     correction for the residuals of all rows."""
-    n_rows = [len(G) for _, G, _ in state[2]]
-    S = np.vstack([G for _, G, _ in state[2]] + [jac.J_p])
-    bias, platform = np.zeros(sum(n_rows)), np.zeros(6)
+    bias, platform = np.zeros(len(S) - 6), np.zeros(6)
     if motion is not None:
         C, V, A0 = motion
-        bias = np.concatenate([_cut_bias(geo, C, V, A0) for lp in limb.loops for geo in lp.cuts] + [np.zeros(0)])
+        bias = np.concatenate([_cut_bias(geo, C, V, A0) for lp in limb.loops for geo in lp.cuts] + [bias[:0]])
         platform = Ad_inv(limb.platform_offset) @ A0[limb.platform_body]
     rhs = np.concatenate([-bias, np.asarray(platform_target, dtype=float) - platform])
-    x = np.array(x, dtype=float)
-    for _ in range(steps):
-        x = x + np.linalg.lstsq(S, rhs - S @ x, rcond=None)[0]
-    return x
+    Q, R = QR
+    return x + scipy.linalg.solve_triangular(R, Q.T @ (rhs - S @ x))
 
 
 def loop_conditions(limb: Limb, state) -> np.ndarray:
