@@ -255,3 +255,20 @@ def test_ik_state_is_exact_along_the_input_singularity_path(scheme):
     for i in range(len(P)):
         e = state_errors(robot, sample(s, i), P[i], V[i], A[i])
         assert e.max() <= 1e-10, (i, kappa[i], e)
+
+
+def test_inverse_dynamics_near_the_ill_conditioned_loop_equals_kkt(irsbot2):
+    """Eq. 45 at the IK states near limb 1's ill-conditioned loop against the constrained (KKT)
+    inverse dynamics of the whole spanning tree at the same (q, qd, qdd), for both schemes."""
+    from pkm_dynamics.core.constrained import kkt_inverse_dynamics
+    desc = irsbot2.description
+    act = [desc.tree.joint_index(n) for n in desc.actuated_joints]
+    start = walk(irsbot2, [0.068, 0.29])
+    rng = np.random.default_rng(5)
+    for x in ([0.064, 0.284], [0.072, 0.277], [0.056, 0.291]):
+        V, A = rng.normal(size=2) * 0.3, rng.normal(size=2)
+        for scheme in ("nested", "compound"):
+            s = irsbot2.inverse_kinematics(irsbot2.task_pose(x), V, A, initial=start, scheme=scheme)
+            u = irsbot2.inverse_dynamics(s, V, A)
+            ref = kkt_inverse_dynamics(desc, s.q, s.qd, s.qdd, act)
+            np.testing.assert_allclose(u, ref, rtol=1e-10, atol=1e-10 * np.abs(ref).max())
