@@ -85,7 +85,8 @@ class Model:
             from pkm_dynamics.core.pkm import ParallelRobot
             self.robot = ParallelRobot(desc, ik_scheme=ik['scheme'], tol=ik['tolerance'],
                                        max_iter=ik['max_iterations'],
-                                       singularity_threshold=ik['singularity_threshold'])
+                                       singularity_threshold=ik['singularity_threshold'],
+                                       loop_singularity_threshold=ik['loop_singularity_threshold'])
             self.kind = 'parallel'
             self.end_effector = desc.platform.link
             self.task_space = tuple(self.robot.task_space)
@@ -111,6 +112,7 @@ class Model:
             self.robot.tol = ik['tolerance']
             self.robot.max_iter = ik['max_iterations']
             self.robot.singularity_threshold = ik['singularity_threshold']
+            self.robot.loop_singularity_threshold = ik['loop_singularity_threshold']
 
 
 def _descriptor(description, kind, read_only=False, floating=None, integer=None,
@@ -147,8 +149,11 @@ PARAMETERS = {
     'ik.scheme': ('nested', _descriptor(
         'PKM inverse kinematics scheme', S, additional='"nested" or "compound"')),
     'ik.singularity_threshold': (1e6, _descriptor(
-        'largest admissible condition number of a limb IK Jacobian (larger: SINGULAR)', D,
-        floating=(1.0, 1e16))),
+        'largest admissible condition number of a limb IK Jacobian and of J_IK (larger: '
+        'SINGULAR)', D, floating=(1.0, 1e16))),
+    'ik.loop_singularity_threshold': (1e4, _descriptor(
+        'largest admissible condition number of a loop constraint Jacobian G_y at an IK '
+        'solution (larger: SINGULAR)', D, floating=(1.0, 1e16))),
     'reference_topic': ('~/reference', _descriptor(
         'actuator-space reference in (trajectory_msgs/JointTrajectory; module chains)', S,
         read_only=True)),
@@ -320,7 +325,8 @@ class DynamicsNode(LifecycleNode):
             return changes[name] if name in changes else self._p(name)
         return {'scheme': value('ik.scheme'), 'tolerance': float(value('ik.tolerance')),
                 'max_iterations': int(value('ik.max_iterations')),
-                'singularity_threshold': float(value('ik.singularity_threshold'))}
+                'singularity_threshold': float(value('ik.singularity_threshold')),
+                'loop_singularity_threshold': float(value('ik.loop_singularity_threshold'))}
 
     def _validate_parameters(self, parameters):
         changes = {p.name: p.value for p in parameters}

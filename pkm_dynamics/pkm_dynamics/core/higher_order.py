@@ -723,6 +723,11 @@ def higher_order_inverse_dynamics(robot, x, xd, xdd, xddd, xdddd, method: str = 
             raise StateError(f"{name} is not finite")
     if not np.isfinite(x).all():
         raise StateError("x is not finite")
+    if hasattr(robot, "admissible_task_state"):
+        # a ParallelRobot: refuse poses beyond the joint limits or near input, loop or output
+        # singularities before the recursion, and close the loops on the IK's working mode
+        sol = robot.admissible_task_state(x, initial=q_guess)
+        q_guess = sol.q[0] if batched else sol.q
     rows = zip(x, *ders) if batched else [(x, *ders)]
     Us, Qs = [], []
     guess = q_guess

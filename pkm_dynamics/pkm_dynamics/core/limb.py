@@ -33,6 +33,7 @@ algorithms are functions of ``(limb, theta, ...)`` with ``theta`` the limb-tree 
 :func:`limb_jacobians`                           ``L_p, L_t, F, K = H F`` (eqs. 22, 25, 27)
 :func:`limb_inverse_kinematics_nested`           Algorithms 1 + 2 (eq. 31)
 :func:`limb_inverse_kinematics_compound`         Algorithm 3
+:func:`compound_newton_step`                     one Newton step of Algorithm 3
 :func:`limb_velocity_ik`                         eqs. 27-28
 :func:`limb_acceleration_ik`                     eq. 29
 :func:`tree_coriolis_matrix`                     tree ``C(theta, thetad)`` for eq. 37
@@ -915,13 +916,21 @@ def limb_inverse_kinematics_compound(limb: Limb, C_target, theta0, tol: float = 
                                    f"in {max_iter} iterations (|dx| = {info.errors[-1]:.3g}, |g| = {gnorm:.3g})")
         jac = limb_jacobians(limb, theta, state)
         _check_condition(limb, jac, singularity_threshold)
-        c = np.zeros(limb.n)
-        for lp, (g, G, _) in zip(limb.loops, cons):
-            Gy, _ = _resolve(lp, G)
-            c[lp.dependent] = -_solve(Gy, g[lp.rows], limb, lp)
-        dq = _solve(jac.L_t, dx - (jac.J_p @ c)[limb.task_rows], limb, what="task-space Jacobian L_t")
-        theta = theta + jac.H @ dq + c
+        theta = theta + compound_newton_step(limb, state, jac, dx)
         info.outer += 1
+
+
+def compound_newton_step(limb: Limb, state, jac: LimbJacobians, dx) -> np.ndarray:
+    """The compound Newton step ``Delta theta = H Delta q + c`` (n_l,) of Algorithm 3 for the
+    stacked system ``(g, Delta x_t) = 0``: loop correction ``c_y = -G_y^-1 g`` (eq. 33) and
+    ``Delta q = L_t^-1 (Delta x_t - P_t J_p c)``.  ``state``: ``_evaluate(limb, theta)``;
+    ``jac``: :func:`limb_jacobians` there; ``dx`` (delta_p(l),): :func:`pose_error`."""
+    c = np.zeros(limb.n)
+    for lp, (g, G, _) in zip(limb.loops, state[2]):
+        Gy, _ = _resolve(lp, G)
+        c[lp.dependent] = -_solve(Gy, g[lp.rows], limb, lp)
+    dq = _solve(jac.L_t, dx - (jac.J_p @ c)[limb.task_rows], limb, what="task-space Jacobian L_t")
+    return jac.H @ dq + c
 
 
 def limb_velocity_ik(limb: Limb, theta, V_t, jac: LimbJacobians | None = None):

@@ -27,15 +27,19 @@ import numpy as np
 
 from .description import RobotDescription, parse_description
 from .errors import ConvergenceError, DescriptionError, SingularityError, StateError
-from .limb import (TWIST_COMPONENTS, _body_jacobian_derivative, _evaluate, build_limbs,
-                   constraint_resolution_derivative, limb_acceleration_ik, limb_inverse_kinematics_compound,
-                   limb_inverse_kinematics_nested, limb_jacobians, limb_platform_pose, limb_velocity_ik,
-                   tree_coriolis_matrix)
+from .limb import (TWIST_COMPONENTS, _body_jacobian_derivative, build_limbs, constraint_resolution_derivative,
+                   limb_inverse_kinematics_compound, limb_inverse_kinematics_nested, limb_jacobians,
+                   limb_platform_pose, tree_coriolis_matrix)
+from .ik_refinement import LOOP_SINGULARITY_THRESHOLD, check_loop_conditions, limb_rates, refine_to_round_off
 from .spatial import Ad, Ad_inv, ad, exp_se3, log_se3, pose_inv
 from .tree_dynamics import crba, forward_kinematics, kinematics, relative_adjoints, relative_poses, rnea
+from .working_mode import apply_joint_limits, solve_on_working_mode
 
-#: default threshold on kappa(F_(l)) above which IK reports an input singularity
+#: default threshold on kappa(F_(l)), kappa(J_IK) and kappa(M_t) above which the robot reports
+#: an input or output singularity
 SINGULARITY_THRESHOLD = 1e4
+#: largest deviation (m, rad) of a requested pose from the task manifold C_ref exp(P_p x)
+TASK_MANIFOLD_TOLERANCE = 1e-9
 
 
 @dataclass
@@ -94,7 +98,13 @@ class ParallelRobot:
     ``independent``: optional tree-joint names to use as independent loop coordinates;
     ``ik_scheme``: ``"nested"`` (Algorithms 1+2) or ``"compound"`` (Algorithm 3); ``tol``:
     IK accuracy goal epsilon (pose error norm and loop residual); ``max_iter``;
-    ``singularity_threshold``: largest admissible ``kappa(F_(l))`` (None: never raise).
+    ``singularity_threshold``: largest admissible ``kappa(F_(l))`` of a limb (input
+    singularity) and ``kappa(J_IK)`` (output singularity; ID, FD and HOID) (None: never raise);
+    ``loop_singularity_threshold``: largest admissible ``kappa(G_y)`` of a loop at an IK
+    solution (:mod:`.ik_refinement`; None: never raise).
+
+    Every IK solution is refined to round-off (so rates and accelerations are exact for it),
+    lies on the working mode of its start and within the joint limits (:mod:`.working_mode`).
 
     Public API (numpy in/out, leading batch axis allowed): :meth:`inverse_kinematics`,
     :meth:`inverse_dynamics`, :meth:`forward_dynamics`, :meth:`forward_kinematics`,
@@ -104,7 +114,8 @@ class ParallelRobot:
 
     def __init__(self, description, gravity=None, independent=None, ik_scheme: str = "nested",
                  tol: float = 1e-10, max_iter: int = 50,
-                 singularity_threshold: float | None = SINGULARITY_THRESHOLD):
+                 singularity_threshold: float | None = SINGULARITY_THRESHOLD,
+                 loop_singularity_threshold: float | None = LOOP_SINGULARITY_THRESHOLD):
         desc = description if isinstance(description, RobotDescription) else \
             parse_description(description, gravity)
         if gravity is not None and isinstance(description, RobotDescription):
@@ -120,6 +131,7 @@ class ParallelRobot:
         self.tol = float(tol)
         self.max_iter = int(max_iter)
         self.singularity_threshold = singularity_threshold
+        self.loop_singularity_threshold = loop_singularity_threshold
         self.limbs: tuple = build_limbs(desc, independent)
         self.task_space = tuple(desc.platform.task_space)
         dp = len(self.task_space)
@@ -206,6 +218,19 @@ class ParallelRobot:
             raise StateError("platform pose: the rotation part is not orthonormal")
         return pose
 
+    def _check_task_manifold(self, pose):
+        """A pose must be ``C_ref exp(P_p x)`` for task coordinates ``x``: the platform of a
+        ``delta_p < 6`` PKM cannot leave that manifold (e.g. a planar robot its plane)."""
+        if self.dof == 6:
+            return
+        off = log_se3(pose_inv(self.task_pose(self.task_coordinates(pose))) @ pose)
+        if np.abs(off).max() > TASK_MANIFOLD_TOLERANCE:
+            bad = [f"{c} {v:.3g}" for c, v in zip(TWIST_COMPONENTS, off) if abs(v) > TASK_MANIFOLD_TOLERANCE]
+            raise StateError(f"platform pose is off the task manifold of robot '{self.description.name}': "
+                             f"its platform moves only in ({', '.join(self.task_space)}) from the reference "
+                             f"pose, the requested pose departs from it by {', '.join(bad)} (m, rad; "
+                             "body-fixed components)")
+
     def _vec(self, v, name):
         v = np.asarray(v, dtype=float)
         if v.shape != (self.dof,) or not np.isfinite(v).all():
@@ -215,20 +240,21 @@ class ParallelRobot:
 
     def _ik_one(self, pose, twist, acceleration, thetas, scheme, tol=None):
         pose = self._check_pose(pose)
+        self._check_task_manifold(pose)
         tol = self.tol if tol is None else tol
         solver = limb_inverse_kinematics_nested if scheme == "nested" else limb_inverse_kinematics_compound
         th, its, inner, jacs, cond, res, states = [], [], [], [], [], [], []
         for limb, th0 in zip(self.limbs, thetas):
             try:
-                theta, info = solver(limb, pose, th0, tol=tol, max_iter=self.max_iter,
-                                     singularity_threshold=self.singularity_threshold)
+                theta, info = solve_on_working_mode(solver, limb, pose, th0, tol=tol, max_iter=self.max_iter,
+                                                    singularity_threshold=self.singularity_threshold)
             except ConvergenceError as exc:
                 k0 = limb_jacobians(limb, th0).condition
                 raise ConvergenceError(
                     f"{exc}; the platform pose (position {np.round(pose[:3, 3], 6).tolist()}) is out of "
                     f"reach of {limb.name} or too far from the start configuration (kappa(F) there: "
                     f"{k0:.3g})") from None
-            state = info.state if info.state is not None else _evaluate(limb, theta)
+            theta, state = refine_to_round_off(limb, pose, theta, info.state)
             full = pose_inv(limb_platform_pose(limb, theta, state[0])) @ pose
             miss = np.linalg.norm(log_se3(full))
             if miss > 1e-6:
@@ -236,6 +262,8 @@ class ParallelRobot:
                     f"{limb.name}: inverse kinematics converged on its {len(limb.task_rows)} platform "
                     f"coordinates to a configuration whose platform pose is {miss:.3g} away from the "
                     "requested one (another assembly branch of the separated limb); start closer")
+            check_loop_conditions(limb, state, self.loop_singularity_threshold)
+            theta = apply_joint_limits(limb, theta, th0)
             jac = limb_jacobians(limb, theta, state)
             k = jac.condition
             if self.singularity_threshold is not None and not k <= self.singularity_threshold:
@@ -252,13 +280,14 @@ class ParallelRobot:
         sol._states = states
         if twist is not None:
             V = self._vec(twist, "twist")
-            thd = [limb_velocity_ik(limb, t, V, jac)[1] for limb, t, jac in zip(self.limbs, th, jacs)]
+            A = None if acceleration is None else self._vec(acceleration, "acceleration")
+            rates = [limb_rates(limb, t, V, A, self.P_p, jac, st)
+                     for limb, t, jac, st in zip(self.limbs, th, jacs, states)]
+            thd = [r[0] for r in rates]
             sol.limb_thetad, sol.qd = thd, self._whole(thd)
-            sol.actuators_d = J_IK @ V
-            if acceleration is not None:
-                A = self._vec(acceleration, "acceleration")
-                thdd = [limb_acceleration_ik(limb, t, td, A, jac, st)[1]
-                        for limb, t, td, jac, st in zip(self.limbs, th, thd, jacs, states)]
+            sol.actuators_d = np.array([thd[li][j] for li, j in self._act])
+            if A is not None:
+                thdd = [r[1] for r in rates]
                 sol.limb_thetadd, sol.qdd = thdd, self._whole(thdd)
                 sol.actuators_dd = np.array([thdd[li][j] for li, j in self._act])
         elif acceleration is not None:
@@ -322,19 +351,47 @@ class ParallelRobot:
         states = getattr(sol, "_states", None) or [None] * len(self.limbs)
         poses = self._limb_poses(sol) if poses is None else poses
         for limb, th, jac, st, pl in zip(self.limbs, sol.limb_theta, sol._jacs, states, poses):
-            thd = limb_velocity_ik(limb, th, V_t, jac)[1]
-            motion = kinematics(limb.tree, th, thd, poses=pl)[1:]
-            thdd = limb_acceleration_ik(limb, th, thd, Vdot_t, jac, st, motion)[1]
+            thd, thdd = limb_rates(limb, th, V_t, Vdot_t, self.P_p, jac, st, pl)
             W += jac.K.T @ rnea(limb.tree, th, thd, thdd, poses=pl)
         return W
 
     def _solve_u(self, J_IK, W):
+        self.check_actuation(J_IK)
         if J_IK.shape[0] == J_IK.shape[1]:
             try:
                 return np.linalg.solve(J_IK.T, W)
             except np.linalg.LinAlgError:
                 raise SingularityError("J_IK is singular: the actuators cannot balance the platform") from None
         return np.linalg.lstsq(J_IK.T, W, rcond=None)[0]     # redundant actuation: minimum norm
+
+    def check_actuation(self, J_IK) -> float:
+        """``kappa(J_IK)`` (eq. 30) of one state; raises :class:`SingularityError` beyond
+        ``singularity_threshold`` (an output singularity: a task motion the actuators do not
+        sense, along which they cannot balance a wrench), naming the limbs whose actuators carry
+        the unbounded forces (the left singular vector of the smallest singular value)."""
+        if not np.isfinite(J_IK).all():
+            if self.singularity_threshold is None:
+                return np.inf
+            raise SingularityError("J_IK is not finite: a limb is at an input singularity")
+        U, sv, Vt = np.linalg.svd(J_IK)
+        k = float(sv[0] / sv[-1]) if sv[-1] > 0 else np.inf
+        if self.singularity_threshold is None or k <= self.singularity_threshold:
+            return k
+        u = np.abs(U[:, len(sv) - 1])
+        limbs = sorted({self.limbs[self._act[i][0]].name for i in np.flatnonzero(u >= 0.1 * u.max())})
+        direction = ", ".join(f"{c} {v:+.2f}" for c, v in zip(self.task_space, Vt[-1]) if abs(v) >= 0.05)
+        raise SingularityError(f"{', '.join(limbs)}: the actuators cannot balance the platform (kappa(J_IK) = "
+                               f"{k:.3g} > threshold {self.singularity_threshold:.3g}): an output singularity, "
+                               f"the platform can move along ({direction}) with the actuators locked")
+
+    def admissible_task_state(self, pose, initial=None) -> PkmIKSolution:
+        """The IK solution of ``pose`` (4, 4) (or a batch) with every check the dynamics need:
+        those of :meth:`inverse_kinematics` (limits, working mode, limb and loop conditioning)
+        and :meth:`check_actuation` of each sample (ID, FD, HOID)."""
+        sol = self.inverse_kinematics(pose, initial=initial)
+        for J in np.asarray(sol.J_IK).reshape(-1, *np.shape(sol.J_IK)[-2:]):
+            self.check_actuation(J)
+        return sol
 
     def _one(self, fn, pose, *arrays, initial=None, **kw):
         if isinstance(pose, PkmIKSolution):
@@ -391,6 +448,13 @@ class ParallelRobot:
         rhs = sol.J_IK.T @ u - b
         if wrench is not None:
             rhs = rhs + self.P_p.T @ np.asarray(wrench, dtype=float).reshape(6)
+        self.check_actuation(sol.J_IK)
+        k = np.linalg.cond(M_t)
+        if self.singularity_threshold is not None and not k <= self.singularity_threshold**2:
+            limb = max(zip(self.limbs, sol._jacs), key=lambda lj: np.linalg.norm(lj[1].K))[0]
+            raise SingularityError(f"{limb.name}: the task-space mass matrix M_t is ill-conditioned (kappa(M_t) = "
+                                   f"{k:.3g} > threshold^2 = {self.singularity_threshold**2:.3g}); {limb.name} has "
+                                   "the largest joint rates per task rate (near its input singularity)")
         a = np.linalg.solve(M_t, rhs)
         return (a, sol) if _return_solution else a
 
