@@ -1,0 +1,75 @@
+"""The node's declared ranges and request bounds hold (in-process node, real request
+messages): every PKM solve works at both ends of the declared ``ik.tolerance`` range, and a
+trajectory longer than the documented maximum is refused before any work."""
+from pathlib import Path
+
+import numpy as np
+from numpy.testing import assert_allclose
+import pytest
+
+ROBOTS = Path(__file__).resolve().parents[1] / 'robots'
+
+
+def ik_request(C):
+    from pkm_dynamics_interfaces.srv import InverseKinematics
+
+    from pkm_dynamics.conversions import matrix_pose
+    request = InverseKinematics.Request()
+    request.pose = matrix_pose(C)
+    return request
+
+
+@pytest.mark.parametrize('robot', ['gough_stewart_6ups', 'planar_3rrr'])
+def test_pkm_solves_at_both_ends_of_the_tolerance_range(rclpy_context, robot):
+    """ik.tolerance = 1e-3 (the old upper end) made every Gough-Stewart IK, ID and FD answer
+    NO_IK_SOLUTION: the whole-pose check of a solution is 1e-6. Each end of the declared
+    range is accepted and gives a solution whose forward kinematics (Newton on the IK, an
+    independent path) returns the requested pose."""
+    from rclpy.parameter import Parameter
+
+    from pkm_dynamics.testing import InProcessNode
+    node = InProcessNode(rclpy_context, (ROBOTS / f'{robot}.urdf').read_text(),
+                         namespace=f'/range_{robot}')
+    try:
+        (descriptor,) = node.node.describe_parameters(['ik.tolerance'])
+        (declared,) = descriptor.floating_point_range
+        robot_ = node.model.robot
+        C = robot_.reference_pose.copy()
+        C[:2, 3] += [0.004, -0.003]
+        for end in (declared.from_value, declared.to_value):
+            result = node.node.set_parameters([Parameter('ik.tolerance', value=end)])[0]
+            assert result.successful, result.reason
+            response = node.call('inverse_kinematics', ik_request(C))
+            assert response.success, f'ik.tolerance = {end:g}: {response.message}'
+            actuators = np.array(response.actuator_state.position)
+            assert_allclose(robot_.forward_kinematics(actuators), C, atol=1e-6)
+        beyond = node.node.set_parameters([Parameter('ik.tolerance',
+                                                     value=declared.to_value * 10)])[0]
+        assert not beyond.successful
+    finally:
+        node.destroy()
+
+
+def test_a_trajectory_beyond_the_maximum_is_refused(rclpy_context):
+    """A 10^5-point trajectory on the 3-RRR took 126 s of the node; one request holds at most
+    MAX_POINTS points (INVALID_REQUEST naming the count beyond it, nothing computed)."""
+    from geometry_msgs.msg import Transform
+    from pkm_dynamics_interfaces.msg import ErrorCodes
+    from pkm_dynamics_interfaces.srv import InverseDynamics
+    from trajectory_msgs.msg import MultiDOFJointTrajectoryPoint
+
+    from pkm_dynamics.core.bounds import MAX_POINTS
+    from pkm_dynamics.testing import InProcessNode
+    node = InProcessNode(rclpy_context, (ROBOTS / 'planar_3rrr.urdf').read_text(),
+                         namespace='/max_points')
+    try:
+        point = MultiDOFJointTrajectoryPoint(transforms=[Transform()])
+        point.transforms[0].translation.x = np.nan     # would fail if it were computed
+        request = InverseDynamics.Request()
+        request.task_trajectory.points = [point] * (MAX_POINTS + 1)
+        response = node.call('inverse_dynamics', request)
+        assert response.error_code.val == ErrorCodes.INVALID_REQUEST, response.message
+        assert f'{MAX_POINTS + 1} points' in response.message
+        assert f'{MAX_POINTS}' in response.message and 'split' in response.message
+    finally:
+        node.destroy()
