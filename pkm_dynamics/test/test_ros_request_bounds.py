@@ -50,6 +50,39 @@ def test_pkm_solves_at_both_ends_of_the_tolerance_range(rclpy_context, robot):
         node.destroy()
 
 
+@pytest.mark.parametrize('robot', ['planar_3rrr', 'irsbot2'])
+def test_an_unreachable_pose_at_the_largest_iteration_limit(rclpy_context, robot):
+    """ik.max_iterations up to 10000 let one unreachable pose hold the node for seconds; the
+    declared range ends where the answer stays short (figures: bench/fuzz_requests.py). At
+    its end an unreachable pose is NO_IK_SOLUTION and the next good pose is solved."""
+    from pkm_dynamics_interfaces.msg import ErrorCodes
+    from rclpy.parameter import Parameter
+
+    from pkm_dynamics.testing import InProcessNode
+    node = InProcessNode(rclpy_context, (ROBOTS / f'{robot}.urdf').read_text(),
+                         namespace=f'/iterations_{robot}')
+    try:
+        (descriptor,) = node.node.describe_parameters(['ik.max_iterations'])
+        (declared,) = descriptor.integer_range
+        assert declared.to_value <= 500
+        for scheme in ('nested', 'compound'):
+            result = node.node.set_parameters([Parameter('ik.max_iterations',
+                                                         value=declared.to_value),
+                                               Parameter('ik.scheme', value=scheme)])
+            assert all(r.successful for r in result)
+            far = node.model.robot.reference_pose.copy()
+            far[0, 3] += 3.0
+            response = node.call('inverse_kinematics', ik_request(far))
+            assert response.error_code.val == ErrorCodes.NO_IK_SOLUTION, response.message
+            good = node.model.robot.reference_pose
+            response = node.call('inverse_kinematics', ik_request(good))
+            assert response.success, response.message
+            assert_allclose(node.model.robot.forward_kinematics(
+                np.array(response.actuator_state.position)), good, atol=1e-6)
+    finally:
+        node.destroy()
+
+
 def test_a_trajectory_beyond_the_maximum_is_refused(rclpy_context):
     """A 10^5-point trajectory on the 3-RRR took 126 s of the node; one request holds at most
     MAX_POINTS points (INVALID_REQUEST naming the count beyond it, nothing computed)."""
