@@ -50,6 +50,7 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint, MultiDOFJ
 from pkm_dynamics.conversions import (RequestError, check_points, core_error, floats,
                                       name_index, ordered, pose_matrix, spatial_vector,
                                       task_message, task_vector)
+from pkm_dynamics.core.bounds import check_limits
 from pkm_dynamics.core.description import parse_description
 from pkm_dynamics.core.higher_order import higher_order_inverse_dynamics
 from pkm_dynamics.core.robot import robot_from_description
@@ -809,7 +810,9 @@ class DynamicsNode(LifecycleNode):
         n = len(msg.name)
         x = ordered(msg.position, index, n, 'position')
         velocity = None
-        if model.parallel:
+        if model.parallel:          # beyond a stroke: no platform pose to complete
+            tree = model.description.tree
+            check_limits(tree, [tree.joint_index(j) for j in model.actuated], x, 'position')
             _, sol = model.robot.forward_kinematics(
                 x, initial=self._completion_solution, return_solution=True)
             q = sol.q

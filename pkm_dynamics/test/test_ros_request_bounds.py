@@ -106,3 +106,29 @@ def test_a_trajectory_beyond_the_maximum_is_refused(rclpy_context):
         assert f'{MAX_POINTS}' in response.message and 'split' in response.message
     finally:
         node.destroy()
+
+
+def test_pkm_completion_beyond_a_stroke_is_refused(rclpy_context):
+    """Joint-state completion of a PKM published the forward kinematics of actuator values
+    beyond the strokes (Gough-Stewart legs at 0.5 m for strokes of +-0.08 m); it is refused naming
+    the joint, and the next good state is completed as the core's forward kinematics gives."""
+    from sensor_msgs.msg import JointState
+
+    from pkm_dynamics.core.errors import StateError
+    from pkm_dynamics.testing import InProcessNode
+    node = InProcessNode(rclpy_context, (ROBOTS / 'gough_stewart_6ups.urdf').read_text(),
+                         namespace='/completion')
+    published = []
+    try:
+        node.node._completion_pub.publish = published.append
+        names = list(node.model.actuated)
+        with pytest.raises(StateError, match=r"position\[0\] = 0.5 is beyond the limits .* 'leg1_p'"):
+            node.node._complete(node.model, JointState(name=names, position=[0.5] * 6))
+        assert published == []
+        x = np.array([0.01, -0.01, 0.02, 0.0, 0.01, -0.02])
+        node.node._complete(node.model, JointState(name=names, position=x.tolist()))
+        (out,) = published
+        _, sol = node.model.robot.forward_kinematics(x, return_solution=True)
+        assert_allclose(out.position, sol.q, atol=1e-9)
+    finally:
+        node.destroy()
