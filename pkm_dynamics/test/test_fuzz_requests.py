@@ -52,6 +52,13 @@ def nodes(rclpy_context):
 
 
 # -- generators -----------------------------------------------------------------------------
+def weighted(*choices):
+    """One of the strategies of ``choices`` ((weight, strategy), ...), drawn with those weights
+    (shrinking towards the first)."""
+    flat = [strategy for weight, strategy in choices for _ in range(weight)]
+    return st.integers(0, len(flat) - 1).flatmap(lambda k: flat[k])
+
+
 def values(nominal, spread=0.05):
     """Lists like ``nominal`` (mostly of its length): each entry near it, or a special value, or
     any float at all."""
@@ -64,15 +71,15 @@ def values(nominal, spread=0.05):
         return [float(v) + o if abs(o) <= spread else o for v, o in zip(nominal, offsets)]
     clean = st.lists(small, min_size=n, max_size=n).map(near)
     right = st.lists(entry, min_size=n, max_size=n).map(near)
-    return st.one_of(clean, clean, right, st.lists(entry, max_size=n + 2))
+    return weighted((2, clean), (1, right), (1, st.lists(entry, max_size=n + 2)))
 
 
 def names(actuated):
     """The actuated joint names in any order, or with one missing, repeated or unknown."""
     actuated = list(actuated)
-    good = st.permutations(actuated)
-    return st.one_of(good, good, good, good, st.just(actuated[:-1]), st.just(actuated + actuated[:1]),
-                     st.just(actuated[:-1] + ['no_such_joint']))
+    return weighted((6, st.permutations(actuated)), (1, st.just(actuated[:-1])),
+                    (1, st.just(actuated + actuated[:1])),
+                    (1, st.just(actuated[:-1] + ['no_such_joint'])))
 
 
 def rates(width, order):
