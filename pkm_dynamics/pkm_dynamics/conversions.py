@@ -229,6 +229,6 @@ def floats(values, what='a result'):
     return a.tolist()
 
 
-__all__ = ['BOUNDS', 'RequestError', 'bounded', 'check_points', 'core_error', 'finite', 'floats', 'matrix_pose',
-           'matrix_quaternion', 'name_index', 'ordered', 'pose_matrix', 'quaternion_matrix',
-           'spatial_vector', 'task_message', 'task_vector']
+__all__ = ['BOUNDS', 'RequestError', 'bounded', 'check_points', 'core_error', 'finite', 'floats',
+           'matrix_pose', 'matrix_quaternion', 'name_index', 'ordered', 'pose_matrix',
+           'quaternion_matrix', 'spatial_vector', 'task_message', 'task_vector']

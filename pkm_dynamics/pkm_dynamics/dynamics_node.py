@@ -534,7 +534,8 @@ class DynamicsNode(LifecycleNode):
             previous = sol
             out.points.append(JointTrajectoryPoint(
                 positions=floats(sol.actuators), velocities=floats(sol.actuators_d),
-                accelerations=floats(sol.actuators_dd), effort=self._at_point(k, floats, u, 'effort'),
+                accelerations=floats(sol.actuators_dd),
+                effort=self._at_point(k, floats, u, 'effort'),
                 time_from_start=p.time_from_start))
 
     @staticmethod

@@ -122,7 +122,8 @@ def test_pkm_completion_beyond_a_stroke_is_refused(rclpy_context):
     try:
         node.node._completion_pub.publish = published.append
         names = list(node.model.actuated)
-        with pytest.raises(StateError, match=r"position\[0\] = 0.5 is beyond the limits .* 'leg1_p'"):
+        with pytest.raises(StateError,
+                           match=r"position\[0\] = 0.5 is beyond the limits .* 'leg1_p'"):
             node.node._complete(node.model, JointState(name=names, position=[0.5] * 6))
         assert published == []
         x = np.array([0.01, -0.01, 0.02, 0.0, 0.01, -0.02])
