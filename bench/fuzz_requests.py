@@ -39,7 +39,7 @@ def main():
     parser.add_argument('--examples', type=int, default=500, help='requests per robot and service')
     parser.add_argument('--seed', type=int, default=0)
     parser.add_argument('--robots', default='', help='comma-separated subset of the examples')
-    parser.add_argument('--ik-max-iterations', type=int, default=500,
+    parser.add_argument('--ik-max-iterations', type=int, default=200,
                         help='the node parameter ik.max_iterations (default: its range end, the '
                              'slowest refusal of an unreachable pose)')
     args = parser.parse_args()

@@ -134,9 +134,9 @@ PARAMETERS = {
         '1e-13 (forward kinematics solves the IK 100 times finer, near machine precision)', D,
         floating=(1e-13, 1e-7))),
     'ik.max_iterations': (50, _descriptor(
-        'PKM inverse kinematics iteration limit (outer iterations per limb); at most 500, so '
+        'PKM inverse kinematics iteration limit (outer iterations per limb); at most 200, so '
         'that a pose out of reach is refused within the documented answer time', I,
-        integer=(1, 500))),
+        integer=(1, 200))),
     'ik.scheme': ('nested', _descriptor(
         'PKM inverse kinematics scheme', S, additional='"nested" or "compound"')),
     'ik.singularity_threshold': (1e6, _descriptor(

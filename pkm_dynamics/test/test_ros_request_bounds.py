@@ -64,7 +64,7 @@ def test_an_unreachable_pose_at_the_largest_iteration_limit(rclpy_context, robot
     try:
         (descriptor,) = node.node.describe_parameters(['ik.max_iterations'])
         (declared,) = descriptor.integer_range
-        assert declared.to_value <= 500
+        assert declared.to_value <= 200
         for scheme in ('nested', 'compound'):
             result = node.node.set_parameters([Parameter('ik.max_iterations',
                                                          value=declared.to_value),
