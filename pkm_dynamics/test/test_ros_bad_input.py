@@ -178,7 +178,7 @@ def test_model_info_is_answered_during_a_long_call(pkm, module_ros_node):
     robot, client, process = pkm
     assert client.call(GetModelInfo, 'get_model_info').success
     poses = [robot.task_pose(np.array([0.01 * math.sin(k / 50), 0.0, 0.0]))
-             for k in range(3000)]
+             for k in range(1000)]
     request = InverseDynamics.Request()
     for C in poses:
         t = Transform()

@@ -24,7 +24,7 @@ MAX_EFFORT = 1e10
 #: largest magnitude of a position component of a pose (platform, end effector) [m]
 MAX_POSITION = 1e3
 #: largest number of points of one trajectory request (inverse dynamics)
-MAX_POINTS = 10000
+MAX_POINTS = 1000
 #: largest number of continuation steps from the zero configuration to a requested pose or
 #: actuator state (each of at most ``jet_dynamics.CONTINUATION_STEP``); beyond: out of reach
 MAX_CONTINUATION_STEPS = 400
