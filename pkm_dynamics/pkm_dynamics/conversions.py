@@ -3,7 +3,9 @@
 No dynamics here: joint values are matched by name, quaternions become rotation matrices,
 twists become task-space vectors (the components the robot's task space selects), and every
 problem with a request raises :class:`RequestError` carrying an ErrorCodes value and a
-message that names the field, point or joint.
+message that names the field, point or joint. Values are checked finite and within the
+core's input bounds (``core.bounds``: a value beyond them is INVALID_STATE); results are
+checked finite before they go into a message (:func:`floats`).
 """
 import math
 
@@ -11,6 +13,7 @@ from geometry_msgs.msg import Pose, Twist
 import numpy as np
 from pkm_dynamics_interfaces.msg import ErrorCodes
 
+from pkm_dynamics.core.bounds import MAX_POINTS, check_effort, check_position, check_rate
 from pkm_dynamics.core.errors import (ConvergenceError, DescriptionError, PkmDynamicsError,
                                       SingularityError)
 
@@ -29,9 +32,16 @@ class RequestError(ValueError):
 
 
 def core_error(exc):
-    """``(ErrorCodes value, message)`` of an exception of the core (or any other)."""
+    """``(ErrorCodes value, message)`` of an exception of the core (or any other).
+
+    Numerical breakdowns that bounded input should never reach are still named: a linear
+    algebra failure is SINGULAR, an overflow NON_FINITE; anything else is FAILURE (a bug)."""
     if isinstance(exc, RequestError):
         return exc.code, str(exc)
+    if isinstance(exc, np.linalg.LinAlgError):
+        return ErrorCodes.SINGULAR, f'the computation is numerically singular: {exc}'
+    if isinstance(exc, (OverflowError, FloatingPointError)):
+        return ErrorCodes.NON_FINITE, f'the computation overflowed: {exc}'
     if isinstance(exc, SingularityError):
         return ErrorCodes.SINGULAR, str(exc)
     if isinstance(exc, ConvergenceError):
@@ -76,23 +86,51 @@ def name_index(names, wanted, what, allow_extra=False):
     return [names.index(name) for name in wanted]
 
 
-def ordered(values, index, count, what, optional=False):
+#: the input bound of a field by its kind: ``rate k`` (k-th time derivative), ``effort``
+#: (efforts, wrenches) — a value beyond it is INVALID_STATE (see ``core.bounds``)
+BOUNDS = {'rate 1': lambda a, what: check_rate(a, what, 1),
+          'rate 2': lambda a, what: check_rate(a, what, 2),
+          'rate 3': lambda a, what: check_rate(a, what, 3),
+          'rate 4': lambda a, what: check_rate(a, what, 4),
+          'effort': check_effort}
+
+
+def bounded(values, what, bound=None):
+    """:func:`finite` ``values``, then within the input bound ``BOUNDS[bound]`` (if given)."""
+    a = finite(values, what)
+    if bound is not None:
+        BOUNDS[bound](a, what)
+    return a
+
+
+def ordered(values, index, count, what, optional=False, bound=None):
     """``values`` (one per name, ``count`` names) reordered by ``index``; an empty array of
-    an ``optional`` field gives zeros. INVALID_SIZE / NON_FINITE naming ``what``."""
+    an ``optional`` field gives zeros. INVALID_SIZE / NON_FINITE naming ``what``;
+    INVALID_STATE beyond the input bound ``bound`` (a key of ``BOUNDS``)."""
     values = list(values)
     if optional and not values:
         return np.zeros(len(index))
     if len(values) != count:
         raise RequestError(ErrorCodes.INVALID_SIZE,
                            f'{what} has {len(values)} entries for {count} joint names')
-    return finite(values, what)[index]
+    return bounded(values, what, bound)[index]
+
+
+def check_points(count):
+    """INVALID_REQUEST if a trajectory has more than ``MAX_POINTS`` points (one request's work
+    is bounded: split longer trajectories into several requests)."""
+    if count > MAX_POINTS:
+        raise RequestError(ErrorCodes.INVALID_REQUEST,
+                           f'the trajectory has {count} points, more than the {MAX_POINTS} of one '
+                           f'request: split it into several requests')
 
 
 def quaternion_matrix(x, y, z, w, what='orientation'):
     """Rotation matrix (3, 3) of the quaternion (x, y, z, w); normalised if its norm is
     within QUATERNION_NORM_TOLERANCE of 1, else INVALID_REQUEST."""
     q = finite([x, y, z, w], what)
-    norm = math.sqrt(float(q @ q))
+    scale = float(np.abs(q).max())          # scaled: a norm of huge components overflows
+    norm = scale * math.sqrt(float((q / scale) @ (q / scale))) if scale > 0 else 0.0
     if abs(norm - 1.0) > QUATERNION_NORM_TOLERANCE:
         raise RequestError(ErrorCodes.INVALID_REQUEST,
                            f'{what}: quaternion (x, y, z, w) = {q.tolist()} has norm {norm:.6g}, '
@@ -133,7 +171,7 @@ def pose_matrix(msg, what='pose'):
         p, o = msg.translation, msg.rotation
     C = np.eye(4)
     C[:3, :3] = quaternion_matrix(o.x, o.y, o.z, o.w, f'{what}.orientation')
-    C[:3, 3] = finite([p.x, p.y, p.z], f'{what}.position')
+    C[:3, 3] = check_position(finite([p.x, p.y, p.z], f'{what}.position'), f'{what}.position')
     return C
 
 
@@ -146,19 +184,21 @@ def matrix_pose(C):
     return msg
 
 
-def spatial_vector(msg, what):
-    """(angular, linear) 6-vector of a Twist / Accel ((moment, force) of a Wrench)."""
+def spatial_vector(msg, what, bound=None):
+    """(angular, linear) 6-vector of a Twist / Accel ((moment, force) of a Wrench: its bound
+    is ``'effort'``), within the input bound ``bound`` (a key of ``BOUNDS``)."""
     if hasattr(msg, 'torque'):
         a, b = msg.torque, msg.force
+        bound = 'effort'
     else:
         a, b = msg.angular, msg.linear
-    return finite([a.x, a.y, a.z, b.x, b.y, b.z], what)
+    return bounded([a.x, a.y, a.z, b.x, b.y, b.z], what, bound)
 
 
-def task_vector(msg, task_space, what):
+def task_vector(msg, task_space, what, bound=None):
     """The task-space components (``task_space``, e.g. ('vx', 'vz')) of a Twist / Accel;
     INVALID_REQUEST if a component outside the task space is non-zero."""
-    v = spatial_vector(msg, what)
+    v = spatial_vector(msg, what, bound)
     extra = {c: v[k] for k, c in enumerate(TWIST_COMPONENTS) if c not in task_space and v[k] != 0}
     if extra:
         names = {'wx': 'angular.x', 'wy': 'angular.y', 'wz': 'angular.z',
@@ -179,11 +219,16 @@ def task_message(values, task_space, kind=Twist):
     return msg
 
 
-def floats(values):
-    """A plain list of floats (what rosidl array fields take fastest)."""
-    return np.asarray(values, dtype=float).ravel().tolist()
+def floats(values, what='a result'):
+    """A plain list of floats (what rosidl array fields take fastest); NON_FINITE naming
+    ``what`` if a value is NaN or Inf (a computation that overflowed is never answered)."""
+    a = np.asarray(values, dtype=float).ravel()
+    if not np.isfinite(a).all():
+        raise RequestError(ErrorCodes.NON_FINITE,
+                           f'{what} is not finite ({a.tolist()}): the computation overflowed')
+    return a.tolist()
 
 
-__all__ = ['RequestError', 'core_error', 'finite', 'floats', 'matrix_pose',
-           'matrix_quaternion', 'name_index', 'ordered', 'pose_matrix', 'quaternion_matrix',
-           'spatial_vector', 'task_message', 'task_vector']
+__all__ = ['BOUNDS', 'RequestError', 'bounded', 'check_points', 'core_error', 'finite', 'floats',
+           'matrix_pose', 'matrix_quaternion', 'name_index', 'ordered', 'pose_matrix',
+           'quaternion_matrix', 'spatial_vector', 'task_message', 'task_vector']

@@ -42,20 +42,20 @@ from rcl_interfaces.msg import (FloatingPointRange, IntegerRange, ParameterDescr
                                 ParameterType, SetParametersResult)
 import rclpy
 import rclpy.logging
-from rclpy.exceptions import InvalidHandle
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
+from rclpy.exceptions import InvalidHandle
 from rclpy.executors import (ExternalShutdownException, MultiThreadedExecutor,
                              SingleThreadedExecutor)
 from rclpy.lifecycle import LifecycleNode, TransitionCallbackReturn
-from rclpy.qos import (DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy,
-                       qos_profile_services_default)
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, String
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint, MultiDOFJointTrajectory
 
-from pkm_dynamics.conversions import (RequestError, core_error, floats, name_index,
-                                      ordered, pose_matrix, spatial_vector, task_message,
-                                      task_vector)
+from pkm_dynamics.conversions import (RequestError, check_points, core_error, floats,
+                                      name_index, ordered, pose_matrix, spatial_vector,
+                                      task_message, task_vector)
+from pkm_dynamics.core.bounds import check_limits
 from pkm_dynamics.core.description import parse_description
 from pkm_dynamics.core.higher_order import higher_order_inverse_dynamics
 from pkm_dynamics.core.robot import robot_from_description
@@ -63,6 +63,9 @@ from pkm_dynamics.core.robot import robot_from_description
 #: the feedforward output kinds (parameter ``feedforward.outputs``)
 OUTPUT_KINDS = ('commands', 'joint_state', 'trajectory', 'motor')
 STANDARD_GRAVITY = [0.0, 0.0, -9.80665]
+#: request queue depth of every service (the ROS default, 10, drops a burst's further requests
+#: silently while a long call is served)
+SERVICE_QUEUE_DEPTH = 1000
 
 
 class Model:
@@ -141,11 +144,14 @@ PARAMETERS = {
     'gravity': (STANDARD_GRAVITY, _descriptor(
         'gravity in the root link frame [m/s^2], 3 values', DA, read_only=True)),
     'ik.tolerance': (1e-10, _descriptor(
-        'PKM inverse kinematics accuracy goal (pose error and loop residual)', D,
-        floating=(1e-15, 1e-3))),
+        'PKM inverse kinematics accuracy goal (pose error and loop residual); at most 1e-7 '
+        '(every solution is also checked to put the platform within 1e-6 of the pose), at least '
+        '1e-13 (forward kinematics solves the IK 100 times finer, near machine precision)', D,
+        floating=(1e-13, 1e-7))),
     'ik.max_iterations': (50, _descriptor(
-        'PKM inverse kinematics iteration limit (outer iterations per limb)', I,
-        integer=(1, 10000))),
+        'PKM inverse kinematics iteration limit (outer iterations per limb); at most 200, so '
+        'that a pose out of reach is refused within the documented answer time', I,
+        integer=(1, 200))),
     'ik.scheme': ('nested', _descriptor(
         'PKM inverse kinematics scheme', S, additional='"nested" or "compound"')),
     'ik.singularity_threshold': (1e6, _descriptor(
@@ -228,14 +234,16 @@ class DynamicsNode(LifecycleNode):
             self.get_logger().info(
                 f'waiting for the robot description on {self._description_sub.topic_name}')
 
-        # The services have a callback group of their own, apart from the default group of
-        # the parameter, lifecycle and robot_description callbacks (run by a multi-threaded
-        # executor, see main): building a new model never holds up the model serving.
+        # Three callback groups, run side by side by main's multi-threaded executor: the
+        # dynamics services; ~/get_model_info (answered while a long dynamics call runs); the
+        # default group of the parameter, lifecycle and robot_description callbacks (building a
+        # new model never holds up the model serving).
         self._service_group = MutuallyExclusiveCallbackGroup()
+        info_group = MutuallyExclusiveCallbackGroup()
         self._dynamics_services = [
-            self.create_service(srv, f'~/{name}', handler,
-                                qos_profile=qos_profile_services_default,
-                                callback_group=self._service_group)
+            self.create_service(srv, f'~/{name}', handler, qos_profile=_reliable(
+                SERVICE_QUEUE_DEPTH), callback_group=info_group if name == 'get_model_info'
+                else self._service_group)
             for srv, name, handler in (
                 (GetModelInfo, 'get_model_info', self._on_get_model_info),
                 (ForwardDynamics, 'forward_dynamics', self._serve(self._forward_dynamics)),
@@ -467,18 +475,21 @@ class DynamicsNode(LifecycleNode):
         js = request.joint_state
         index = name_index(js.name, model.actuated, 'joint_state.name')
         count = len(js.name)
-        f = ordered(js.effort, index, count, 'joint_state.effort')
+        f = ordered(js.effort, index, count, 'joint_state.effort', bound='effort')
         wrench = self._wrench(model, request.wrench)
         response.joint_names = list(model.actuated)
         if model.parallel:
             pose = pose_matrix(request.pose, 'pose')
-            twist = task_vector(request.twist, model.task_space, 'twist')
+            twist = task_vector(request.twist, model.task_space, 'twist', bound='rate 1')
             a = model.robot.forward_dynamics(pose, twist, f, wrench=wrench)
-            response.platform_acceleration = task_message(a, model.task_space, Accel)
+            response.platform_acceleration = task_message(floats(a, 'platform_acceleration'),
+                                                          model.task_space, Accel)
         else:
             x = ordered(js.position, index, count, 'joint_state.position')
-            xd = ordered(js.velocity, index, count, 'joint_state.velocity', optional=True)
-            response.acceleration = floats(model.robot.forward_dynamics(x, xd, f, f_ext=wrench))
+            xd = ordered(js.velocity, index, count, 'joint_state.velocity', optional=True,
+                         bound='rate 1')
+            response.acceleration = floats(model.robot.forward_dynamics(x, xd, f, f_ext=wrench),
+                                           'acceleration')
 
     def _inverse_dynamics(self, model, request, response):
         if model.parallel:
@@ -496,6 +507,7 @@ class DynamicsNode(LifecycleNode):
                                    f'as trajectory (actuator space), not as task_trajectory')
         if not points:
             raise RequestError(ErrorCodes.INVALID_REQUEST, 'the trajectory has no points')
+        check_points(len(points))
         wrenches = list(request.wrenches)
         if len(wrenches) not in (0, 1, len(points)):
             raise RequestError(ErrorCodes.INVALID_SIZE,
@@ -530,16 +542,17 @@ class DynamicsNode(LifecycleNode):
         for k, p in enumerate(points):
             def one(p=p, k=k):
                 x = ordered(p.positions, index, n, f'points[{k}].positions')
-                xd = ordered(p.velocities, index, n, f'points[{k}].velocities', optional=True)
+                xd = ordered(p.velocities, index, n, f'points[{k}].velocities', optional=True,
+                             bound='rate 1')
                 xdd = ordered(p.accelerations, index, n, f'points[{k}].accelerations',
-                              optional=True)
+                              optional=True, bound='rate 2')
                 w = (spatial_vector(wrenches[min(k, len(wrenches) - 1)], f'wrenches[{k}]')
                      if wrenches else None)
                 return x, xd, xdd, robot.inverse_dynamics(x, xd, xdd, f_ext=w)
             x, xd, xdd, f = self._at_point(k, one)
             out.points.append(JointTrajectoryPoint(
                 positions=floats(x), velocities=floats(xd), accelerations=floats(xdd),
-                effort=floats(f), time_from_start=p.time_from_start))
+                effort=self._at_point(k, floats, f, 'effort'), time_from_start=p.time_from_start))
 
     def _task_inverse_dynamics(self, model, request, points, wrenches, out):
         robot = model.robot
@@ -555,7 +568,8 @@ class DynamicsNode(LifecycleNode):
             previous = sol
             out.points.append(JointTrajectoryPoint(
                 positions=floats(sol.actuators), velocities=floats(sol.actuators_d),
-                accelerations=floats(sol.actuators_dd), effort=floats(u),
+                accelerations=floats(sol.actuators_dd),
+                effort=self._at_point(k, floats, u, 'effort'),
                 time_from_start=p.time_from_start))
 
     @staticmethod
@@ -572,32 +586,32 @@ class DynamicsNode(LifecycleNode):
                                    f'0 or 1')
         pose = pose_matrix(p.transforms[0], f'{what}.transforms[0]')
         zero = np.zeros(len(model.task_space))
-        twist = (task_vector(p.velocities[0], model.task_space, f'{what}.velocities[0]')
-                 if p.velocities else zero)
-        accel = (task_vector(p.accelerations[0], model.task_space, f'{what}.accelerations[0]')
-                 if p.accelerations else zero)
+        twist = (task_vector(p.velocities[0], model.task_space, f'{what}.velocities[0]',
+                             bound='rate 1') if p.velocities else zero)
+        accel = (task_vector(p.accelerations[0], model.task_space, f'{what}.accelerations[0]',
+                             bound='rate 2') if p.accelerations else zero)
         return pose, twist, accel
 
     def _higher_order_inverse_dynamics(self, model, request, response):
         if model.parallel:
             ts = model.task_space
             x = pose_matrix(request.pose, 'pose')
-            ders = [task_vector(request.twist, ts, 'twist')] + [
-                task_vector(getattr(request, f), ts, f)
-                for f in ('acceleration', 'jerk', 'snap')]
+            ders = [task_vector(getattr(request, f), ts, f, bound=f'rate {k}') for k, f in
+                    enumerate(('twist', 'acceleration', 'jerk', 'snap'), start=1)]
         else:
             m = request.motion
             index = name_index(m.name, model.actuated, 'motion.name')
             n = len(m.name)
             x = ordered(m.position, index, n, 'motion.position')
-            ders = [ordered(getattr(m, f), index, n, f'motion.{f}', optional=True)
-                    for f in ('velocity', 'acceleration', 'jerk', 'snap')]
+            ders = [ordered(getattr(m, f), index, n, f'motion.{f}', optional=True,
+                            bound=f'rate {k}')
+                    for k, f in enumerate(('velocity', 'acceleration', 'jerk', 'snap'), start=1)]
         result = higher_order_inverse_dynamics(model.robot, x, *ders)
         names = list(model.actuated)
         response.effort.name = names
-        response.effort.effort = floats(result.u)
-        response.effort.effort_rate = floats(result.du)
-        response.effort.effort_acceleration = floats(result.ddu)
+        response.effort.effort = floats(result.u, 'effort.effort')
+        response.effort.effort_rate = floats(result.du, 'effort.effort_rate')
+        response.effort.effort_acceleration = floats(result.ddu, 'effort.effort_acceleration')
         motion = np.asarray(result.actuator_motion)
         am = response.actuator_motion
         am.name = names
@@ -610,19 +624,21 @@ class DynamicsNode(LifecycleNode):
             mf.position = floats(result.motor_position)
             mf.velocity = floats(result.motor_velocity)
             mf.acceleration = floats(result.motor_acceleration)
-            mf.torque = floats(result.motor_torque)
+            mf.torque = floats(result.motor_torque, 'motor.torque')
         response.method = result.method
 
     def _inverse_kinematics(self, model, request, response):
         pose = pose_matrix(request.pose, 'pose')
         if model.parallel:          # task space: the platform twist's task components
             ts = model.task_space
-            twist = task_vector(request.twist[0], ts, 'twist') if request.twist else None
-            accel = (task_vector(request.acceleration[0], ts, 'acceleration')
+            twist = (task_vector(request.twist[0], ts, 'twist', bound='rate 1')
+                     if request.twist else None)
+            accel = (task_vector(request.acceleration[0], ts, 'acceleration', bound='rate 2')
                      if request.acceleration else None)
         else:                       # module chain: the end effector's body-fixed twist
-            twist = spatial_vector(request.twist[0], 'twist') if request.twist else None
-            accel = (spatial_vector(request.acceleration[0], 'acceleration')
+            twist = (spatial_vector(request.twist[0], 'twist', bound='rate 1')
+                     if request.twist else None)
+            accel = (spatial_vector(request.acceleration[0], 'acceleration', bound='rate 2')
                      if request.acceleration else None)
         if accel is not None and twist is None:
             raise RequestError(ErrorCodes.INVALID_REQUEST, 'an acceleration needs a twist')
@@ -732,6 +748,7 @@ class DynamicsNode(LifecycleNode):
                                f'on {sub.topic_name}')
         if not msg.points:
             raise RequestError(ErrorCodes.INVALID_REQUEST, 'the reference has no points')
+        check_points(len(msg.points))
         return msg.points if 'trajectory' in self._outputs else msg.points[:1]
 
     def _feedforward(self, model, msg):
@@ -742,9 +759,10 @@ class DynamicsNode(LifecycleNode):
         states = []
         for k, p in enumerate(points):
             x = ordered(p.positions, index, n, f'points[{k}].positions')
-            xd = ordered(p.velocities, index, n, f'points[{k}].velocities', optional=True)
+            xd = ordered(p.velocities, index, n, f'points[{k}].velocities', optional=True,
+                         bound='rate 1')
             xdd = ordered(p.accelerations, index, n, f'points[{k}].accelerations',
-                          optional=True)
+                          optional=True, bound='rate 2')
             states.append((x, xd, xdd, model.robot.inverse_dynamics(x, xd, xdd)))
         motor = self._motor(model, *states[0][:3]) if 'motor' in self._pub else None
         self._publish(model, msg, states, motor)
@@ -782,6 +800,11 @@ class DynamicsNode(LifecycleNode):
         return higher_order_inverse_dynamics(model.robot, x, xd, xdd, zero, zero)
 
     def _publish(self, model, msg, states, motor):
+        for k, state in enumerate(states):      # all or nothing: no output with NaN or Inf
+            floats(state[3], f'the effort of points[{k}]')
+        if motor is not None:
+            for field in ('motor_position', 'motor_velocity', 'motor_torque'):
+                floats(getattr(motor, field), field)
         names = list(model.actuated)
         x, xd, _, f = states[0]
         stamp = msg.header.stamp
@@ -827,13 +850,15 @@ class DynamicsNode(LifecycleNode):
         n = len(msg.name)
         x = ordered(msg.position, index, n, 'position')
         velocity = None
-        if model.parallel:
+        if model.parallel:          # beyond a stroke: no platform pose to complete
+            tree = model.description.tree
+            check_limits(tree, [tree.joint_index(j) for j in model.actuated], x, 'position')
             _, sol = model.robot.forward_kinematics(
                 x, initial=model.completion_solution, return_solution=True)
             q = sol.q
             model.completion_solution = sol
         else:
-            xd = (ordered(msg.velocity, index, n, 'velocity') if len(msg.velocity)
+            xd = (ordered(msg.velocity, index, n, 'velocity', bound='rate 1') if len(msg.velocity)
                   else None)
             q, qd, _ = model.robot.tree_state(x, xd)
             velocity = qd if xd is not None else None
@@ -892,7 +917,8 @@ def main(args=None):
             streaming = threading.Thread(target=_spin_until_shutdown, args=(topics,),
                                          name='pkm_dynamics_topics', daemon=True)
             streaming.start()
-            executor = MultiThreadedExecutor(num_threads=2)    # services | the rest
+            # dynamics services | get_model_info | parameters, lifecycle, descriptions
+            executor = MultiThreadedExecutor(num_threads=3)
             executor.add_node(node)
             try:
                 executor.spin()

@@ -240,3 +240,31 @@ class Collector:
     def wait_for_publisher(self, node, timeout=20.0):
         """Spin until the topic has a publisher (discovery done)."""
         return spin_until(node, lambda: self.subscription.get_publisher_count() > 0, timeout)
+
+
+class InProcessNode:
+    """A DynamicsNode of the robot description ``text`` in this process (rclpy ``context``),
+    configured and active, not spun: :meth:`call` runs a service's callback (what the executor
+    runs for a request) on a request message and returns the response — the whole request
+    path (conversions, core, response) without DDS, for tests that send many requests."""
+
+    def __init__(self, context, text, namespace='/pkm_dynamics_in_process', parameters=()):
+        from rclpy.parameter import Parameter
+
+        from pkm_dynamics.dynamics_node import DynamicsNode
+        self.node = DynamicsNode(context=context, namespace=namespace, parameter_overrides=[
+            Parameter('robot_description', value=text), *parameters])
+        self.node.trigger_configure()
+        self.node.trigger_activate()
+        self.model = self.node._model
+        self._callbacks = {s.srv_name.rsplit('/', 1)[-1]: (s.srv_type, s.callback)
+                           for s in self.node._dynamics_services}
+
+    def call(self, service, request):
+        """The response of ``service`` (e.g. 'inverse_dynamics') to ``request``."""
+        srv_type, callback = self._callbacks[service]
+        return callback(request, srv_type.Response())
+
+    def destroy(self):
+        self.node.topic_node.destroy_node()
+        self.node.destroy_node()

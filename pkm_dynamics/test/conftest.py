@@ -81,6 +81,17 @@ def module_ros_node():
 
 
 @pytest.fixture(scope='module')
+def rclpy_context():
+    """An rclpy context of this test module (for nodes created in-process)."""
+    import rclpy
+    from rclpy.signals import SignalHandlerOptions
+    context = rclpy.Context()
+    rclpy.init(context=context, signal_handler_options=SignalHandlerOptions.NO)
+    yield context
+    context.try_shutdown()
+
+
+@pytest.fixture(scope='module')
 def module_node(tmp_path_factory):
     """`module_node(params=None, params_files=(), name=None)` starts a node process kept
     for the whole test module; `name` sets the node's ROS name (default pkm_dynamics)."""

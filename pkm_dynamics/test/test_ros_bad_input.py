@@ -130,6 +130,81 @@ def test_bad_forward_and_higher_order_requests(chain):
     good_id(robot, client)
 
 
+def test_extreme_values_are_refused_and_answered_at_once(chain):
+    """Finite but extreme values: every field 1e308 answered success with inf/NaN; HOID of
+    1e10 hung the node (an unbounded continuation), of 1e308 raised FAILURE (OverflowError).
+    Each is now refused with the field named, and the next good request is right."""
+    from pkm_dynamics_interfaces.msg import ErrorCodes
+    from pkm_dynamics_interfaces.srv import ForwardDynamics, HigherOrderInverseDynamics
+    robot, client, process = chain
+    fd = ForwardDynamics.Request()
+    fd.joint_state.name = NAMES
+    fd.joint_state.position = X0
+    fd.joint_state.velocity = [1e308] * 4
+    fd.joint_state.effort = [1e308] * 4
+    response = client.call(ForwardDynamics, 'forward_dynamics', fd)
+    assert response.error_code.val == ErrorCodes.INVALID_STATE, response.message
+    assert 'joint_state.effort[0] = 1e+308 is beyond the bound' in response.message
+    fd.joint_state.effort = [0.0] * 4
+    response = client.call(ForwardDynamics, 'forward_dynamics', fd)
+    assert response.error_code.val == ErrorCodes.INVALID_STATE, response.message
+    assert 'joint_state.velocity[0]' in response.message
+    hoid = HigherOrderInverseDynamics.Request()
+    hoid.motion.name = NAMES
+    for value, code, words in ((1e10, 'INVALID_STATE', ["'lift'", 'stroke']),
+                               (1e308, 'INVALID_STATE', ["'lift'", 'stroke']),
+                               (-1e155, 'INVALID_STATE', ['stroke'])):
+        hoid.motion.position = [value] * 4
+        response = client.call(HigherOrderInverseDynamics, 'higher_order_inverse_dynamics',
+                               hoid)
+        assert response.error_code.val == getattr(ErrorCodes, code), response.message
+        assert all(w in response.message for w in words), response.message
+    hoid.motion.position = [0.3, 0.7, 0.25, 0.4]        # beyond the stroke: as ID answers it
+    response = client.call(HigherOrderInverseDynamics, 'higher_order_inverse_dynamics', hoid)
+    assert response.error_code.val == ErrorCodes.INVALID_STATE, response.message
+    good_id(robot, client)
+    assert process.running()
+
+
+def test_model_info_is_answered_during_a_long_call(pkm, module_ros_node):
+    """A long trajectory request used to hold the node: every get_model_info sent meanwhile
+    waited for it (and beyond the queue depth of 10 was dropped). Now get_model_info has a
+    thread of its own: it is answered while the long call still runs, and the long call is
+    answered too (every point, the core's numbers)."""
+    from pkm_dynamics_interfaces.srv import GetModelInfo, InverseDynamics
+    from pkm_dynamics.conversions import matrix_quaternion
+    from trajectory_msgs.msg import MultiDOFJointTrajectoryPoint
+    from geometry_msgs.msg import Transform
+    robot, client, process = pkm
+    assert client.call(GetModelInfo, 'get_model_info').success
+    poses = [robot.task_pose(np.array([0.01 * math.sin(k / 50), 0.0, 0.0]))
+             for k in range(1000)]
+    request = InverseDynamics.Request()
+    for C in poses:
+        t = Transform()
+        t.translation.x, t.translation.y, t.translation.z = C[:3, 3].tolist()
+        t.rotation.x, t.rotation.y, t.rotation.z, t.rotation.w = matrix_quaternion(
+            C[:3, :3]).tolist()
+        request.task_trajectory.points.append(MultiDOFJointTrajectoryPoint(transforms=[t]))
+    long_call = module_ros_node.create_client(InverseDynamics, '/bad_pkm/inverse_dynamics')
+    assert long_call.wait_for_service(timeout_sec=20.0)
+    future = long_call.call_async(request)
+    answered_meanwhile = 0
+    while not future.done():
+        info = client.call(GetModelInfo, 'get_model_info')
+        assert info.success and info.robot_name == robot.description.name
+        answered_meanwhile += not future.done()
+    assert answered_meanwhile > 0
+    response = future.result()
+    assert response.success, response.message
+    efforts = np.array([p.effort for p in response.feedforward.points])
+    zero = np.zeros(robot.dof)
+    assert_array_equal(efforts[[0, -1]], [robot.inverse_dynamics(poses[0], zero, zero),
+                                          robot.inverse_dynamics(poses[-1], zero, zero)])
+    module_ros_node.destroy_client(long_call)
+    assert process.running()
+
+
 def _multidof_point():
     from geometry_msgs.msg import Transform
     from trajectory_msgs.msg import MultiDOFJointTrajectoryPoint
@@ -208,6 +283,7 @@ def test_bad_references_give_no_output(chain, module_ros_node):
                 reference(NAMES, X0, [0.0, math.nan, 0.0, 0.0]),
                 reference(['slew', 'lift', 'tilt', 'telescope'], X0),
                 reference(NAMES, [0.3, 0.56, 0.25, 0.4]),
+                reference(NAMES, X0, [1e155, 0.0, -1e155, 1e6]),
                 JointTrajectory(joint_names=NAMES)):
         publisher.publish(bad)
     publisher.publish(reference(NAMES, X0))
@@ -217,7 +293,8 @@ def test_bad_references_give_no_output(chain, module_ros_node):
     assert_array_equal(states.messages[0].effort,
                        robot.inverse_dynamics(np.array(X0), np.zeros(4), np.zeros(4)))
     log = process.log()
-    for word in ('positions has 3 entries', 'NaN', 'telescope', 'loop closes', 'no points'):
+    for word in ('positions has 3 entries', 'NaN', 'telescope', 'loop closes', 'no points',
+                 'points[0].velocities[0] = 1e+155 is beyond the bound'):
         assert word in log, log
     assert process.running()
 

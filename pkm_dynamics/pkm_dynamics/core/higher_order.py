@@ -51,6 +51,7 @@ import scipy.linalg
 
 from . import jet_dynamics as JD
 from . import taylor as T
+from .bounds import check_bound, check_limits, check_position, check_rate, continuation_steps
 from .description import RobotDescription
 from .errors import ConvergenceError, DescriptionError, SingularityError, StateError
 from .sea import sea_feedforward, sea_parameters
@@ -368,7 +369,7 @@ def limb_inverse_kinematics(model: SimpleLimbModel, x, q_guess=None, tol: float 
         S = np.tile(np.eye(4), (L, 1, 1))
         F0 = limb_poses(m, qs)[1][0, -1] @ m.end_to_platform[0]    # reference platform pose
         xi = log_se3(pose_inv(F0) @ x)
-        steps = int(np.ceil(np.abs(xi).max() / JD.CONTINUATION_STEP))
+        steps = continuation_steps(np.abs(xi).max(), JD.CONTINUATION_STEP, "the platform pose")
         for k in range(1, steps):
             qs, S = _limb_newton(m, F0 @ exp_se3(xi * k / steps), qs, S, 1e-9, max_iter)
     else:
@@ -669,6 +670,8 @@ def _one(m: HoidModel, x, derivs, method, q_guess, gravity):
         q0 = limb_inverse_kinematics(m.limbs, x, q_guess)
     else:
         q0 = JD.close_loops(jm, x, q_guess)
+    if jm.is_pkm:                       # a pose the actuators reach only beyond a stroke
+        check_limits(m.desc.tree, jm.actuated, q0[jm.actuated], "actuator position")
     if method == "recursive":
         kin = fourth_order_kinematics(m.limbs, q0, np.asarray(derivs, dtype=float))
         U = second_order_inverse_dynamics(m.limbs, kin, gravity)
@@ -715,14 +718,17 @@ def higher_order_inverse_dynamics(robot, x, xd, xdd, xddd, xdddd, method: str = 
         raise StateError(f"x has shape {x.shape}: expected " + ("a 4x4 platform pose" if pkm else f"({width},)")
                          + " or a batch of them")
     batched = x.ndim == single_ndim + 1
-    for name, a in zip(("xd", "xdd", "xddd", "xdddd"), ders):
+    for order, (name, a) in enumerate(zip(("xd", "xdd", "xddd", "xdddd"), ders), start=1):
         want = (x.shape[0], width) if batched else (width,)
         if a.shape != want:
             raise StateError(f"{name} has shape {a.shape}, expected {want}")
-        if not np.isfinite(a).all():
-            raise StateError(f"{name} is not finite")
-    if not np.isfinite(x).all():
-        raise StateError("x is not finite")
+        check_rate(a, name, order)
+    check_bound(x, np.inf, "x")
+    if pkm:
+        check_position(x[..., :3, 3], "x (platform position)")
+    else:                               # beyond a stroke: as inverse dynamics (INVALID_STATE)
+        for row in (x if batched else [x]):
+            check_limits(m.desc.tree, m.jets.actuated, row)
     if hasattr(robot, "admissible_task_state"):
         # a ParallelRobot: refuse poses beyond the joint limits or near input, loop or output
         # singularities before the recursion, and close the loops on the IK's working mode

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import taylor as T
+from .bounds import continuation_steps
 from .cut_joints import LoopConstraints
 from .description import RobotDescription
 from .errors import ConvergenceError, SingularityError, StateError
@@ -208,12 +209,12 @@ def close_loops(jm: JetModel, x, q_guess=None, tol: float = 1e-12, max_iter: int
         if jm.is_pkm:
             F0 = _platform_pose(jm, q)
             xi = log_se3(pose_inv(F0) @ x)
-            steps = int(np.ceil(np.abs(xi).max() / CONTINUATION_STEP))
+            steps = continuation_steps(np.abs(xi).max(), CONTINUATION_STEP, "the platform pose")
             for s in range(1, steps):
                 q = _newton(jm, F0 @ exp_se3(xi * s / steps), q, 1e-9, max_iter)
         else:
             dx = x - q[jm.actuated]
-            steps = int(np.ceil(np.abs(dx).max() / CONTINUATION_STEP))
+            steps = continuation_steps(np.abs(dx).max(), CONTINUATION_STEP, "the actuator state")
             for s in range(1, steps):
                 q = _newton(jm, x - dx * (1 - s / steps), q, 1e-9, max_iter)
         return _newton(jm, x, q, tol, max_iter)

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .bounds import check_bound, check_effort, check_rate
 from .description import RobotDescription
 from .errors import DescriptionError, SingularityError, StateError
 from .parallel_module import (ParallelModule, alpha_beta_terms, assembled_base_inertia,
@@ -499,12 +500,21 @@ def chain_tree_state(chain: ModuleChain, nq: int, x, xd, xdd) -> tuple:
 # public robot object
 
 
+#: the bound (core.bounds) of each named state array; positions are bounded by the strokes
+_STATE_BOUNDS = {"xd": lambda a, name: check_rate(a, name, 1),
+                 "xdd": lambda a, name: check_rate(a, name, 2),
+                 "twist": lambda a, name: check_rate(a, name, 1),
+                 "acceleration": lambda a, name: check_rate(a, name, 2),
+                 "f": check_effort, "f_ext": check_effort}
+
+
 def _as_state(name: str, v, n: int) -> np.ndarray:
+    """``v`` as a float array (n,) or (batch, n), finite and within the bound of ``name``
+    (:data:`_STATE_BOUNDS`); else :class:`StateError` naming it."""
     a = np.asarray(v, dtype=float)
     if a.shape[-1:] != (n,) or a.ndim not in (1, 2):
         raise StateError(f"{name} has shape {a.shape}, expected ({n},) or (batch, {n})")
-    if not np.isfinite(a).all():
-        raise StateError(f"{name} is not finite")
+    _STATE_BOUNDS.get(name, lambda a, name: check_bound(a, np.inf, name))(a, name)
     return a
 
 
@@ -536,10 +546,9 @@ class ModuleChainRobot:
     def n(self) -> int:
         return self.chain.n
 
-    def _run(self, fn, *arrays):
+    def _run(self, fn, *arrays, names=("x", "xd", "xdd")):
         n = self.chain.n
-        names = ("x", "xd", "third")
-        arr = [_as_state(names[min(i, 2)], a, n) for i, a in enumerate(arrays)]
+        arr = [_as_state(name, a, n) for name, a in zip(names, arrays)]
         shapes = {a.shape for a in arr}
         if len(shapes) != 1:
             raise StateError(f"state arrays have different shapes {sorted(shapes)}")
@@ -557,13 +566,20 @@ class ModuleChainRobot:
         """Actuator accelerations ``xdd`` from positions, velocities and actuator forces
         (Algorithm 1, O(n)).  ``f_ext`` (6,) or (batch, 6): wrench (moment, force) acting on the
         end effector, in its frame."""
+        names = ("x", "xd", "f")
+        if f_ext is not None:
+            check_effort(f_ext, "f_ext")
         if f_ext is None or np.asarray(f_ext).ndim == 1:
-            return self._run(lambda a, b, c: parallel_serial_forward_dynamics(self.chain, a, b, c, f_ext), x, xd, f)
+            return self._run(lambda a, b, c: parallel_serial_forward_dynamics(self.chain, a, b, c, f_ext), x, xd, f,
+                             names=names)
         fe = iter(np.asarray(f_ext, dtype=float))
-        return self._run(lambda a, b, c: parallel_serial_forward_dynamics(self.chain, a, b, c, next(fe)), x, xd, f)
+        return self._run(lambda a, b, c: parallel_serial_forward_dynamics(self.chain, a, b, c, next(fe)), x, xd, f,
+                         names=names)
 
     def inverse_dynamics(self, x, xd, xdd, f_ext=None):
         """Actuator forces ``f`` for positions, velocities and accelerations (analytic, O(n))."""
+        if f_ext is not None:
+            check_effort(f_ext, "f_ext")
         if f_ext is None or np.asarray(f_ext).ndim == 1:
             return self._run(lambda a, b, c: chain_inverse_dynamics(self.chain, a, b, c, f_ext), x, xd, xdd)
         fe = iter(np.asarray(f_ext, dtype=float))

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .bounds import check_effort, check_rate
 from .description import RobotDescription, parse_description
 from .errors import ConvergenceError, DescriptionError, SingularityError, StateError
 from .limb import (TWIST_COMPONENTS, _body_jacobian_derivative, build_limbs, constraint_resolution_derivative,
@@ -236,7 +237,7 @@ class ParallelRobot:
         if v.shape != (self.dof,) or not np.isfinite(v).all():
             raise StateError(f"{name} must be {self.dof} finite task-space values "
                              f"({' '.join(self.task_space)}), got shape {v.shape}")
-        return v
+        return check_rate(v, name, 2 if name == "acceleration" else 1)
 
     def _ik_one(self, pose, twist, acceleration, thetas, scheme, tol=None):
         pose = self._check_pose(pose)
@@ -422,6 +423,8 @@ class ParallelRobot:
     def _inverse_dynamics_one(self, pose, twist, acceleration, initial=None, wrench=None,
                               _return_solution=False):
         V, A = self._vec(twist, "twist"), self._vec(acceleration, "acceleration")
+        if wrench is not None:
+            check_effort(wrench, "wrench")
         sol = self._solution(pose, None, None, initial)
         W = self._generalized_force(sol, V, A)
         if wrench is not None:
@@ -441,6 +444,9 @@ class ParallelRobot:
         if u.shape != (len(self._act),) or not np.isfinite(u).all():
             raise StateError(f"u must hold {len(self._act)} finite actuator forces "
                              f"({', '.join(self.actuated_joints)}), got shape {u.shape}")
+        check_effort(u, "u")
+        if wrench is not None:
+            check_effort(wrench, "wrench")
         sol = self._solution(pose, None, None, initial)
         poses = self._limb_poses(sol)
         M_t = self.mass_matrix(sol, poses)

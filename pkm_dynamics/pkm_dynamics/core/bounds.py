@@ -1,0 +1,88 @@
+"""Input bounds: the largest magnitudes the core computes with (documented in the package README).
+
+The robots served (hydraulic cranes, parallel manipulators) move at most a few metres or
+radians per second.  Values far beyond that are not a motion to compute: squared velocities
+of 1e155 overflow to Inf inside the dynamics, a platform pose 1e10 m away sends the loop-closure
+continuation on an endless walk.  Such input is refused up front with a
+:class:`~.errors.StateError` naming the field, the entry and the bound.  The bounds are generous
+(two to three orders of magnitude above any real machine) and in SI units; one bound per
+quantity holds for linear (m, m/s, N) and angular (rad, rad/s, N m) components alike.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import ConvergenceError, StateError
+
+#: largest magnitude of the k-th time derivative (k = 1..4: velocity, acceleration, jerk, snap)
+#: of an actuator coordinate or a task-space component [m/s^k or rad/s^k]
+MAX_RATE = {1: 1e2, 2: 1e4, 3: 1e6, 4: 1e8}
+#: name of the k-th derivative in messages
+RATE_NAMES = {1: "velocity", 2: "acceleration", 3: "jerk", 4: "snap"}
+#: largest magnitude of an actuator effort or of a wrench component [N or N m]
+MAX_EFFORT = 1e10
+#: largest magnitude of a position component of a pose (platform, end effector) [m]
+MAX_POSITION = 1e3
+#: largest number of points of one trajectory request (inverse dynamics)
+MAX_POINTS = 1000
+#: largest number of continuation steps from the zero configuration to a requested pose or
+#: actuator state (each of at most ``jet_dynamics.CONTINUATION_STEP``); beyond: out of reach
+MAX_CONTINUATION_STEPS = 400
+
+
+def check_bound(values, bound: float, what: str, unit: str = "") -> np.ndarray:
+    """``values`` as a float array after checking every entry finite and of magnitude at most
+    ``bound``; else :class:`StateError` naming ``what``, the entry and the bound."""
+    a = np.asarray(values, dtype=float)
+    if not np.isfinite(a).all():
+        raise StateError(f"{what} holds NaN or Inf: {a.tolist()}")
+    big = np.flatnonzero(np.abs(a) > bound)
+    if big.size:
+        k = int(big[0])
+        where = f"{what}[{k}]" if a.ndim else what
+        raise StateError(f"{where} = {a.ravel()[k]:.6g} is beyond the bound +-{bound:g}"
+                         f"{' ' + unit if unit else ''} of this package")
+    return a
+
+
+def check_rate(values, what: str, order: int) -> np.ndarray:
+    """:func:`check_bound` of the ``order``-th derivative (1..4) against ``MAX_RATE[order]``."""
+    return check_bound(values, MAX_RATE[order], what, f"(m or rad)/s^{order}")
+
+
+def check_effort(values, what: str) -> np.ndarray:
+    """:func:`check_bound` of actuator efforts or wrench components against ``MAX_EFFORT``."""
+    return check_bound(values, MAX_EFFORT, what, "(N or N m)")
+
+
+def check_position(values, what: str) -> np.ndarray:
+    """:func:`check_bound` of a pose's position components against ``MAX_POSITION``."""
+    return check_bound(values, MAX_POSITION, what, "m")
+
+
+def check_limits(tree, joints, values, what: str = "x") -> np.ndarray:
+    """``values`` (n,) of the tree joints ``joints`` (indices) within their URDF limits (an
+    actuator's stroke); else :class:`StateError` naming the joint, the value and the limits."""
+    a = np.asarray(values, dtype=float)
+    for k, (j, v) in enumerate(zip(joints, a)):
+        lo, hi = tree.lower[j], tree.upper[j]
+        if v < lo - 1e-12 or v > hi + 1e-12:
+            raise StateError(f"{what}[{k}] = {v:.6g} is beyond the limits [{lo:.6g}, {hi:.6g}] of "
+                             f"joint '{tree.joint_names[j]}' (its stroke)")
+    return a
+
+
+def continuation_steps(distance: float, step: float, what: str) -> int:
+    """Number of continuation steps of at most ``step`` over ``distance``; a
+    :class:`~.errors.ConvergenceError` when that exceeds ``MAX_CONTINUATION_STEPS`` (the target
+    is out of reach: no assembly is followed that far)."""
+    if not np.isfinite(distance) or distance > MAX_CONTINUATION_STEPS * step:
+        raise ConvergenceError(f"{what} is {distance:.3g} from the zero configuration, beyond the "
+                               f"{MAX_CONTINUATION_STEPS * step:g} that the continuation follows: "
+                               f"out of reach")
+    return int(np.ceil(distance / step))
+
+
+__all__ = ["MAX_CONTINUATION_STEPS", "MAX_EFFORT", "MAX_POINTS", "MAX_POSITION", "MAX_RATE",
+           "RATE_NAMES", "check_bound", "check_effort", "check_limits", "check_position",
+           "check_rate", "continuation_steps"]
