@@ -113,6 +113,16 @@ def test_crane_services_and_feedforward_carry_the_payload(chain, module_ros_node
         positions=list(x), velocities=list(xd), accelerations=list(xdd))]))
     assert commands.wait_for(module_ros_node, 1)
     assert_allclose(commands.messages[0].data, f, rtol=1e-10)
+    # a description set later is built with the payload too
+    from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
+    from rcl_interfaces.srv import SetParameters
+    text = plain.description.xml
+    result = client.call(SetParameters, 'set_parameters', SetParameters.Request(parameters=[
+        Parameter(name='robot_description', value=ParameterValue(
+            type=ParameterType.PARAMETER_STRING, string_value=text))])).results[0]
+    assert result.successful, result.reason
+    assert model_info(client).payload_mass == LOAD.mass
+    assert_allclose(inverse_dynamics(client, names, x, xd, xdd), f, rtol=1e-10)
 
 
 def test_invalid_payload_is_refused_and_the_model_kept(chain):
