@@ -12,11 +12,11 @@ model). Descriptions arriving during a build wait their turn.
 Services (``pkm_dynamics_interfaces``): ``~/get_model_info``, ``~/forward_dynamics``,
 ``~/inverse_dynamics`` (one point or a trajectory), ``~/higher_order_inverse_dynamics``,
 ``~/inverse_kinematics``, ``~/forward_kinematics``. A run-time payload at the end effector /
-platform (parameters ``payload.*``) rebuilds the model as a new description does. Topics: the feedforward publisher (a reference in, the inverse
-dynamics of each reference out as it arrives) and joint-state completion (measured actuator
-positions in, every tree joint out). Module chains work in actuator space, parallel
-manipulators (PKM) in task space, as the core defines. Parameters, topics and message
-conventions are documented in the package README.
+platform (parameters ``payload.*``) rebuilds the model as a new description does. Topics: the
+feedforward publisher (a reference in, the inverse dynamics of each reference out as it
+arrives) and joint-state completion (measured actuator positions in, every tree joint out).
+Module chains work in actuator space, parallel manipulators (PKM) in task space, as the core
+defines. Parameters, topics and message conventions are documented in the package README.
 
 A managed (lifecycle) node: *configure* builds the model from the description, *activate*
 serves it (services answer, feedforward and completed joint states are published);

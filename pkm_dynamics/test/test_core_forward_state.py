@@ -31,7 +31,8 @@ def test_module_chain_twist_is_the_derivative_of_the_pose(name):
     s = forward_state(r, x, xd)
     assert np.allclose(s.pose, r.forward_kinematics(x), rtol=0, atol=1e-14)
     h = 1e-6
-    V_fd = log_se3(pose_inv(r.forward_kinematics(x - h * xd)) @ r.forward_kinematics(x + h * xd)) / (2 * h)
+    before, after = r.forward_kinematics(x - h * xd), r.forward_kinematics(x + h * xd)
+    V_fd = log_se3(pose_inv(before) @ after) / (2 * h)
     assert np.linalg.norm(s.twist - V_fd) < 1e-7 * max(1.0, np.linalg.norm(V_fd))
     q, qd, _ = r.tree_state(x, xd)
     assert np.array_equal(s.q, q) and np.array_equal(s.qd, qd)
@@ -67,7 +68,8 @@ def test_parallel_forward_state_round_trips_through_ik_and_mt_matches_kkt(name):
 
 def test_inconsistent_rates_of_a_redundant_robot_are_refused():
     text = (ROBOTS / "planar_3rrr.urdf").read_text().replace(
-        '<end_effector link="platform"/>', '<actuator joint="limb1_b"/>\n    <end_effector link="platform"/>')
+        '<end_effector link="platform"/>',
+        '<actuator joint="limb1_b"/>\n    <end_effector link="platform"/>')
     r = load_robot(text)
     ik = r.inverse_kinematics(r.task_pose(np.zeros(3)), np.array([0.1, 0.0, 0.2]))
     ok = forward_state(r, ik.actuators, ik.actuators_d)
