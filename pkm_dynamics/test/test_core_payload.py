@@ -91,6 +91,11 @@ def test_parallel_payload_matches_load_in_urdf(name, offset):
         assert rel(loaded.mass_matrix(sol), M_ref) < 1e-11
         a = loaded.forward_dynamics(pose, V, u)
         assert rel(a, reference.forward_dynamics(pose, V, u)) < 1e-9
+        jerk, snap = rng.normal(scale=0.2, size=(2, plain.dof))
+        h = loaded.higher_order_inverse_dynamics(pose, V, A, jerk, snap)
+        h_ref = reference.higher_order_inverse_dynamics(pose, V, A, jerk, snap)
+        for k in ("u", "du", "ddu"):
+            assert rel(getattr(h, k), getattr(h_ref, k)) < 1e-9
 
 
 def test_empty_payload_keeps_the_description():
