@@ -11,11 +11,12 @@ model). Descriptions arriving during a build wait their turn.
 
 Services (``pkm_dynamics_interfaces``): ``~/get_model_info``, ``~/forward_dynamics``,
 ``~/inverse_dynamics`` (one point or a trajectory), ``~/higher_order_inverse_dynamics``,
-``~/inverse_kinematics``. Topics: the feedforward publisher (a reference in, the inverse
-dynamics of each reference out as it arrives) and joint-state completion (measured actuator
-positions in, every tree joint out). Module chains work in actuator space, parallel
-manipulators (PKM) in task space, as the core defines. Parameters, topics and message
-conventions are documented in the package README.
+``~/inverse_kinematics``, ``~/forward_kinematics``. A run-time payload at the end effector /
+platform (parameters ``payload.*``) rebuilds the model as a new description does. Topics: the
+feedforward publisher (a reference in, the inverse dynamics of each reference out as it
+arrives) and joint-state completion (measured actuator positions in, every tree joint out).
+Module chains work in actuator space, parallel manipulators (PKM) in task space, as the core
+defines. Parameters, topics and message conventions are documented in the package README.
 
 A managed (lifecycle) node: *configure* builds the model from the description, *activate*
 serves it (services answer, feedforward and completed joint states are published);
@@ -32,10 +33,10 @@ throttled warning and publish nothing.
 import threading
 import xml.etree.ElementTree as ET
 
-from geometry_msgs.msg import Accel
+from geometry_msgs.msg import Accel, Twist
 import numpy as np
 from pkm_dynamics_interfaces.msg import ErrorCodes
-from pkm_dynamics_interfaces.srv import (ForwardDynamics, GetModelInfo,
+from pkm_dynamics_interfaces.srv import (ForwardDynamics, ForwardKinematics, GetModelInfo,
                                          HigherOrderInverseDynamics, InverseDynamics,
                                          InverseKinematics)
 from rcl_interfaces.msg import (FloatingPointRange, IntegerRange, ParameterDescriptor,
@@ -52,11 +53,14 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, String
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint, MultiDOFJointTrajectory
 
-from pkm_dynamics.conversions import (RequestError, check_points, core_error, floats,
-                                      name_index, ordered, pose_matrix, spatial_vector,
-                                      task_message, task_vector)
+from pkm_dynamics.conversions import (TWIST_COMPONENTS, RequestError, check_points,
+                                      core_error, floats, matrix_pose, name_index, ordered,
+                                      pose_matrix, spatial_vector, task_message, task_vector)
 from pkm_dynamics.core.bounds import check_limits
 from pkm_dynamics.core.description import parse_description
+from pkm_dynamics.core.errors import DescriptionError
+from pkm_dynamics.core.forward_state import forward_state
+from pkm_dynamics.core.payload import Payload, description_with_payload
 from pkm_dynamics.core.higher_order import higher_order_inverse_dynamics
 from pkm_dynamics.core.robot import robot_from_description
 
@@ -66,6 +70,8 @@ STANDARD_GRAVITY = [0.0, 0.0, -9.80665]
 #: request queue depth of every service (the ROS default, 10, drops a burst's further requests
 #: silently while a long call is served)
 SERVICE_QUEUE_DEPTH = 1000
+#: the parameters of the run-time payload (one model rebuild however many change at once)
+PAYLOAD_PARAMETERS = ('payload.mass', 'payload.com', 'payload.inertia')
 
 
 class Model:
@@ -75,10 +81,16 @@ class Model:
     The warm starts of the streaming topics (``ff_solution``: the last feedforward IK solution
     of a PKM; ``completion_solution``: the last joint-state completion) belong to the model
     (only the streaming thread touches them), so a swap never hands one robot's solution to
-    another: a new model starts cold."""
+    another: a new model starts cold.
 
-    def __init__(self, text, gravity, ik):
+    ``payload`` (:class:`~pkm_dynamics.core.payload.Payload`, default none) is added to the
+    end-effector / platform body; ``text`` is kept to rebuild the model with another one."""
+
+    def __init__(self, text, gravity, ik, payload=None):
         desc = parse_description(text, gravity, files=False)    # XML text only, never a path
+        self.text = text
+        self.payload = Payload() if payload is None else payload
+        desc = description_with_payload(desc, self.payload)
         if desc.platform is None:
             self.robot = robot_from_description(desc)
             self.kind = 'module_chain'
@@ -95,6 +107,7 @@ class Model:
             self.task_space = tuple(self.robot.task_space)
         self.description = desc
         self.name = desc.name
+        self.root_link = desc.tree.root_link
         self.actuated = tuple(desc.actuated_joints)
         self.tree_joints = tuple(desc.tree.joint_names)
         self.series_elastic = tuple(a.joint for a in desc.actuators if a.series_elastic)
@@ -193,6 +206,15 @@ PARAMETERS = {
     'autostart': (True, _descriptor(
         'configure and activate at start-up (false: wait for lifecycle transitions)', B,
         read_only=True)),
+    'payload.mass': (0.0, _descriptor(
+        'run-time payload at the end effector (module chains) / platform (PKM) [kg]; 0 with '
+        'zero inertia: none. Setting a payload.* parameter rebuilds the model', D,
+        floating=(0.0, 1e6))),
+    'payload.com': ([0.0, 0.0, 0.0], _descriptor(
+        'payload centre of mass in the end-effector / platform link frame [m], 3 values', DA)),
+    'payload.inertia': ([0.0] * 6, _descriptor(
+        'payload inertia about its centre of mass, link axes: ixx ixy ixz iyy iyz izz '
+        '[kg m^2] (positive semi-definite, triangle inequality)', DA)),
     'warning_period': (1.0, _descriptor(
         'minimum time between two warnings about bad topic input [s]', D, read_only=True,
         floating=(0.0, 3600.0))),
@@ -251,6 +273,7 @@ class DynamicsNode(LifecycleNode):
                 (HigherOrderInverseDynamics, 'higher_order_inverse_dynamics',
                  self._serve(self._higher_order_inverse_dynamics)),
                 (InverseKinematics, 'inverse_kinematics', self._serve(self._inverse_kinematics)),
+                (ForwardKinematics, 'forward_kinematics', self._serve(self._forward_kinematics)),
             )]
         # The streaming topics (feedforward, joint-state completion) live on a lean companion
         # node spun by an executor of its own (see main): its wait set holds only them, not the
@@ -327,6 +350,18 @@ class DynamicsNode(LifecycleNode):
         if self._p('ik.scheme') not in ('nested', 'compound'):
             raise ValueError(f'parameter ik.scheme = "{self._p("ik.scheme")}": expected '
                              f'"nested" or "compound"')
+        try:
+            self._payload({})
+        except DescriptionError as exc:
+            raise ValueError(f'parameters payload.*: {exc}') from None
+
+    def _payload(self, changes):
+        """The payload of the ``payload.*`` parameters, ``changes`` applied; DescriptionError
+        naming the culprit if it is not a rigid body."""
+        def value(name):
+            return changes[name] if name in changes else self._p(name)
+        return Payload.from_urdf_inertia(value('payload.mass'), list(value('payload.com')),
+                                         list(value('payload.inertia')))
 
     def _ik_parameters(self, changes):
         def value(name):
@@ -348,11 +383,26 @@ class DynamicsNode(LifecycleNode):
                                            reason='robot_description cannot be set empty')
             try:
                 self._pending[text] = Model(text, self._p('gravity'),
-                                            self._ik_parameters(changes))
+                                            self._ik_parameters(changes),
+                                            self._payload(changes))
             except Exception as exc:  # the previous model keeps serving
                 self.get_logger().error(f'new robot_description rejected: {exc}')
                 return SetParametersResult(successful=False,
                                            reason=f'robot_description rejected: {exc}')
+        elif any(name in changes for name in PAYLOAD_PARAMETERS):
+            return self._validate_payload(changes)
+        return SetParametersResult(successful=True)
+
+    def _validate_payload(self, changes):
+        """Check a new payload and build the model carrying it (kept until applied)."""
+        try:
+            payload = self._payload(changes)
+            if self._model is not None:
+                self._pending[PAYLOAD_PARAMETERS] = Model(
+                    self._model.text, self._p('gravity'), self._ik_parameters(changes), payload)
+        except Exception as exc:  # the previous model keeps serving
+            self.get_logger().error(f'new payload rejected: {exc}')
+            return SetParametersResult(successful=False, reason=f'payload rejected: {exc}')
         return SetParametersResult(successful=True)
 
     def _apply_parameters(self, parameters):
@@ -363,6 +413,11 @@ class DynamicsNode(LifecycleNode):
             self._pending.clear()
             if model is not None and self._state in ('inactive', 'active'):
                 self._use(model, 'robot_description parameter')
+        elif any(name in changes for name in PAYLOAD_PARAMETERS):
+            model = self._pending.pop(PAYLOAD_PARAMETERS, None)
+            self._pending.clear()
+            if model is not None and self._state in ('inactive', 'active'):
+                self._use(model, 'payload parameters')
         elif self._model is not None:
             self._model.set_ik(self._ik)
 
@@ -370,7 +425,7 @@ class DynamicsNode(LifecycleNode):
     def _build(self, text, source):
         """The model of ``text``, or None when it is rejected (logged and reported)."""
         try:
-            return Model(text, self._p('gravity'), self._ik)
+            return Model(text, self._p('gravity'), self._ik, self._payload({}))
         except Exception as exc:  # DescriptionError, or anything a broken text provokes
             message = f'robot description from the {source} rejected: {exc}'
             self.get_logger().error(message + (
@@ -434,6 +489,11 @@ class DynamicsNode(LifecycleNode):
         response.num_bodies = model.num_bodies
         response.total_mass = float(model.total_mass)
         response.gravity = model.gravity
+        payload = model.payload
+        response.payload_link = model.end_effector or ''
+        response.payload_mass = payload.mass
+        response.payload_com = floats(payload.com)
+        response.payload_inertia = floats(payload.inertia[[0, 0, 0, 1, 1, 2], [0, 1, 2, 1, 2, 2]])
         return response
 
     def _serve(self, handler):
@@ -688,6 +748,38 @@ class DynamicsNode(LifecycleNode):
                     f'{"the seed" if initial is not None else "mid-stroke"}; the others '
                     f'({list(model.actuated)}): {[floats(s) for s in sol.solutions[1:]]}')
         response.residual = float(sol.residual)
+
+    def _forward_kinematics(self, model, request, response):
+        js = request.actuator_state
+        index = name_index(js.name, model.actuated, 'actuator_state.name')
+        count = len(js.name)
+        x = ordered(js.position, index, count, 'actuator_state.position')
+        xd = (ordered(js.velocity, index, count, 'actuator_state.velocity') if len(js.velocity)
+              else None)
+        state = forward_state(model.robot, x, xd)
+        outputs = [state.pose, state.q] + [a for a in (state.twist, state.qd, state.mass_matrix)
+                                           if a is not None]
+        if not all(np.isfinite(a).all() for a in outputs):
+            raise RequestError(ErrorCodes.SINGULAR, 'forward kinematics gave a non-finite '
+                               f'result for actuator positions {floats(x)}')
+        header = response.pose.header
+        header.stamp = js.header.stamp
+        if header.stamp.sec == 0 and header.stamp.nanosec == 0:
+            header.stamp = self.get_clock().now().to_msg()
+        header.frame_id = model.root_link
+        response.pose.pose = matrix_pose(state.pose)
+        response.has_twist = state.twist is not None
+        if response.has_twist:
+            components = model.task_space if model.parallel else TWIST_COMPONENTS
+            response.twist = task_message(state.twist, components, Twist)
+        response.joint_state.header = header
+        response.joint_state.name = list(model.tree_joints)
+        response.joint_state.position = floats(state.q)
+        if state.qd is not None:
+            response.joint_state.velocity = floats(state.qd)
+        if model.parallel:
+            response.task_space = list(model.task_space)
+            response.mass_matrix = floats(state.mass_matrix)
 
     # -- feedforward --------------------------------------------------------------------------
     def _setup_feedforward(self):

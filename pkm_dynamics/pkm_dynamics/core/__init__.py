@@ -10,7 +10,9 @@ constrained dynamics of tree + cut joints: the independent check path), ``parall
 ``module_chain`` (paper 000), ``limb`` and ``pkm`` (paper 001: constraint embedding, limb IK,
 task-space dynamics), ``higher_order`` (paper 002 recursion), ``taylor`` and ``jet_dynamics``
 (the general Taylor route for u, u-dot, u-ddot), ``sea`` (series-elastic feedforward),
-``examples`` (generated module chains), ``robot`` (``load_robot``).
+``examples`` (generated module chains), ``robot`` (``load_robot``), ``forward_state``
+(forward kinematics with rates, tree joints and M_t), ``payload`` (a run-time load at the end
+effector / platform).
 """
 from .errors import (ConvergenceError, DescriptionError, PkmDynamicsError, SingularityError,
                      StateError)

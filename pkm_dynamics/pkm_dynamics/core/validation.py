@@ -17,7 +17,10 @@ link, joint or extension element at fault.  The bounds (documented in the packag
   :data:`MAX_INERTIA` kg m^2; axes non-zero (they are normalised); lower <= upper; velocity
   and effort limits non-negative and at most :data:`MAX_VELOCITY` / :data:`MAX_EFFORT`;
   series-elastic stiffness in (0, :data:`MAX_STIFFNESS`], motor inertia in
-  (0, :data:`MAX_MASS`].
+  (0, :data:`MAX_MASS`];
+* a run-time payload (:func:`check_payload`): mass in [0, :data:`MAX_MASS`] kg, centre of
+  mass within :data:`MAX_COORDINATE`, inertia positive semi-definite (a point mass has none)
+  with the triangle inequality.
 """
 from __future__ import annotations
 
@@ -113,15 +116,45 @@ def check_inertial(mass, inertia: np.ndarray, what: str) -> None:
     m = check_numbers([mass], f"{what}: mass", np.inf)[0]
     if not MIN_MASS <= m <= MAX_MASS:
         raise DescriptionError(f"{what}: mass {m:g} kg is outside [{MIN_MASS:g}, {MAX_MASS:g}] kg")
+    check_principal_moments(inertia, what, definite=True)
+
+
+def check_principal_moments(inertia, what: str, definite: bool) -> np.ndarray:
+    """A 3x3 rotational inertia about the centre of mass: finite, symmetric, principal moments
+    I1 <= I2 <= I3 positive (``definite``) or non-negative (a point mass has none), with
+    I1 + I2 >= I3 and I3 <= MAX_INERTIA.  Returns the inertia (3, 3)."""
     I = check_numbers(inertia, f"{what}: inertia", MAX_INERTIA).reshape(3, 3)
+    if not np.allclose(I, I.T, rtol=0.0, atol=TRIANGLE_SLACK * max(1.0, np.abs(I).max())):
+        raise DescriptionError(f"{what}: the inertia tensor {I.tolist()} is not symmetric")
     moments = np.linalg.eigvalsh(I)
-    if moments[0] <= 0.0:
+    if definite and moments[0] <= 0.0:
         raise DescriptionError(f"{what}: the inertia tensor is not positive definite "
+                               f"(principal moments {moments.tolist()})")
+    if moments[0] < -TRIANGLE_SLACK * max(1.0, moments[2]):
+        raise DescriptionError(f"{what}: the inertia tensor is not positive semi-definite "
                                f"(principal moments {moments.tolist()})")
     if moments[0] + moments[1] < moments[2] * (1.0 - TRIANGLE_SLACK):
         raise DescriptionError(f"{what}: the principal moments of inertia {moments.tolist()} "
                                "violate the triangle inequality I1 + I2 >= I3 (no rigid body "
                                "has them)")
+    return I
+
+
+def check_payload(mass, com, inertia, what: str = "payload") -> tuple:
+    """A load carried by the end effector or platform: mass (kg) in [0, MAX_MASS], centre of
+    mass (3,) (m) at most MAX_COORDINATE from the link frame, inertia (3, 3) about the centre of
+    mass positive semi-definite (zero for a point mass) with the triangle inequality.  Returns
+    ``(mass, com (3,), inertia (3, 3))`` as floats."""
+    m = check_numbers([mass], f"{what}: mass", np.inf)[0]
+    if not 0.0 <= m <= MAX_MASS:
+        raise DescriptionError(f"{what}: mass {m:g} kg is outside [0, {MAX_MASS:g}] kg")
+    c = check_numbers(com, f"{what}: centre of mass", MAX_COORDINATE)
+    if c.shape != (3,):
+        raise DescriptionError(f"{what}: the centre of mass must hold 3 numbers, got {c.size}")
+    I = check_numbers(inertia, f"{what}: inertia", MAX_INERTIA)
+    if I.size != 9:
+        raise DescriptionError(f"{what}: the inertia must be a 3x3 matrix, got {I.size} numbers")
+    return float(m), c, check_principal_moments(I, what, definite=False)
 
 
 def check_limit(lower, upper, velocity, effort, what: str) -> None:
