@@ -50,11 +50,14 @@ $(STAMPS)/interfaces: $(INTERFACE_SOURCES) $(STAMPS)/requirements
 	$(PY) -c 'from pkm_dynamics_interfaces.srv import GetModelInfo'
 	touch $@
 
-# A regular (non-editable) install: tests and demo run what a user gets.
+# A regular (non-editable) install: tests and demo run what a user gets. pip puts the node in
+# bin/; colcon (setup.cfg) in lib/pkm_dynamics/, where `ros2 run` and launch look for it.
 $(STAMPS)/pkm_dynamics: $(PACKAGE_SOURCES) | $(STAMPS)/interfaces
 	rm -rf pkm_dynamics/build pkm_dynamics/*.egg-info
 	$(PIP) install --quiet --no-deps --no-build-isolation --force-reinstall ./pkm_dynamics
 	rm -rf pkm_dynamics/build pkm_dynamics/*.egg-info
+	mkdir -p $(VENV)/lib/pkm_dynamics
+	ln -sf ../../bin/pkm_dynamics_node $(VENV)/lib/pkm_dynamics/pkm_dynamics_node
 	touch $@
 
 test: setup

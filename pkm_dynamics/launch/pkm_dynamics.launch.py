@@ -1,12 +1,13 @@
 """Start the pkm_dynamics node for one robot.
 
-ros2 launch pkm_dynamics pkm_dynamics.launch.py robot:=<example name or URDF path>
+ros2 launch pkm_dynamics pkm_dynamics.launch.py [robot:=<example name or URDF path>]
     [config:=<params.yaml>] [namespace:=<ns>] [use_sim_time:=true|false]
 
 robot: an example name is looked up in this package's share/pkm_dynamics/robots/ as
-<name>.urdf or <name>/<name>.urdf; anything else is taken as a path to a URDF file; empty
-(robot:='') leaves the robot_description parameter empty, so the node reads the
-robot_description topic (e.g. from robot_state_publisher).
+<name>.urdf or <name>/<name>.urdf; anything else is taken as a path to a URDF file. Left out
+(the default, empty), the robot_description parameter stays empty and the node reads the
+robot_description topic (e.g. from robot_state_publisher): topic mode. The command line
+cannot pass an empty value (ros2 launch rejects `robot:=`); an including launch file can.
 config: a parameter file loaded on top of config/pkm_dynamics.yaml (the defaults); by default
 config/<robot>.yaml when the example has one.
 """
@@ -72,8 +73,9 @@ def dynamics_node(context):
 
 def generate_launch_description():
     return LaunchDescription([
-        DeclareLaunchArgument('robot', description='example robot name or URDF file path; '
-                              'empty: read the robot_description topic'),
+        DeclareLaunchArgument('robot', default_value='',
+                              description='example robot name or URDF file path; '
+                              'default (empty): read the robot_description topic'),
         DeclareLaunchArgument('config', default_value='',
                               description='parameter file on top of config/pkm_dynamics.yaml '
                               '(default: config/<robot>.yaml of an example)'),

@@ -45,11 +45,12 @@ def use_loopback_ros(domain_id=None):
 def node_executable(name=NODE_EXECUTABLE):
     """Path of an installed console script of this package.
 
-    Looks in the running interpreter's prefix (the venv of `make setup`: bin/, or
-    lib/pkm_dynamics/ as colcon lays it out), then in the ament index (a colcon install).
+    Looks in the running interpreter's prefix (the venv of `make setup`: lib/pkm_dynamics/
+    as colcon lays it out, where `ros2 run` looks, or bin/), then in the ament index (a
+    colcon install).
     """
     prefix = Path(sys.prefix)
-    for candidate in (prefix / 'bin' / name, prefix / 'lib' / 'pkm_dynamics' / name):
+    for candidate in (prefix / 'lib' / 'pkm_dynamics' / name, prefix / 'bin' / name):
         if candidate.is_file():
             return candidate
     try:

@@ -4,10 +4,10 @@ ROS-free (core) tests need nothing from here. Node tests use:
 - the session-wide loopback DDS settings (autouse): ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST,
   ROS_LOCALHOST_ONLY=1 and a ROS_DOMAIN_ID of this test session, set before any rclpy.init
   and inherited by every node process the tests start;
-- `start_node(params=None, params_files=(), name=None)`: starts the INSTALLED
-  pkm_dynamics_node as a child process (`name`: its ROS node name, default pkm_dynamics)
-  and returns its `NodeProcess`; whatever is still running is stopped at the
-  end of the test;
+- `start_node(params=None, params_files=(), name=None, ros_args=())`: starts the INSTALLED
+  pkm_dynamics_node as a child process (`name`: its ROS node name, default pkm_dynamics;
+  `ros_args`: further --ros-args arguments, e.g. `['-p', 'name:=value']`) and returns its
+  `NodeProcess`; whatever is still running is stopped at the end of the test;
 - `ros_node`: an rclpy node in the pytest process (own context, no signal handlers), for
   service clients and subscriptions; see `pkm_dynamics.testing.call_service`;
 - `module_node(params)` and `module_ros_node`: the same with module scope, so a test module
@@ -34,12 +34,13 @@ def loopback_ros_env():
 
 
 def _node_starter(workdir):
-    """A ``start(params=None, params_files=(), name=None)`` function starting node processes
-    (logs in ``workdir``; ``name`` sets the ROS node name) and the list of those started."""
+    """A ``start(params=None, params_files=(), name=None, ros_args=())`` function starting node
+    processes (logs in ``workdir``; ``name`` sets the ROS node name; ``ros_args`` are further
+    --ros-args arguments) and the list of those started."""
     started = []
 
-    def start(params=None, params_files=(), name=None):
-        args = ['-r', f'__node:={name}'] if name else []
+    def start(params=None, params_files=(), name=None, ros_args=()):
+        args = (['-r', f'__node:={name}'] if name else []) + list(ros_args)
         process = NodeProcess(workdir, params=params, params_files=params_files,
                               name=f'pkm_dynamics_node_{len(started)}', ros_args=args)
         started.append(process)

@@ -114,7 +114,7 @@ def test_kkt_forward_inverse_round_trip(cut_type):
 
 
 def test_kkt_against_pinocchio_spherical_loop():
-    pin = pytest.importorskip("pinocchio")
+    import pinocchio as pin     # a test dependency (package.xml, requirements.txt): never skipped
     desc = parse_description(robot("spherical"))
     urdf = robot("spherical", with_cut=False)
     model = pin.buildModelFromXML(urdf)

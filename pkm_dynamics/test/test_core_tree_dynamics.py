@@ -4,12 +4,11 @@ import subprocess
 import sys
 
 import numpy as np
+import pinocchio as pin
 import pytest
 
 from pkm_dynamics.core import DescriptionError, StateError, load_tree, spatial
 from pkm_dynamics.core import tree_dynamics as td
-
-pin = pytest.importorskip("pinocchio")
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 URDFS = ["arm_6r.urdf", "mixed_chain.urdf", "branched_tree.urdf"]
