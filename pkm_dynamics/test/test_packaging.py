@@ -13,8 +13,9 @@ ROSDEP_KEYS = {'urdf_parser_py': 'urdfdom_py'}
 
 
 def imported_modules(paths):
-    """Top-level modules imported by the Python files `paths`, without the standard library
-    and this package."""
+    """Top-level modules imported by the Python files `paths`, without the standard library,
+    this package and the modules `paths` are (a test importing a helper of another test)."""
+    paths = list(paths)
     modules = set()
     for path in paths:
         for node in ast.walk(ast.parse(path.read_text())):
@@ -22,7 +23,7 @@ def imported_modules(paths):
                 modules.update(alias.name.split('.')[0] for alias in node.names)
             elif isinstance(node, ast.ImportFrom) and node.level == 0:
                 modules.add(node.module.split('.')[0])
-    return modules - set(sys.stdlib_module_names) - {'pkm_dynamics'}
+    return modules - set(sys.stdlib_module_names) - {'pkm_dynamics'} - {p.stem for p in paths}
 
 
 def declared(*tags):
