@@ -15,6 +15,8 @@ Services (``pkm_dynamics_interfaces``): ``~/get_model_info``, ``~/forward_dynami
 platform (parameters ``payload.*``) rebuilds the model as a new description does. Topics: the
 feedforward publisher (a reference in, the inverse dynamics of each reference out as it
 arrives) and joint-state completion (measured actuator positions in, every tree joint out).
+Poses in requests are taken in the root link frame only; fields of the other kind's space
+are refused.
 Module chains work in actuator space, parallel manipulators (PKM) in task space, as the core
 defines. Parameters, topics and message conventions are documented in the package README.
 
@@ -53,9 +55,11 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, String
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint, MultiDOFJointTrajectory
 
-from pkm_dynamics.conversions import (TWIST_COMPONENTS, RequestError, check_points,
-                                      core_error, floats, matrix_pose, name_index, ordered,
-                                      pose_matrix, spatial_vector, task_message, task_vector)
+from pkm_dynamics.conversions import (TWIST_COMPONENTS, RequestError, check_frame, check_points,
+                                      core_error, flagged_vector, floats, matrix_pose,
+                                      name_index, ordered, pose_matrix, refuse_fields,
+                                      set_fields, spatial_vector, stamped_pose_matrix,
+                                      task_message, task_vector)
 from pkm_dynamics.core.bounds import check_limits
 from pkm_dynamics.core.description import parse_description
 from pkm_dynamics.core.errors import DescriptionError
@@ -539,12 +543,18 @@ class DynamicsNode(LifecycleNode):
         wrench = self._wrench(model, request.wrench)
         response.joint_names = list(model.actuated)
         if model.parallel:
-            pose = pose_matrix(request.pose, 'pose')
+            refuse_fields(set_fields(js, ('position', 'velocity'), 'joint_state.'),
+                          f'robot "{model.name}" is a parallel manipulator: its state is pose '
+                          f'and twist; joint_state carries only name and effort')
+            pose = stamped_pose_matrix(request.pose, model.root_link)
             twist = task_vector(request.twist, model.task_space, 'twist', bound='rate 1')
             a = model.robot.forward_dynamics(pose, twist, f, wrench=wrench)
             response.platform_acceleration = task_message(floats(a, 'platform_acceleration'),
                                                           model.task_space, Accel)
         else:
+            refuse_fields(set_fields(request, ('pose', 'twist')),
+                          f'robot "{model.name}" is a module chain: its state is '
+                          f'joint_state (position, velocity), not pose and twist')
             x = ordered(js.position, index, count, 'joint_state.position')
             xd = ordered(js.velocity, index, count, 'joint_state.velocity', optional=True,
                          bound='rate 1')
@@ -615,6 +625,8 @@ class DynamicsNode(LifecycleNode):
                 effort=self._at_point(k, floats, f, 'effort'), time_from_start=p.time_from_start))
 
     def _task_inverse_dynamics(self, model, request, points, wrenches, out):
+        check_frame(request.task_trajectory.header.frame_id, model.root_link,
+                    'task_trajectory.header.frame_id')
         robot = model.robot
         previous = None
         for k, p in enumerate(points):
@@ -654,11 +666,17 @@ class DynamicsNode(LifecycleNode):
 
     def _higher_order_inverse_dynamics(self, model, request, response):
         if model.parallel:
+            refuse_fields(set_fields(request, ('motion',)),
+                          f'robot "{model.name}" is a parallel manipulator: give the motion as '
+                          f'pose, twist, acceleration, jerk, snap (task space)')
             ts = model.task_space
-            x = pose_matrix(request.pose, 'pose')
+            x = stamped_pose_matrix(request.pose, model.root_link)
             ders = [task_vector(getattr(request, f), ts, f, bound=f'rate {k}') for k, f in
                     enumerate(('twist', 'acceleration', 'jerk', 'snap'), start=1)]
         else:
+            refuse_fields(set_fields(request, ('pose', 'twist', 'acceleration', 'jerk', 'snap')),
+                          f'robot "{model.name}" is a module chain: give the motion as motion '
+                          f'(actuator space)')
             m = request.motion
             index = name_index(m.name, model.actuated, 'motion.name')
             n = len(m.name)
@@ -688,20 +706,16 @@ class DynamicsNode(LifecycleNode):
         response.method = result.method
 
     def _inverse_kinematics(self, model, request, response):
-        pose = pose_matrix(request.pose, 'pose')
-        if model.parallel:          # task space: the platform twist's task components
-            ts = model.task_space
-            twist = (task_vector(request.twist[0], ts, 'twist', bound='rate 1')
-                     if request.twist else None)
-            accel = (task_vector(request.acceleration[0], ts, 'acceleration', bound='rate 2')
-                     if request.acceleration else None)
-        else:                       # module chain: the end effector's body-fixed twist
-            twist = (spatial_vector(request.twist[0], 'twist', bound='rate 1')
-                     if request.twist else None)
-            accel = (spatial_vector(request.acceleration[0], 'acceleration', bound='rate 2')
-                     if request.acceleration else None)
+        pose = stamped_pose_matrix(request.pose, model.root_link)
+        # PKM: the platform twist's task components; module chain: the whole end-effector twist
+        ts = model.task_space if model.parallel else None
+        twist = flagged_vector(request.has_twist, request.twist, ts, 'twist', 'rate 1')
+        accel = flagged_vector(request.has_acceleration, request.acceleration, ts,
+                               'acceleration', 'rate 2')
         if accel is not None and twist is None:
-            raise RequestError(ErrorCodes.INVALID_REQUEST, 'an acceleration needs a twist')
+            raise RequestError(ErrorCodes.INVALID_REQUEST,
+                               'an acceleration needs a twist (has_acceleration without '
+                               'has_twist)')
         initial = None
         seed = request.seed
         if seed.name:
@@ -862,6 +876,7 @@ class DynamicsNode(LifecycleNode):
     def _task_feedforward(self, model, msg):
         """Feedforward of one task-space reference (MultiDOFJointTrajectory, PKMs)."""
         points = self._reference_points(model, msg, task_space=True)
+        check_frame(msg.header.frame_id, model.root_link, 'header.frame_id')
         robot = model.robot
         previous = model.ff_solution
         states = []
