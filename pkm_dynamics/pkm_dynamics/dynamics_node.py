@@ -14,9 +14,9 @@ Services (``pkm_dynamics_interfaces``): ``~/get_model_info``, ``~/forward_dynami
 ``~/inverse_kinematics``, ``~/forward_kinematics``. A run-time payload at the end effector /
 platform (parameters ``payload.*``) rebuilds the model as a new description does. Topics: the
 feedforward publisher (a reference in, the inverse dynamics of each reference out as it
-arrives) and joint-state completion (measured actuator positions in, every tree joint out).
-Poses in requests are taken in the root link frame only; fields of the other kind's space
-are refused.
+arrives), joint-state completion (measured actuator positions in, every tree joint out) and
+``/diagnostics`` at 1 Hz (``diagnostics``). Poses in requests are taken in the root link
+frame only; fields of the other kind's space are refused.
 Module chains work in actuator space, parallel manipulators (PKM) in task space, as the core
 defines. Parameters, topics and message conventions are documented in the package README.
 
@@ -33,8 +33,10 @@ core and converts the results back. Bad input never stops the node: services ans
 throttled warning and publish nothing.
 """
 import threading
+import time
 import xml.etree.ElementTree as ET
 
+from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import Accel, Twist
 import numpy as np
 from pkm_dynamics_interfaces.msg import ErrorCodes
@@ -67,6 +69,7 @@ from pkm_dynamics.core.forward_state import forward_state
 from pkm_dynamics.core.payload import Payload, description_with_payload
 from pkm_dynamics.core.higher_order import higher_order_inverse_dynamics
 from pkm_dynamics.core.robot import robot_from_description
+from pkm_dynamics.diagnostics import Diagnostics
 
 #: the feedforward output kinds (parameter ``feedforward.outputs``)
 OUTPUT_KINDS = ('commands', 'joint_state', 'trajectory', 'motor')
@@ -279,6 +282,12 @@ class DynamicsNode(LifecycleNode):
                 (InverseKinematics, 'inverse_kinematics', self._serve(self._inverse_kinematics)),
                 (ForwardKinematics, 'forward_kinematics', self._serve(self._forward_kinematics)),
             )]
+        # /diagnostics at 1 Hz in every lifecycle state (it reports the state), from the
+        # ~/get_model_info group: a model build or a long dynamics call does not hold it up
+        self._diagnostics = Diagnostics()
+        self._diagnostics_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
+        self._diagnostics_timer = self.create_timer(1.0, self._publish_diagnostics,
+                                                    callback_group=info_group)
         # The streaming topics (feedforward, joint-state completion) live on a lean companion
         # node spun by an executor of its own (see main): its wait set holds only them, not the
         # ~30 services and event handlers of this node, which keeps the per-reference overhead
@@ -448,6 +457,7 @@ class DynamicsNode(LifecycleNode):
 
     def _use(self, model, source):
         self._model = model
+        self._diagnostics.new_model()
         self._model_error = ''
         self._description_note = ''
         self.get_logger().info(
@@ -514,6 +524,7 @@ class DynamicsNode(LifecycleNode):
                 code, message = core_error(exc)
                 if code == ErrorCodes.FAILURE:
                     self.get_logger().error(f'{handler.__name__[1:]}: unexpected {message}')
+                self._diagnostics.error(handler.__name__[1:], message)
                 failed_point = getattr(exc, 'point', None)
                 response = type(response)()
                 response.success = False
@@ -738,6 +749,7 @@ class DynamicsNode(LifecycleNode):
                                        f'missing {missing}')
                 initial = initial[[model.tree_joints.index(n) for n in model.actuated]]
         sol = model.robot.inverse_kinematics(pose, twist, accel, initial=initial)
+        self._diagnostics.condition(np.max(sol.condition))
         response.actuator_state.name = list(model.actuated)
         response.actuator_state.position = floats(sol.actuators)
         response.joint_state.name = list(model.tree_joints)
@@ -795,6 +807,11 @@ class DynamicsNode(LifecycleNode):
             response.task_space = list(model.task_space)
             response.mass_matrix = floats(state.mass_matrix)
 
+    def _publish_diagnostics(self):
+        self._diagnostics_pub.publish(self._diagnostics.array(
+            self.get_clock().now().to_msg(), f'{self.get_name()}: dynamics', self._model,
+            self._state, self._model_error, self._ik['singularity_threshold']))
+
     # -- feedforward --------------------------------------------------------------------------
     def _setup_feedforward(self):
         depth = self._p('feedforward.qos_depth')
@@ -807,9 +824,10 @@ class DynamicsNode(LifecycleNode):
                 self._pub[kind] = self.topic_node.create_publisher(
                     msg_type, self._topic(f'feedforward.{kind}_topic'), qos)
         self._reference_sub = self._stream(JointTrajectory, 'reference_topic', qos, 'reference',
-                                           self._feedforward)
+                                           self._feedforward, counted=True)
         self._task_reference_sub = self._stream(MultiDOFJointTrajectory, 'task_reference_topic',
-                                                qos, 'task reference', self._task_feedforward)
+                                                qos, 'task reference', self._task_feedforward,
+                                                counted=True)
 
     def _topic(self, parameter):
         """The topic named by ``parameter``, resolved as a topic of this node."""
@@ -819,23 +837,33 @@ class DynamicsNode(LifecycleNode):
         code, message = core_error(exc)
         self.get_logger().warning(f'{what} ignored: {message}',
                                   throttle_duration_sec=self._p('warning_period'))
+        return message
 
-    def _stream(self, msg_type, topic_parameter, qos, what, handle):
+    def _stream(self, msg_type, topic_parameter, qos, what, handle, counted=False):
         """Subscribe a streaming topic (on the companion node): each message delivered, and
         those already waiting behind it (:func:`queued`), goes to ``handle(model, msg)`` while
         the node is active; a message ``handle`` rejects (an exception) gets a throttled
-        warning naming the problem and no output, and the next one is handled as usual."""
+        warning naming the problem and no output, and the next one is handled as usual.
+        ``counted``: answers, refusals and costs go to the diagnostics (the references)."""
+        diagnostics = self._diagnostics
+
         def callback(msg):
             for m in queued(subscription, msg):
                 model = self._model
                 if self._state != 'active':
                     continue                    # not serving: taken and dropped
+                start = time.perf_counter()
                 try:
                     if model is None:
                         raise RequestError(ErrorCodes.NO_MODEL, self._model_error)
                     handle(model, m)
                 except Exception as exc:
-                    self._warn(what, exc)
+                    message = self._warn(what, exc)
+                    if counted:
+                        diagnostics.refusal(what, message)
+                else:
+                    if counted:
+                        diagnostics.reference(start)
 
         subscription = self.topic_node.create_subscription(
             msg_type, self._topic(topic_parameter), callback, qos)
@@ -883,6 +911,7 @@ class DynamicsNode(LifecycleNode):
         for k, p in enumerate(points):
             pose, twist, accel = self._task_point(model, p, f'points[{k}]')
             sol = robot.inverse_kinematics(pose, twist, accel, initial=previous)
+            self._diagnostics.condition(np.max(sol.condition))
             u = robot.inverse_dynamics(sol, twist, accel)
             previous = sol
             states.append((sol.actuators, sol.actuators_d, sol.actuators_dd, u))
