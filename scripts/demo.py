@@ -5,9 +5,9 @@
 
 Starts the node on `heavy_duty_4dof` (a chain of two hydraulic-cylinder 4-bar loops, a slew
 joint and a telescopic extension), calls each service (model info, inverse dynamics of one
-point and of a trajectory, forward dynamics, higher-order inverse dynamics, inverse kinematics
-of the crane's tool pose), streams a 2 s trajectory through the feedforward topic, prints a
-summary and writes a plot of the feedforward efforts (default
+point and of a trajectory, forward dynamics, higher-order inverse dynamics, forward and
+inverse kinematics of the crane's tool pose), streams a 2 s trajectory through the
+feedforward topic, prints a summary and writes a plot of the feedforward efforts (default
 build/demo/feedforward_efforts.png). A second node serves the 3-RRR planar PKM to show
 inverse kinematics in task space.
 
@@ -55,8 +55,8 @@ def main():
 
     env = use_loopback_ros()  # before rclpy.init, inherited by the node processes
     import rclpy
-    from geometry_msgs.msg import Pose
-    from pkm_dynamics_interfaces.srv import (ForwardDynamics, GetModelInfo,
+    from geometry_msgs.msg import PoseStamped
+    from pkm_dynamics_interfaces.srv import (ForwardDynamics, ForwardKinematics, GetModelInfo,
                                              HigherOrderInverseDynamics, InverseDynamics,
                                              InverseKinematics)
     from sensor_msgs.msg import JointState
@@ -74,9 +74,9 @@ def main():
             with rclpy.init():
                 node = rclpy.create_node('pkm_dynamics_demo')
                 result = run(node, Client(node), Client(node, '/pkm_dynamics_3rrr'), args.plot,
-                             (ForwardDynamics, GetModelInfo, HigherOrderInverseDynamics,
-                              InverseDynamics, InverseKinematics, JointState, JointTrajectory,
-                              JointTrajectoryPoint, Pose))
+                             (ForwardDynamics, ForwardKinematics, GetModelInfo,
+                              HigherOrderInverseDynamics, InverseDynamics, InverseKinematics,
+                              JointState, JointTrajectory, JointTrajectoryPoint, PoseStamped))
         finally:
             codes = [crane.stop(), pkm.stop()]
         print(f'\nnodes stopped with SIGINT, exit codes {codes}')
@@ -84,8 +84,9 @@ def main():
 
 
 def run(node, client, pkm_client, plot, types):
-    (ForwardDynamics, GetModelInfo, HigherOrderInverseDynamics, InverseDynamics,
-     InverseKinematics, JointState, JointTrajectory, JointTrajectoryPoint, Pose) = types
+    (ForwardDynamics, ForwardKinematics, GetModelInfo, HigherOrderInverseDynamics,
+     InverseDynamics, InverseKinematics, JointState, JointTrajectory, JointTrajectoryPoint,
+     PoseStamped) = types
 
     info = client.call(GetModelInfo, 'get_model_info')
     if not info.success:
@@ -145,15 +146,16 @@ def run(node, client, pkm_client, plot, types):
     print(f'  du  = {fmt(response.effort.effort_rate)}  per s')
     print(f'  ddu = {fmt(response.effort.effort_acceleration)}  per s^2')
 
-    # the tool pose of x, as a planner would send it (computed here with the core's
-    # forward kinematics, which the node does not serve), and back to actuator values
-    from pkm_dynamics.conversions import matrix_pose
-    from pkm_dynamics.core import load_robot
+    # the tool pose of x (forward kinematics, in the root link frame), and back to actuator
+    # values, seeded with x (of several solutions within the strokes, the nearest the seed)
+    fk = ForwardKinematics.Request()
+    fk.actuator_state.name, fk.actuator_state.position = names, list(x)
     ik = InverseKinematics.Request()
-    ik.pose = matrix_pose(load_robot(str(ROBOTS / 'heavy_duty_4dof.urdf')).forward_kinematics(x))
+    ik.pose = client.call(ForwardKinematics, 'forward_kinematics', fk).pose
+    ik.seed = fk.actuator_state
     response = client.call(InverseKinematics, 'inverse_kinematics', ik)
-    print('\n== /pkm_dynamics/inverse_kinematics')
-    p = ik.pose.position
+    print('\n== /pkm_dynamics/forward_kinematics, then /pkm_dynamics/inverse_kinematics')
+    p = ik.pose.pose.position
     if response.success:
         print(f'  crane: tool at ({p.x:.3f}, {p.y:.3f}, {p.z:.3f}) m -> actuators '
               f'{fmt(response.actuator_state.position)} (requested x: {fmt(x)}); '
@@ -161,8 +163,8 @@ def run(node, client, pkm_client, plot, types):
     else:
         print(f'  crane: error code {response.error_code.val}: {response.message}')
     pkm_info = pkm_client.call(GetModelInfo, 'get_model_info')
-    ik.pose = Pose()
-    ik.pose.position.x, ik.pose.position.y, ik.pose.orientation.w = 0.01, -0.01, 1.0
+    ik = InverseKinematics.Request(pose=PoseStamped())    # frame_id empty: the root link
+    ik.pose.pose.position.x, ik.pose.pose.position.y = 0.01, -0.01
     response = pkm_client.call(InverseKinematics, 'inverse_kinematics', ik)
     if response.success:
         print(f'  {pkm_info.robot_name} (task space {" ".join(pkm_info.task_space)}), platform '

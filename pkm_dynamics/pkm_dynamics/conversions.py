@@ -184,6 +184,56 @@ def matrix_pose(C):
     return msg
 
 
+def check_frame(frame_id, root_link, what):
+    """INVALID_REQUEST naming ``what``, the frame and the root link unless ``frame_id`` is the
+    root link or empty (= the root link): poses are taken in the root link frame only."""
+    if frame_id and frame_id != root_link:
+        raise RequestError(ErrorCodes.INVALID_REQUEST,
+                           f'{what} is "{frame_id}": poses are taken in the root link frame '
+                           f'"{root_link}" (give that or leave it empty)')
+
+
+def stamped_pose_matrix(msg, root_link, what='pose'):
+    """4x4 homogeneous matrix of a geometry_msgs/PoseStamped in the root link frame
+    (:func:`check_frame` on its header, then :func:`pose_matrix`)."""
+    check_frame(msg.header.frame_id, root_link, f'{what}.header.frame_id')
+    return pose_matrix(msg.pose, f'{what}.pose')
+
+
+def refuse_fields(given, why):
+    """INVALID_REQUEST naming the fields ``given`` (request fields set that the robot's kind
+    does not take), ``why`` saying what to send instead; nothing when ``given`` is empty."""
+    if given:
+        raise RequestError(ErrorCodes.INVALID_REQUEST,
+                           f'{", ".join(given)} {"is" if len(given) == 1 else "are"} set: {why}')
+
+
+def set_fields(msg, names, prefix=''):
+    """The names (``prefix`` + name) of the message fields ``names`` of ``msg`` that differ
+    from their defaults (messages) or are not empty (arrays)."""
+    given = []
+    for name in names:
+        value = getattr(msg, name)
+        default = type(value)() if hasattr(value, 'get_fields_and_field_types') else None
+        if (value != default) if default is not None else len(value):
+            given.append(prefix + name)
+    return given
+
+
+def flagged_vector(given, msg, task_space, what, bound):
+    """A Twist / Accel with a ``has_<what>`` flag: None when not ``given`` (then the message
+    must be all zero: INVALID_REQUEST otherwise, a value would be silently ignored), else its
+    task-space components (``task_space``) or, with ``task_space`` None, the whole
+    (angular, linear) 6-vector."""
+    if not given:
+        refuse_fields([what] if msg != type(msg)() else [],
+                      f'has_{what} is false: set has_{what}: true to use it, or leave it zero')
+        return None
+    if task_space is None:
+        return spatial_vector(msg, what, bound)
+    return task_vector(msg, task_space, what, bound)
+
+
 def spatial_vector(msg, what, bound=None):
     """(angular, linear) 6-vector of a Twist / Accel ((moment, force) of a Wrench: its bound
     is ``'effort'``), within the input bound ``bound`` (a key of ``BOUNDS``)."""
@@ -229,6 +279,7 @@ def floats(values, what='a result'):
     return a.tolist()
 
 
-__all__ = ['BOUNDS', 'RequestError', 'bounded', 'check_points', 'core_error', 'finite', 'floats',
-           'matrix_pose', 'matrix_quaternion', 'name_index', 'ordered', 'pose_matrix',
-           'quaternion_matrix', 'spatial_vector', 'task_message', 'task_vector']
+__all__ = ['BOUNDS', 'RequestError', 'bounded', 'check_frame', 'check_points', 'core_error',
+           'finite', 'flagged_vector', 'floats', 'matrix_pose', 'matrix_quaternion', 'name_index',
+           'ordered', 'pose_matrix', 'quaternion_matrix', 'refuse_fields', 'set_fields',
+           'spatial_vector', 'stamped_pose_matrix', 'task_message', 'task_vector']

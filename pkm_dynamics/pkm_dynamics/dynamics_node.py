@@ -14,7 +14,9 @@ Services (``pkm_dynamics_interfaces``): ``~/get_model_info``, ``~/forward_dynami
 ``~/inverse_kinematics``, ``~/forward_kinematics``. A run-time payload at the end effector /
 platform (parameters ``payload.*``) rebuilds the model as a new description does. Topics: the
 feedforward publisher (a reference in, the inverse dynamics of each reference out as it
-arrives) and joint-state completion (measured actuator positions in, every tree joint out).
+arrives), joint-state completion (measured actuator positions in, every tree joint out) and
+``/diagnostics`` at 1 Hz (``diagnostics``). Poses in requests are taken in the root link
+frame only; fields of the other kind's space are refused.
 Module chains work in actuator space, parallel manipulators (PKM) in task space, as the core
 defines. Parameters, topics and message conventions are documented in the package README.
 
@@ -31,8 +33,10 @@ core and converts the results back. Bad input never stops the node: services ans
 throttled warning and publish nothing.
 """
 import threading
+import time
 import xml.etree.ElementTree as ET
 
+from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import Accel, Twist
 import numpy as np
 from pkm_dynamics_interfaces.msg import ErrorCodes
@@ -53,9 +57,11 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, String
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint, MultiDOFJointTrajectory
 
-from pkm_dynamics.conversions import (TWIST_COMPONENTS, RequestError, check_points,
-                                      core_error, floats, matrix_pose, name_index, ordered,
-                                      pose_matrix, spatial_vector, task_message, task_vector)
+from pkm_dynamics.conversions import (TWIST_COMPONENTS, RequestError, check_frame, check_points,
+                                      core_error, flagged_vector, floats, matrix_pose,
+                                      name_index, ordered, pose_matrix, refuse_fields,
+                                      set_fields, spatial_vector, stamped_pose_matrix,
+                                      task_message, task_vector)
 from pkm_dynamics.core.bounds import check_limits
 from pkm_dynamics.core.description import parse_description
 from pkm_dynamics.core.errors import DescriptionError
@@ -63,6 +69,7 @@ from pkm_dynamics.core.forward_state import forward_state
 from pkm_dynamics.core.payload import Payload, description_with_payload
 from pkm_dynamics.core.higher_order import higher_order_inverse_dynamics
 from pkm_dynamics.core.robot import robot_from_description
+from pkm_dynamics.diagnostics import Diagnostics
 
 #: the feedforward output kinds (parameter ``feedforward.outputs``)
 OUTPUT_KINDS = ('commands', 'joint_state', 'trajectory', 'motor')
@@ -275,6 +282,12 @@ class DynamicsNode(LifecycleNode):
                 (InverseKinematics, 'inverse_kinematics', self._serve(self._inverse_kinematics)),
                 (ForwardKinematics, 'forward_kinematics', self._serve(self._forward_kinematics)),
             )]
+        # /diagnostics at 1 Hz in every lifecycle state (it reports the state), from the
+        # ~/get_model_info group: a model build or a long dynamics call does not hold it up
+        self._diagnostics = Diagnostics()
+        self._diagnostics_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
+        self._diagnostics_timer = self.create_timer(1.0, self._publish_diagnostics,
+                                                    callback_group=info_group)
         # The streaming topics (feedforward, joint-state completion) live on a lean companion
         # node spun by an executor of its own (see main): its wait set holds only them, not the
         # ~30 services and event handlers of this node, which keeps the per-reference overhead
@@ -444,6 +457,7 @@ class DynamicsNode(LifecycleNode):
 
     def _use(self, model, source):
         self._model = model
+        self._diagnostics.new_model()
         self._model_error = ''
         self._description_note = ''
         self.get_logger().info(
@@ -510,6 +524,7 @@ class DynamicsNode(LifecycleNode):
                 code, message = core_error(exc)
                 if code == ErrorCodes.FAILURE:
                     self.get_logger().error(f'{handler.__name__[1:]}: unexpected {message}')
+                self._diagnostics.error(handler.__name__[1:], message)
                 failed_point = getattr(exc, 'point', None)
                 response = type(response)()
                 response.success = False
@@ -539,12 +554,18 @@ class DynamicsNode(LifecycleNode):
         wrench = self._wrench(model, request.wrench)
         response.joint_names = list(model.actuated)
         if model.parallel:
-            pose = pose_matrix(request.pose, 'pose')
+            refuse_fields(set_fields(js, ('position', 'velocity'), 'joint_state.'),
+                          f'robot "{model.name}" is a parallel manipulator: its state is pose '
+                          f'and twist; joint_state carries only name and effort')
+            pose = stamped_pose_matrix(request.pose, model.root_link)
             twist = task_vector(request.twist, model.task_space, 'twist', bound='rate 1')
             a = model.robot.forward_dynamics(pose, twist, f, wrench=wrench)
             response.platform_acceleration = task_message(floats(a, 'platform_acceleration'),
                                                           model.task_space, Accel)
         else:
+            refuse_fields(set_fields(request, ('pose', 'twist')),
+                          f'robot "{model.name}" is a module chain: its state is '
+                          f'joint_state (position, velocity), not pose and twist')
             x = ordered(js.position, index, count, 'joint_state.position')
             xd = ordered(js.velocity, index, count, 'joint_state.velocity', optional=True,
                          bound='rate 1')
@@ -615,6 +636,8 @@ class DynamicsNode(LifecycleNode):
                 effort=self._at_point(k, floats, f, 'effort'), time_from_start=p.time_from_start))
 
     def _task_inverse_dynamics(self, model, request, points, wrenches, out):
+        check_frame(request.task_trajectory.header.frame_id, model.root_link,
+                    'task_trajectory.header.frame_id')
         robot = model.robot
         previous = None
         for k, p in enumerate(points):
@@ -654,11 +677,17 @@ class DynamicsNode(LifecycleNode):
 
     def _higher_order_inverse_dynamics(self, model, request, response):
         if model.parallel:
+            refuse_fields(set_fields(request, ('motion',)),
+                          f'robot "{model.name}" is a parallel manipulator: give the motion as '
+                          f'pose, twist, acceleration, jerk, snap (task space)')
             ts = model.task_space
-            x = pose_matrix(request.pose, 'pose')
+            x = stamped_pose_matrix(request.pose, model.root_link)
             ders = [task_vector(getattr(request, f), ts, f, bound=f'rate {k}') for k, f in
                     enumerate(('twist', 'acceleration', 'jerk', 'snap'), start=1)]
         else:
+            refuse_fields(set_fields(request, ('pose', 'twist', 'acceleration', 'jerk', 'snap')),
+                          f'robot "{model.name}" is a module chain: give the motion as motion '
+                          f'(actuator space)')
             m = request.motion
             index = name_index(m.name, model.actuated, 'motion.name')
             n = len(m.name)
@@ -688,20 +717,16 @@ class DynamicsNode(LifecycleNode):
         response.method = result.method
 
     def _inverse_kinematics(self, model, request, response):
-        pose = pose_matrix(request.pose, 'pose')
-        if model.parallel:          # task space: the platform twist's task components
-            ts = model.task_space
-            twist = (task_vector(request.twist[0], ts, 'twist', bound='rate 1')
-                     if request.twist else None)
-            accel = (task_vector(request.acceleration[0], ts, 'acceleration', bound='rate 2')
-                     if request.acceleration else None)
-        else:                       # module chain: the end effector's body-fixed twist
-            twist = (spatial_vector(request.twist[0], 'twist', bound='rate 1')
-                     if request.twist else None)
-            accel = (spatial_vector(request.acceleration[0], 'acceleration', bound='rate 2')
-                     if request.acceleration else None)
+        pose = stamped_pose_matrix(request.pose, model.root_link)
+        # PKM: the platform twist's task components; module chain: the whole end-effector twist
+        ts = model.task_space if model.parallel else None
+        twist = flagged_vector(request.has_twist, request.twist, ts, 'twist', 'rate 1')
+        accel = flagged_vector(request.has_acceleration, request.acceleration, ts,
+                               'acceleration', 'rate 2')
         if accel is not None and twist is None:
-            raise RequestError(ErrorCodes.INVALID_REQUEST, 'an acceleration needs a twist')
+            raise RequestError(ErrorCodes.INVALID_REQUEST,
+                               'an acceleration needs a twist (has_acceleration without '
+                               'has_twist)')
         initial = None
         seed = request.seed
         if seed.name:
@@ -724,6 +749,7 @@ class DynamicsNode(LifecycleNode):
                                        f'missing {missing}')
                 initial = initial[[model.tree_joints.index(n) for n in model.actuated]]
         sol = model.robot.inverse_kinematics(pose, twist, accel, initial=initial)
+        self._diagnostics.condition(np.max(sol.condition))
         response.actuator_state.name = list(model.actuated)
         response.actuator_state.position = floats(sol.actuators)
         response.joint_state.name = list(model.tree_joints)
@@ -781,6 +807,11 @@ class DynamicsNode(LifecycleNode):
             response.task_space = list(model.task_space)
             response.mass_matrix = floats(state.mass_matrix)
 
+    def _publish_diagnostics(self):
+        self._diagnostics_pub.publish(self._diagnostics.array(
+            self.get_clock().now().to_msg(), f'{self.get_name()}: dynamics', self._model,
+            self._state, self._model_error, self._ik['singularity_threshold']))
+
     # -- feedforward --------------------------------------------------------------------------
     def _setup_feedforward(self):
         depth = self._p('feedforward.qos_depth')
@@ -793,9 +824,10 @@ class DynamicsNode(LifecycleNode):
                 self._pub[kind] = self.topic_node.create_publisher(
                     msg_type, self._topic(f'feedforward.{kind}_topic'), qos)
         self._reference_sub = self._stream(JointTrajectory, 'reference_topic', qos, 'reference',
-                                           self._feedforward)
+                                           self._feedforward, counted=True)
         self._task_reference_sub = self._stream(MultiDOFJointTrajectory, 'task_reference_topic',
-                                                qos, 'task reference', self._task_feedforward)
+                                                qos, 'task reference', self._task_feedforward,
+                                                counted=True)
 
     def _topic(self, parameter):
         """The topic named by ``parameter``, resolved as a topic of this node."""
@@ -805,23 +837,33 @@ class DynamicsNode(LifecycleNode):
         code, message = core_error(exc)
         self.get_logger().warning(f'{what} ignored: {message}',
                                   throttle_duration_sec=self._p('warning_period'))
+        return message
 
-    def _stream(self, msg_type, topic_parameter, qos, what, handle):
+    def _stream(self, msg_type, topic_parameter, qos, what, handle, counted=False):
         """Subscribe a streaming topic (on the companion node): each message delivered, and
         those already waiting behind it (:func:`queued`), goes to ``handle(model, msg)`` while
         the node is active; a message ``handle`` rejects (an exception) gets a throttled
-        warning naming the problem and no output, and the next one is handled as usual."""
+        warning naming the problem and no output, and the next one is handled as usual.
+        ``counted``: answers, refusals and costs go to the diagnostics (the references)."""
+        diagnostics = self._diagnostics
+
         def callback(msg):
             for m in queued(subscription, msg):
                 model = self._model
                 if self._state != 'active':
                     continue                    # not serving: taken and dropped
+                start = time.perf_counter()
                 try:
                     if model is None:
                         raise RequestError(ErrorCodes.NO_MODEL, self._model_error)
                     handle(model, m)
                 except Exception as exc:
-                    self._warn(what, exc)
+                    message = self._warn(what, exc)
+                    if counted:
+                        diagnostics.refusal(what, message)
+                else:
+                    if counted:
+                        diagnostics.reference(start)
 
         subscription = self.topic_node.create_subscription(
             msg_type, self._topic(topic_parameter), callback, qos)
@@ -862,12 +904,14 @@ class DynamicsNode(LifecycleNode):
     def _task_feedforward(self, model, msg):
         """Feedforward of one task-space reference (MultiDOFJointTrajectory, PKMs)."""
         points = self._reference_points(model, msg, task_space=True)
+        check_frame(msg.header.frame_id, model.root_link, 'header.frame_id')
         robot = model.robot
         previous = model.ff_solution
         states = []
         for k, p in enumerate(points):
             pose, twist, accel = self._task_point(model, p, f'points[{k}]')
             sol = robot.inverse_kinematics(pose, twist, accel, initial=previous)
+            self._diagnostics.condition(np.max(sol.condition))
             u = robot.inverse_dynamics(sol, twist, accel)
             previous = sol
             states.append((sol.actuators, sol.actuators_d, sol.actuators_dd, u))

@@ -157,7 +157,7 @@ def requests(draw, model, service):
         r.joint_state.name = draw(names(model.actuated))
         r.joint_state.effort = draw(effort)
         if model.parallel:
-            r.pose = draw(poses(model))
+            r.pose.pose = draw(poses(model))
             r.twist = draw(task_rate(model, Twist, 1))
         else:
             r.joint_state.position = draw(values(x0))
@@ -188,7 +188,7 @@ def requests(draw, model, service):
     elif service == 'higher_order_inverse_dynamics':
         r = srv.HigherOrderInverseDynamics.Request()
         if model.parallel:
-            r.pose = draw(poses(model))
+            r.pose.pose = draw(poses(model))
             r.twist = draw(task_rate(model, Twist, 1))
             r.acceleration, r.jerk, r.snap = (draw(task_rate(model, Accel, k)) for k in (2, 3, 4))
         else:
@@ -198,9 +198,10 @@ def requests(draw, model, service):
             m.velocity, m.acceleration, m.jerk, m.snap = (draw(rates(n, k)) for k in range(1, 5))
     else:
         r = srv.InverseKinematics.Request()
-        r.pose = draw(poses(model))
-        r.twist = draw(st.lists(task_rate(model, Twist, 1), max_size=1))
-        r.acceleration = draw(st.lists(task_rate(model, Accel, 2), max_size=1))
+        r.pose.pose = draw(poses(model))
+        r.has_twist, r.has_acceleration = draw(st.booleans()), draw(st.booleans())
+        r.twist = draw(task_rate(model, Twist, 1))
+        r.acceleration = draw(task_rate(model, Accel, 2))
     return r
 
 

@@ -221,9 +221,10 @@ def test_bad_pkm_requests(pkm, module_ros_node):
     robot, client, process = pkm
 
     def ik(pose, twist=None):
-        request = InverseKinematics.Request(pose=pose)
+        request = InverseKinematics.Request()
+        request.pose.pose = pose
         if twist is not None:
-            request.twist = [twist]
+            request.has_twist, request.twist = True, twist
         return client.call(InverseKinematics, 'inverse_kinematics', request)
 
     good = matrix_pose(robot.task_pose(np.array([0.01, -0.01, 0.05])))

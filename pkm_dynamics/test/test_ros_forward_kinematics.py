@@ -61,7 +61,7 @@ def test_forward_then_inverse_kinematics_round_trip(served):
     assert fk.error_code.val == ErrorCodes.SUCCESS
     assert fk.pose.header.frame_id == robot.tree.root_link
     assert fk.has_twist
-    request = InverseKinematics.Request(pose=fk.pose.pose, twist=[fk.twist])
+    request = InverseKinematics.Request(pose=fk.pose, has_twist=True, twist=fk.twist)
     if not served.pkm:      # a module chain's pose may have several solutions: seed with x
         request.seed.name = names
         request.seed.position = [float(v) for v in served.x]

@@ -17,11 +17,17 @@ def gough(module_node, module_ros_node, example_robot):
     return load_robot(text), Client(module_ros_node, '/refuse_gough')
 
 
+def stamped(C):
+    """PoseStamped of a 4x4 pose matrix (frame_id empty: the root link)."""
+    from geometry_msgs.msg import PoseStamped
+    from pkm_dynamics.conversions import matrix_pose
+    return PoseStamped(pose=matrix_pose(C))
+
+
 def _pose(z):
-    from geometry_msgs.msg import Pose
-    pose = Pose()
-    pose.position.z = z
-    pose.orientation.w = 1.0
+    from geometry_msgs.msg import PoseStamped
+    pose = PoseStamped()
+    pose.pose.position.z = z
     return pose
 
 
@@ -35,9 +41,8 @@ def test_ik_beyond_the_joint_limits_is_invalid_state(gough):
     assert response.error_code.val == ErrorCodes.INVALID_STATE, response.message
     assert "joint 'leg" in response.message and 'outside its limits' in response.message
     good = robot.task_pose(np.array([0.02, -0.03, 0.05, 0.01, -0.02, 0.03]))
-    from pkm_dynamics.conversions import matrix_pose
     response = client.call(InverseKinematics, 'inverse_kinematics',
-                           InverseKinematics.Request(pose=matrix_pose(good)))
+                           InverseKinematics.Request(pose=stamped(good)))
     assert response.success, response.message
     q = np.array(response.joint_state.position)
     assert np.all((q >= robot.tree.lower) & (q <= robot.tree.upper))
@@ -70,14 +75,13 @@ def test_dynamics_in_the_base_plane_are_refused(gough):
 def test_pose_off_the_task_manifold_is_named(module_node, module_ros_node, example_robot):
     from pkm_dynamics_interfaces.msg import ErrorCodes
     from pkm_dynamics_interfaces.srv import InverseKinematics
-    from pkm_dynamics.conversions import matrix_pose
     text = example_robot('planar_3rrr')
     module_node(params={'robot_description': text}, name='refuse_planar')
     robot, client = load_robot(text), Client(module_ros_node, '/refuse_planar')
     P = robot.reference_pose.copy()
     P[2, 3] += 0.05
     response = client.call(InverseKinematics, 'inverse_kinematics',
-                           InverseKinematics.Request(pose=matrix_pose(P)))
+                           InverseKinematics.Request(pose=stamped(P)))
     assert response.error_code.val == ErrorCodes.INVALID_STATE, response.message
     assert 'off the task manifold' in response.message and 'vz' in response.message
 
@@ -86,12 +90,11 @@ def test_loop_singularity_threshold_parameter(module_node, module_ros_node, exam
     """ik.loop_singularity_threshold: kappa(G_y) beyond it is SINGULAR naming limb and loop."""
     from pkm_dynamics_interfaces.msg import ErrorCodes
     from pkm_dynamics_interfaces.srv import InverseKinematics
-    from pkm_dynamics.conversions import matrix_pose
     text = example_robot('irsbot2')
     module_node(params={'robot_description': text, 'ik.loop_singularity_threshold': 1.5},
                 name='refuse_loop')
     robot, client = load_robot(text), Client(module_ros_node, '/refuse_loop')
     response = client.call(InverseKinematics, 'inverse_kinematics', InverseKinematics.Request(
-        pose=matrix_pose(robot.task_pose(np.array([0.02, 0.05])))))
+        pose=stamped(robot.task_pose(np.array([0.02, 0.05])))))
     assert response.error_code.val == ErrorCodes.SINGULAR, response.message
     assert 'limb1 loop' in response.message and 'kappa(G_y)' in response.message

@@ -15,7 +15,7 @@ def ik_request(C):
 
     from pkm_dynamics.conversions import matrix_pose
     request = InverseKinematics.Request()
-    request.pose = matrix_pose(C)
+    request.pose.pose = matrix_pose(C)
     return request
 
 

@@ -169,10 +169,10 @@ def test_forward_dynamics(served):
     if served.pkm:
         poses, V, _ = task_motion(robot, PKMS[served.name], 3)
         u = np.linspace(-2.0, 3.0, len(names))
-        request.pose = matrix_pose(poses[-1])
+        request.pose.pose = matrix_pose(poses[-1])
         request.twist = task_message(V[-1], robot.task_space, Twist)
         request.joint_state.effort = list(u[::-1])
-        expected = robot.forward_dynamics(pose_matrix(request.pose), V[-1], u)
+        expected = robot.forward_dynamics(pose_matrix(request.pose.pose), V[-1], u)
     else:
         X, XD, XDD = actuator_motion(robot, MODULE_CHAINS[served.name], 3)
         f = robot.inverse_dynamics(X[-1], XD[-1], XDD[-1]) + 10.0
@@ -202,11 +202,11 @@ def test_higher_order_inverse_dynamics(served):
         poses, V, A = task_motion(robot, PKMS[served.name], 2)
         d = robot.dof
         ders = [V[-1], A[-1], np.full(d, 0.5), np.full(d, -0.7)]
-        request.pose = matrix_pose(poses[-1])
+        request.pose.pose = matrix_pose(poses[-1])
         request.twist = task_message(ders[0], robot.task_space, Twist)
         request.acceleration, request.jerk, request.snap = (
             task_message(v, robot.task_space, Accel) for v in ders[1:])
-        x = pose_matrix(request.pose)
+        x = pose_matrix(request.pose.pose)
     else:
         X, XD, XDD = actuator_motion(robot, MODULE_CHAINS[served.name], 2)
         x = X[-1]
@@ -251,8 +251,8 @@ def test_inverse_kinematics(served):
     robot = served.robot
     request = InverseKinematics.Request()
     if not served.pkm:
-        request.pose = matrix_pose(robot.forward_kinematics(MODULE_CHAINS[served.name]))
-        P = pose_matrix(request.pose)
+        request.pose.pose = matrix_pose(robot.forward_kinematics(MODULE_CHAINS[served.name]))
+        P = pose_matrix(request.pose.pose)
         response = served.client.call(InverseKinematics, 'inverse_kinematics', request)
         assert response.success, response.message
         expected = robot.inverse_kinematics(P)
@@ -266,9 +266,9 @@ def test_inverse_kinematics(served):
         # with the twist of the chain's own motion, seeded by the actuators
         J = chain_jacobian(robot, expected.actuators)[0]
         V = J @ np.full(robot.n, 0.1)
-        request.twist = [Twist()]
-        request.twist[0].angular.x, request.twist[0].angular.y, request.twist[0].angular.z = V[:3]
-        request.twist[0].linear.x, request.twist[0].linear.y, request.twist[0].linear.z = V[3:]
+        request.has_twist = True
+        request.twist.angular.x, request.twist.angular.y, request.twist.angular.z = V[:3]
+        request.twist.linear.x, request.twist.linear.y, request.twist.linear.z = V[3:]
         request.seed.name = list(robot.actuated_joints)
         request.seed.position = list(expected.actuators)
         response = served.client.call(InverseKinematics, 'inverse_kinematics', request)
@@ -278,8 +278,8 @@ def test_inverse_kinematics(served):
         assert_array_equal(response.joint_state.velocity, expected.qd)
         return
     poses, V, A = task_motion(robot, PKMS[served.name], 2)
-    request.pose = matrix_pose(poses[-1])
-    P = pose_matrix(request.pose)
+    request.pose.pose = matrix_pose(poses[-1])
+    P = pose_matrix(request.pose.pose)
     # pose only
     response = served.client.call(InverseKinematics, 'inverse_kinematics', request)
     assert response.success, response.message
@@ -291,8 +291,9 @@ def test_inverse_kinematics(served):
     assert response.residual == expected.residual <= 1e-9
     assert list(response.limb_names) == [limb.name for limb in robot.limbs]
     # with twist and acceleration, from a seed
-    request.twist = [task_message(V[-1], robot.task_space, Twist)]
-    request.acceleration = [task_message(A[-1], robot.task_space, Accel)]
+    request.has_twist = request.has_acceleration = True
+    request.twist = task_message(V[-1], robot.task_space, Twist)
+    request.acceleration = task_message(A[-1], robot.task_space, Accel)
     request.seed.name = list(robot.tree_joints)
     request.seed.position = list(expected.q)
     response = served.client.call(InverseKinematics, 'inverse_kinematics', request)
