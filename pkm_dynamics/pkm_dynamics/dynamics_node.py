@@ -29,6 +29,7 @@ core and converts the results back. Bad input never stops the node: services ans
 ``success = false`` with an error code and a message naming the problem, topics log a
 throttled warning and publish nothing.
 """
+import signal
 import threading
 import xml.etree.ElementTree as ET
 
@@ -44,11 +45,11 @@ import rclpy
 import rclpy.logging
 from rclpy.exceptions import InvalidHandle
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
-from rclpy.executors import (ExternalShutdownException, MultiThreadedExecutor,
-                             SingleThreadedExecutor)
+from rclpy.executors import MultiThreadedExecutor, SingleThreadedExecutor
 from rclpy.lifecycle import LifecycleNode, TransitionCallbackReturn
 from rclpy.qos import (DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy,
                        qos_profile_services_default)
+from rclpy.signals import SignalHandlerOptions
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, String
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint, MultiDOFJointTrajectory
@@ -868,17 +869,60 @@ def queued(subscription, first):
         yield taken[0]
 
 
-def _spin_until_shutdown(executor):
-    """Spin ``executor`` until the context shuts down (the streaming topics' thread)."""
+def _spin_until_signal(executors):
+    """Spin each of ``executors`` (a dict: thread name -> executor) in a thread of its own
+    until SIGINT or SIGTERM (a KeyboardInterrupt in this, the main thread) or until one of
+    them stops by itself (its exception is raised here once every thread is joined); then stop
+    the others and join every thread, so that no thread is inside rcl any more when the caller
+    destroys the nodes and shuts the context down.
+
+    rclpy's own signal handler is not used: it shuts the context down from a thread of its own
+    the moment the signal arrives, while these threads are still waiting, taking or publishing
+    in rcl on that context (tracebacks, and now and then a segfault at exit). A guard
+    condition on each executor's nodes (in a callback group of its own, so never blocked by a
+    callback under way) wakes it to see ``stopping``."""
+    stopping = threading.Event()
+    failures = []
+    wakers = [node.create_guard_condition(lambda: None, MutuallyExclusiveCallbackGroup())
+              for executor in executors.values() for node in executor.get_nodes()]
+
+    def spin(executor):
+        try:
+            while not stopping.is_set():
+                executor.spin_once()
+        except Exception as exc:
+            failures.append(exc)
+        finally:
+            stopping.set()
+
+    threads = [threading.Thread(target=spin, args=(executor,), name=name)
+               for name, executor in executors.items()]
     try:
-        executor.spin()
-    except ExternalShutdownException:
+        for thread in threads:
+            thread.start()
+        stopping.wait()
+    except KeyboardInterrupt:
         pass
+    finally:
+        for number in (signal.SIGINT, signal.SIGTERM):     # a second signal: stop as begun
+            signal.signal(number, signal.SIG_IGN)
+        stopping.set()
+        for waker in wakers:
+            waker.trigger()
+        for thread in threads:
+            if thread.ident is not None:   # started
+                thread.join()
+        for executor in executors.values():
+            executor.shutdown()         # the multi-threaded one waits for its workers
+    if failures:
+        raise failures[0]
 
 
 def main(args=None):
+    # SIGTERM (ros2 launch, systemd) stops the node as SIGINT does: see _spin_until_signal.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
-        with rclpy.init(args=args):
+        with rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO):
             try:
                 node = DynamicsNode()
             except ValueError as exc:          # an invalid parameter value: refuse to start
@@ -889,18 +933,13 @@ def main(args=None):
                     node.trigger_activate()
             topics = SingleThreadedExecutor()
             topics.add_node(node.topic_node)
-            streaming = threading.Thread(target=_spin_until_shutdown, args=(topics,),
-                                         name='pkm_dynamics_topics', daemon=True)
-            streaming.start()
             executor = MultiThreadedExecutor(num_threads=2)    # services | the rest
             executor.add_node(node)
-            try:
-                executor.spin()
-            finally:
-                executor.shutdown()
-                topics.shutdown()
-                streaming.join(timeout=2.0)
-    except (KeyboardInterrupt, ExternalShutdownException):
+            _spin_until_signal({'pkm_dynamics_topics': topics,
+                                'pkm_dynamics_services': executor})
+            node.topic_node.destroy_node()     # every thread joined: no rcl call under way
+            node.destroy_node()
+    except KeyboardInterrupt:                  # a signal before the executors spun
         pass
     return 0
 
