@@ -869,18 +869,24 @@ def queued(subscription, first):
         yield taken[0]
 
 
-def _spin_until_signal(executors):
+#: [s] how often the main thread looks for a signal while the executors spin
+SIGNAL_CHECK_PERIOD = 0.2
+
+
+def _spin_until_signal(executors, signalled):
     """Spin each of ``executors`` (a dict: thread name -> executor) in a thread of its own
-    until SIGINT or SIGTERM (a KeyboardInterrupt in this, the main thread) or until one of
-    them stops by itself (its exception is raised here once every thread is joined); then stop
-    the others and join every thread, so that no thread is inside rcl any more when the caller
-    destroys the nodes and shuts the context down.
+    until ``signalled`` (the list of signals received, see :func:`main`) is not empty or
+    until one of them stops by itself (its exception is raised here once every thread is
+    joined); then stop the others and join every thread, so that no thread is inside rcl any
+    more when the caller destroys the nodes and shuts the context down.
 
     rclpy's own signal handler is not used: it shuts the context down from a thread of its own
     the moment the signal arrives, while these threads are still waiting, taking or publishing
-    in rcl on that context (tracebacks, and now and then a segfault at exit). A guard
-    condition on each executor's nodes (in a callback group of its own, so never blocked by a
-    callback under way) wakes it to see ``stopping``."""
+    in rcl on that context (tracebacks, and now and then a segfault at exit). The main thread
+    looks for a signal every ``SIGNAL_CHECK_PERIOD``: one the kernel delivers to another
+    thread does not interrupt the main thread's wait. A guard condition on each executor's
+    nodes (in a callback group of its own, so never blocked by a callback under way) wakes the
+    executor to see ``stopping``."""
     stopping = threading.Event()
     failures = []
     wakers = [node.create_guard_condition(lambda: None, MutuallyExclusiveCallbackGroup())
@@ -900,12 +906,9 @@ def _spin_until_signal(executors):
     try:
         for thread in threads:
             thread.start()
-        stopping.wait()
-    except KeyboardInterrupt:
-        pass
+        while not signalled and not stopping.is_set():
+            stopping.wait(SIGNAL_CHECK_PERIOD)
     finally:
-        for number in (signal.SIGINT, signal.SIGTERM):     # a second signal: stop as begun
-            signal.signal(number, signal.SIG_IGN)
         stopping.set()
         for waker in wakers:
             waker.trigger()
@@ -919,28 +922,29 @@ def _spin_until_signal(executors):
 
 
 def main(args=None):
-    # SIGTERM (ros2 launch, systemd) stops the node as SIGINT does: see _spin_until_signal.
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
-    try:
-        with rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO):
-            try:
-                node = DynamicsNode()
-            except ValueError as exc:          # an invalid parameter value: refuse to start
-                rclpy.logging.get_logger('pkm_dynamics').fatal(str(exc))
-                return 1
-            if node.get_parameter('autostart').value:
-                if node.trigger_configure() == TransitionCallbackReturn.SUCCESS:
-                    node.trigger_activate()
-            topics = SingleThreadedExecutor()
-            topics.add_node(node.topic_node)
-            executor = MultiThreadedExecutor(num_threads=2)    # services | the rest
-            executor.add_node(node)
-            _spin_until_signal({'pkm_dynamics_topics': topics,
-                                'pkm_dynamics_services': executor})
-            node.topic_node.destroy_node()     # every thread joined: no rcl call under way
-            node.destroy_node()
-    except KeyboardInterrupt:                  # a signal before the executors spun
-        pass
+    # SIGINT (Ctrl-C) and SIGTERM (ros2 launch, systemd) are only noted, never raised as an
+    # exception that could leave a lock held anywhere: the node stops once it spins (see
+    # _spin_until_signal), so a signal during start-up stops it right after.
+    signalled = []
+    for number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, lambda number, frame: signalled.append(number))
+    with rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO):
+        try:
+            node = DynamicsNode()
+        except ValueError as exc:          # an invalid parameter value: refuse to start
+            rclpy.logging.get_logger('pkm_dynamics').fatal(str(exc))
+            return 1
+        if node.get_parameter('autostart').value:
+            if node.trigger_configure() == TransitionCallbackReturn.SUCCESS:
+                node.trigger_activate()
+        topics = SingleThreadedExecutor()
+        topics.add_node(node.topic_node)
+        executor = MultiThreadedExecutor(num_threads=2)    # services | the rest
+        executor.add_node(node)
+        _spin_until_signal({'pkm_dynamics_topics': topics,
+                            'pkm_dynamics_services': executor}, signalled)
+        node.topic_node.destroy_node()     # every thread joined: no rcl call under way
+        node.destroy_node()
     return 0
 
 
