@@ -32,6 +32,7 @@ core and converts the results back. Bad input never stops the node: services ans
 ``success = false`` with an error code and a message naming the problem, topics log a
 throttled warning and publish nothing.
 """
+import signal
 import threading
 import time
 import xml.etree.ElementTree as ET
@@ -49,10 +50,10 @@ import rclpy
 import rclpy.logging
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.exceptions import InvalidHandle
-from rclpy.executors import (ExternalShutdownException, MultiThreadedExecutor,
-                             SingleThreadedExecutor)
+from rclpy.executors import MultiThreadedExecutor, SingleThreadedExecutor
 from rclpy.lifecycle import LifecycleNode, TransitionCallbackReturn
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.signals import SignalHandlerOptions
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, String
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint, MultiDOFJointTrajectory
@@ -1029,41 +1030,83 @@ def queued(subscription, first):
         yield taken[0]
 
 
-def _spin_until_shutdown(executor):
-    """Spin ``executor`` until the context shuts down (the streaming topics' thread)."""
+#: [s] how often the main thread looks for a signal while the executors spin
+SIGNAL_CHECK_PERIOD = 0.2
+
+
+def _spin_until_signal(executors, signalled):
+    """Spin each of ``executors`` (a dict: thread name -> executor) in a thread of its own
+    until ``signalled`` (the list of signals received, see :func:`main`) is not empty or
+    until one of them stops by itself (its exception is raised here once every thread is
+    joined); then stop the others and join every thread, so that no thread is inside rcl any
+    more when the caller destroys the nodes and shuts the context down.
+
+    rclpy's own signal handler is not used: it shuts the context down from a thread of its own
+    the moment the signal arrives, while these threads are still waiting, taking or publishing
+    in rcl on that context (tracebacks, and now and then a segfault at exit). The main thread
+    looks for a signal every ``SIGNAL_CHECK_PERIOD``: one the kernel delivers to another
+    thread does not interrupt the main thread's wait. A guard condition on each executor's
+    nodes (in a callback group of its own, so never blocked by a callback under way) wakes the
+    executor to see ``stopping``."""
+    stopping = threading.Event()
+    failures = []
+    wakers = [node.create_guard_condition(lambda: None, MutuallyExclusiveCallbackGroup())
+              for executor in executors.values() for node in executor.get_nodes()]
+
+    def spin(executor):
+        try:
+            while not stopping.is_set():
+                executor.spin_once()
+        except Exception as exc:
+            failures.append(exc)
+        finally:
+            stopping.set()
+
+    threads = [threading.Thread(target=spin, args=(executor,), name=name)
+               for name, executor in executors.items()]
     try:
-        executor.spin()
-    except ExternalShutdownException:
-        pass
+        for thread in threads:
+            thread.start()
+        while not signalled and not stopping.is_set():
+            stopping.wait(SIGNAL_CHECK_PERIOD)
+    finally:
+        stopping.set()
+        for waker in wakers:
+            waker.trigger()
+        for thread in threads:
+            if thread.ident is not None:   # started
+                thread.join()
+        for executor in executors.values():
+            executor.shutdown()         # the multi-threaded one waits for its workers
+    if failures:
+        raise failures[0]
 
 
 def main(args=None):
-    try:
-        with rclpy.init(args=args):
-            try:
-                node = DynamicsNode()
-            except ValueError as exc:          # an invalid parameter value: refuse to start
-                rclpy.logging.get_logger('pkm_dynamics').fatal(str(exc))
-                return 1
-            if node.get_parameter('autostart').value:
-                if node.trigger_configure() == TransitionCallbackReturn.SUCCESS:
-                    node.trigger_activate()
-            topics = SingleThreadedExecutor()
-            topics.add_node(node.topic_node)
-            streaming = threading.Thread(target=_spin_until_shutdown, args=(topics,),
-                                         name='pkm_dynamics_topics', daemon=True)
-            streaming.start()
-            # dynamics services | get_model_info | parameters, lifecycle, descriptions
-            executor = MultiThreadedExecutor(num_threads=3)
-            executor.add_node(node)
-            try:
-                executor.spin()
-            finally:
-                executor.shutdown()
-                topics.shutdown()
-                streaming.join(timeout=2.0)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
+    # SIGINT (Ctrl-C) and SIGTERM (ros2 launch, systemd) are only noted, never raised as an
+    # exception that could leave a lock held anywhere: the node stops once it spins (see
+    # _spin_until_signal), so a signal during start-up stops it right after.
+    signalled = []
+    for number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, lambda number, frame: signalled.append(number))
+    with rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO):
+        try:
+            node = DynamicsNode()
+        except ValueError as exc:          # an invalid parameter value: refuse to start
+            rclpy.logging.get_logger('pkm_dynamics').fatal(str(exc))
+            return 1
+        if node.get_parameter('autostart').value:
+            if node.trigger_configure() == TransitionCallbackReturn.SUCCESS:
+                node.trigger_activate()
+        topics = SingleThreadedExecutor()
+        topics.add_node(node.topic_node)
+        # dynamics services | get_model_info | parameters, lifecycle, descriptions
+        executor = MultiThreadedExecutor(num_threads=3)
+        executor.add_node(node)
+        _spin_until_signal({'pkm_dynamics_topics': topics,
+                            'pkm_dynamics_services': executor}, signalled)
+        node.topic_node.destroy_node()     # every thread joined: no rcl call under way
+        node.destroy_node()
     return 0
 
 
