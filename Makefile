@@ -50,11 +50,13 @@ $(STAMPS)/interfaces: $(INTERFACE_SOURCES) $(STAMPS)/requirements
 	$(PY) -c 'from pkm_dynamics_interfaces.srv import GetModelInfo'
 	touch $@
 
-# A regular (non-editable) install: tests and demo run what a user gets.
+# A regular (non-editable) install: tests and demo run what a user gets.  The numba kernels
+# are compiled once into the installed package's cache, so tests, demo and node start warm.
 $(STAMPS)/pkm_dynamics: $(PACKAGE_SOURCES) | $(STAMPS)/interfaces
 	rm -rf pkm_dynamics/build pkm_dynamics/*.egg-info
 	$(PIP) install --quiet --no-deps --no-build-isolation --force-reinstall ./pkm_dynamics
 	rm -rf pkm_dynamics/build pkm_dynamics/*.egg-info
+	$(PY) -m pkm_dynamics.core.compiled.warmup
 	touch $@
 
 test: setup

@@ -25,6 +25,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .compiled import ChainModel
+from .compiled import chain_forward_dynamics as compiled_forward_dynamics
+from .compiled import chain_inverse_dynamics as compiled_inverse_dynamics
 from .description import RobotDescription
 from .errors import ConvergenceError, DescriptionError, SingularityError, StateError
 from .parallel_module import (ParallelModule, alpha_beta_terms, assembled_base_inertia,
@@ -646,6 +649,7 @@ class ModuleChainRobot:
         self.description = desc
         self.tree = desc.tree
         self.chain = recognise_modules(desc)
+        self.compiled = ChainModel.build(self.chain)
         self.modules = self.chain.modules
         self.actuated_joints = tuple(i.joint for i in self.chain.info)
         self.tree_joints = tuple(self.tree.joint_names)
@@ -676,19 +680,14 @@ class ModuleChainRobot:
 
     def forward_dynamics(self, x, xd, f, f_ext=None):
         """Actuator accelerations ``xdd`` from positions, velocities and actuator forces
-        (Algorithm 1, O(n)).  ``f_ext`` (6,) or (batch, 6): wrench (moment, force) acting on the
-        end effector, in its frame."""
-        if f_ext is None or np.asarray(f_ext).ndim == 1:
-            return self._run(lambda a, b, c: parallel_serial_forward_dynamics(self.chain, a, b, c, f_ext), x, xd, f)
-        fe = iter(np.asarray(f_ext, dtype=float))
-        return self._run(lambda a, b, c: parallel_serial_forward_dynamics(self.chain, a, b, c, next(fe)), x, xd, f)
+        (Algorithm 1, O(n), compiled: :mod:`.compiled.chain_kernels`).  ``f_ext`` (6,) or
+        (batch, 6): wrench (moment, force) acting on the end effector, in its frame."""
+        return compiled_forward_dynamics(self.compiled, x, xd, f, f_ext)
 
     def inverse_dynamics(self, x, xd, xdd, f_ext=None):
-        """Actuator forces ``f`` for positions, velocities and accelerations (analytic, O(n))."""
-        if f_ext is None or np.asarray(f_ext).ndim == 1:
-            return self._run(lambda a, b, c: chain_inverse_dynamics(self.chain, a, b, c, f_ext), x, xd, xdd)
-        fe = iter(np.asarray(f_ext, dtype=float))
-        return self._run(lambda a, b, c: chain_inverse_dynamics(self.chain, a, b, c, next(fe)), x, xd, xdd)
+        """Actuator forces ``f`` for positions, velocities and accelerations (analytic, O(n),
+        compiled: :mod:`.compiled.chain_kernels`)."""
+        return compiled_inverse_dynamics(self.compiled, x, xd, xdd, f_ext)
 
     def forward_kinematics(self, x):
         """End-effector pose (4, 4) in the URDF root frame (batched: (batch, 4, 4))."""

@@ -1,0 +1,76 @@
+"""Where numba keeps the compiled kernels, decided before numba compiles anything.
+
+numba's ``cache=True`` writes machine code next to the source (``__pycache__``) or, if that is
+not writable, into a per-user directory; when no location is writable it raises ``RuntimeError:
+no locator available`` as soon as a kernel is defined, so a read-only install could not even
+import the package.  :func:`configure_cache` picks the first writable location of
+
+1. ``NUMBA_CACHE_DIR`` if the user set it;
+2. the package directory itself (its ``__pycache__``: what ``make setup`` fills);
+3. ``$XDG_CACHE_HOME/pkm_dynamics/numba`` (default ``~/.cache/pkm_dynamics/numba``);
+
+and points numba there (``NUMBA_CACHE_DIR``); when none is writable the kernels are compiled
+without a cache (``CACHING`` is False: every process compiles them again, a few seconds).
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _writable_dir(path: str) -> bool:
+    """True if ``path`` is (or can be made) a directory where this process can create files."""
+    try:
+        os.makedirs(path, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+        return True
+    except OSError:
+        return False
+
+
+def cache_candidates() -> list:
+    """The cache locations in the order of the module docstring (None: numba's own in-tree
+    ``__pycache__`` of the package)."""
+    out = []
+    user = os.environ.get("NUMBA_CACHE_DIR")
+    if user:
+        out.append(user)
+    out.append(None)
+    xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    out.append(os.path.join(xdg, "pkm_dynamics", "numba"))
+    return out
+
+
+def configure_cache() -> str | None:
+    """Choose the cache location (see the module docstring) and tell numba; returns the
+    directory, ``""`` for the package's own ``__pycache__``, or None when nothing is writable."""
+    import numba
+    for path in cache_candidates():
+        target = os.path.join(_PACKAGE_DIR, "__pycache__") if path is None else path
+        if _writable_dir(target):
+            if path is None:
+                os.environ.pop("NUMBA_CACHE_DIR", None)
+                numba.config.CACHE_DIR = ""
+                return ""
+            os.environ["NUMBA_CACHE_DIR"] = path
+            numba.config.CACHE_DIR = path
+            return path
+    os.environ.pop("NUMBA_CACHE_DIR", None)
+    numba.config.CACHE_DIR = ""
+    return None
+
+
+#: the chosen location (see :func:`configure_cache`); None: kernels are not cached
+CACHE_DIR = configure_cache()
+#: whether the kernels are cached on disk
+CACHING = CACHE_DIR is not None
+
+
+def kernel(fn):
+    """``numba.njit`` with the cache setting of this process: every compiled function of the
+    core is defined through this decorator."""
+    import numba
+    return numba.njit(cache=CACHING)(fn)

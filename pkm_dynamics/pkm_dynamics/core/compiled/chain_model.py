@@ -1,0 +1,162 @@
+"""Model and data of the compiled module-chain dynamics, kept apart as in Pinocchio.
+
+:class:`ChainModel`: the :class:`~pkm_dynamics.core.module_chain.ModuleChain` of a robot as flat
+read-only arrays (layouts in :mod:`.chain_kernels`), built once at load and shared by every
+call.  :class:`ChainData`: the scratch of one call, preallocated per robot and per thread
+(:meth:`ChainModel.data`), never shared between threads.  :func:`chain_forward_dynamics` and
+:func:`chain_inverse_dynamics` are the thin Python layer: shapes, one kernel call for a whole
+batch, and the status turned into the named exception.
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import PkmDynamicsError, SingularityError, StateError
+from . import chain_kernels as K
+
+_NAMES = ("x", "xd", "third", "f_ext")
+
+
+@dataclass(frozen=True)
+class ChainData:
+    """Scratch of one call (n modules): ``A`` (n, 3, 6, 6), ``V`` (n, 5, 3, 6), ``S`` (n, 24),
+    ``W`` (6, 6, 6), ``w`` (12, 6) as laid out in :mod:`.chain_kernels`, and ``status`` (3,)."""
+
+    A: np.ndarray
+    V: np.ndarray
+    S: np.ndarray
+    W: np.ndarray
+    w: np.ndarray
+    status: np.ndarray
+
+    @classmethod
+    def allocate(cls, n: int) -> "ChainData":
+        return cls(np.zeros((n, 3, 6, 6)), np.zeros((n, 5, 3, 6)), np.zeros((n, 24)), np.zeros((6, 6, 6)),
+                   np.zeros((12, 6)), np.zeros(3, dtype=np.int64))
+
+
+@dataclass(frozen=True, eq=False)
+class ChainModel:
+    """Flat model of a module chain: ``geo`` (n, 15), ``mats`` (n, 4, 6, 6), ``nud0`` (6,) (see
+    :mod:`.chain_kernels`), read-only, plus the chain it came from (for error messages and the
+    reference route)."""
+
+    chain: object
+    geo: np.ndarray
+    mats: np.ndarray
+    nud0: np.ndarray
+    _local: threading.local = field(default_factory=threading.local, repr=False)
+
+    @classmethod
+    def build(cls, chain) -> "ChainModel":
+        """Compile ``chain`` (a :class:`~pkm_dynamics.core.module_chain.ModuleChain`) into arrays."""
+        n = chain.n
+        geo = np.zeros((n, 15))
+        mats = np.zeros((n, 4, 6, 6))
+        for k, (mod, info) in enumerate(zip(chain.modules, chain.info)):
+            geo[k, 1:4] = info.sx, info.lower, info.upper
+            if info.kind == "parallel":
+                geo[k, 4:9] = mod.L, mod.L1, mod.Lc, mod.Lc0, mod.h
+                mats[k, :3] = mod.M
+            else:
+                geo[k, 0] = 1.0
+                geo[k, 9:15] = mod.X
+                mats[k, 0] = mod.M_B4
+                mats[k, 1, :4, :4] = mod.B
+            mats[k, 3] = mod.AE
+        nud0 = np.array(chain.nud_0, dtype=float)
+        for a in (geo, mats, nud0):
+            a.setflags(write=False)
+        return cls(chain, geo, mats, nud0)
+
+    @property
+    def n(self) -> int:
+        return self.geo.shape[0]
+
+    def data(self) -> ChainData:
+        """The scratch of the calling thread (allocated on its first call)."""
+        d = getattr(self._local, "data", None)
+        if d is None:
+            d = self._local.data = ChainData.allocate(self.n)
+        return d
+
+
+def _batch(model: ChainModel, arrays, f_ext):
+    """Inputs as C-contiguous float (B, n) arrays and the wrenches (B, 6); shape errors raise
+    :class:`StateError` as the reference route does.  Returns (arrays, f_ext, single)."""
+    n = model.n
+    out = []
+    for i, a in enumerate(arrays):
+        a = np.asarray(a, dtype=float)
+        if a.shape[-1:] != (n,) or a.ndim not in (1, 2):
+            raise StateError(f"{_NAMES[i]} has shape {a.shape}, expected ({n},) or (batch, {n})")
+        out.append(a)
+    shapes = {a.shape for a in out}
+    if len(shapes) != 1:
+        raise StateError(f"state arrays have different shapes {sorted(shapes)}")
+    single = out[0].ndim == 1
+    out = [np.ascontiguousarray(a.reshape(-1, n)) for a in out]
+    B = out[0].shape[0]
+    if f_ext is None:
+        fe = np.zeros((B, 6))
+    else:
+        fe = np.asarray(f_ext, dtype=float)
+        if fe.shape == (6,):
+            fe = np.broadcast_to(fe, (B, 6))
+        elif fe.shape != (B, 6) or single:
+            raise StateError(f"f_ext has shape {fe.shape}, expected (6,)" + ("" if single else f" or ({B}, 6)"))
+        fe = np.ascontiguousarray(fe)
+    return out, fe, single
+
+
+def _raise(model: ChainModel, inverse: bool, status, arrays, fe) -> None:
+    """Turn a kernel status into the exception of the reference route: the culprit row goes
+    through the numpy functions of :mod:`~pkm_dynamics.core.module_chain` (which raise the
+    named exception with its message); the status alone words the message if they do not."""
+    from ..module_chain import (_as_state, _check_actuators, chain_inverse_dynamics,
+                                parallel_serial_forward_dynamics)
+    code, row, idx = (int(v) for v in status)
+    chain = model.chain
+    rows = [a[row] for a in arrays]
+    if code == K.NONFINITE_INPUT:
+        if idx == 3:
+            raise StateError(f"f_ext is not finite: {fe[row].tolist()}")
+        _as_state(_NAMES[idx], rows[idx], model.n)
+    if code == K.STROKE:
+        _check_actuators(chain, rows[0])
+    if code in (K.CLOSURE, K.SINGULAR_ANGLE, K.SINGULAR_DET, K.SINGULAR_ALPHA):
+        reference = chain_inverse_dynamics if inverse else parallel_serial_forward_dynamics
+        reference(chain, *rows, fe[row])
+        raise SingularityError(f"module '{chain.info[idx].name}': singular state at x = {rows[0][idx]:.6g} "
+                               f"(status {code})")
+    if code == K.NONFINITE_RESULT:
+        raise StateError(f"the result is not finite at module '{chain.info[idx].name}' "
+                         f"(row {row}): the state is too large for the dynamics")
+    raise PkmDynamicsError(f"compiled chain dynamics failed with status {code} at row {row}, index {idx}")
+
+
+def _call(model: ChainModel, inverse: bool, x, xd, t, f_ext):
+    arrays, fe, single = _batch(model, (x, xd, t), f_ext)
+    d = model.data()
+    out = np.empty_like(arrays[0])
+    if K.chain_dynamics(inverse, model.geo, model.mats, model.nud0, d.A, d.V, d.S, d.W, d.w,
+                        arrays[0], arrays[1], arrays[2], fe, out, d.status) != K.OK:
+        _raise(model, inverse, d.status, arrays, fe)
+    return out[0] if single else out
+
+
+def chain_forward_dynamics(model: ChainModel, x, xd, f, f_ext=None) -> np.ndarray:
+    """Algorithm 1 of paper 000 (compiled): actuator accelerations (n,) or (B, n) from positions,
+    velocities and forces of the same shape; ``f_ext`` (6,) or (B, 6): wrench (moment, force) on
+    the end effector in its frame.  Raises what
+    :func:`~pkm_dynamics.core.module_chain.parallel_serial_forward_dynamics` raises."""
+    return _call(model, False, x, xd, f, f_ext)
+
+
+def chain_inverse_dynamics(model: ChainModel, x, xd, xdd, f_ext=None) -> np.ndarray:
+    """Analytic chain inverse dynamics (compiled): actuator forces (n,) or (B, n); as
+    :func:`~pkm_dynamics.core.module_chain.chain_inverse_dynamics`."""
+    return _call(model, True, x, xd, xdd, f_ext)
