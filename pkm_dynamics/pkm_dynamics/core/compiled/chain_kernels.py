@@ -382,6 +382,7 @@ def check_inputs(geo, X, XD, T, FE, status):
                 if not math.isfinite(v):
                     status[0], status[1], status[2] = NONFINITE_INPUT, r, which
                     return NONFINITE_INPUT
+    for r in range(FE.shape[0]):
         for j in range(6):
             if not math.isfinite(FE[r, j]):
                 status[0], status[1], status[2] = NONFINITE_INPUT, r, 3
@@ -398,7 +399,7 @@ def check_inputs(geo, X, XD, T, FE, status):
 def chain_dynamics(inverse, geo, mats, nud0, A, V, S, W, w, X, XD, T, FE, out, status):
     """One public call over a batch (B rows): forward dynamics (``inverse`` False: ``T`` are the
     forces, ``out`` the accelerations) or inverse dynamics (``T`` the accelerations, ``out`` the
-    forces), each (B, n), with the end-effector wrenches ``FE`` (B, 6).  Checks first
+    forces), each (B, n), with the end-effector wrenches ``FE`` (B, 6), or (1, 6) for all rows.  Checks first
     (:func:`check_inputs`); a failing row stops the call with ``status = (code, row, module)``;
     a non-finite result is NONFINITE_RESULT.  Returns the code."""
     status[0], status[1], status[2] = OK, -1, -1
@@ -407,12 +408,13 @@ def chain_dynamics(inverse, geo, mats, nud0, A, V, S, W, w, X, XD, T, FE, out, s
         return code
     B, n = X.shape
     for r in range(B):
+        fe = FE[r] if FE.shape[0] > 1 else FE[0]
         code, k = first_forward_pass(geo, mats, A, V, S, W, w, X[r], XD[r])
         if code == OK:
             if inverse:
-                code, k = id_recursions(geo, mats, nud0, A, V, S, W, w, T[r], FE[r], out[r])
+                code, k = id_recursions(geo, mats, nud0, A, V, S, W, w, T[r], fe, out[r])
             else:
-                code, k = fd_recursions(geo, mats, nud0, A, V, S, W, w, T[r], FE[r], out[r])
+                code, k = fd_recursions(geo, mats, nud0, A, V, S, W, w, T[r], fe, out[r])
         if code == OK:
             for j in range(n):
                 if not math.isfinite(out[r, j]):

@@ -23,7 +23,8 @@ _NAMES = ("x", "xd", "third", "f_ext")
 @dataclass(frozen=True)
 class ChainData:
     """Scratch of one call (n modules): ``A`` (n, 3, 6, 6), ``V`` (n, 5, 3, 6), ``S`` (n, 24),
-    ``W`` (6, 6, 6), ``w`` (12, 6) as laid out in :mod:`.chain_kernels`, and ``status`` (3,)."""
+    ``W`` (6, 6, 6), ``w`` (12, 6) as laid out in :mod:`.chain_kernels`, ``status`` (3,), and
+    ``no_wrench`` (1, 6) zeros (never written)."""
 
     A: np.ndarray
     V: np.ndarray
@@ -31,11 +32,12 @@ class ChainData:
     W: np.ndarray
     w: np.ndarray
     status: np.ndarray
+    no_wrench: np.ndarray
 
     @classmethod
     def allocate(cls, n: int) -> "ChainData":
         return cls(np.zeros((n, 3, 6, 6)), np.zeros((n, 5, 3, 6)), np.zeros((n, 24)), np.zeros((6, 6, 6)),
-                   np.zeros((12, 6)), np.zeros(3, dtype=np.int64))
+                   np.zeros((12, 6)), np.zeros(3, dtype=np.int64), np.zeros((1, 6)))
 
 
 @dataclass(frozen=True, eq=False)
@@ -84,32 +86,35 @@ class ChainModel:
         return d
 
 
-def _batch(model: ChainModel, arrays, f_ext):
-    """Inputs as C-contiguous float (B, n) arrays and the wrenches (B, 6); shape errors raise
-    :class:`StateError` as the reference route does.  Returns (arrays, f_ext, single)."""
+def _rows(a, n: int, name: str) -> np.ndarray:
+    """``a`` as a C-contiguous writeable float (B, n) array (the one array type the kernels are
+    compiled for: another layout would compile them again); shape errors raise
+    :class:`StateError` as the reference route does."""
+    a = np.ascontiguousarray(a, dtype=float)
+    if a.shape[-1:] != (n,) or a.ndim not in (1, 2):
+        raise StateError(f"{name} has shape {a.shape}, expected ({n},) or (batch, {n})")
+    if not a.flags.writeable:
+        a = a.copy()
+    return a.reshape(-1, n)
+
+
+def _batch(model: ChainModel, data: ChainData, arrays, f_ext):
+    """Inputs as (B, n) arrays (see :func:`_rows`) and the wrenches as (1, 6) (one for every
+    row) or (B, 6).  Returns (arrays, f_ext, single)."""
     n = model.n
-    out = []
-    for i, a in enumerate(arrays):
-        a = np.asarray(a, dtype=float)
-        if a.shape[-1:] != (n,) or a.ndim not in (1, 2):
-            raise StateError(f"{_NAMES[i]} has shape {a.shape}, expected ({n},) or (batch, {n})")
-        out.append(a)
-    shapes = {a.shape for a in out}
-    if len(shapes) != 1:
-        raise StateError(f"state arrays have different shapes {sorted(shapes)}")
-    single = out[0].ndim == 1
-    out = [np.ascontiguousarray(a.reshape(-1, n)) for a in out]
-    B = out[0].shape[0]
+    shapes = [np.shape(a) for a in arrays]
+    if shapes[0] != shapes[1] or shapes[0] != shapes[2]:
+        rows = [_rows(a, n, _NAMES[i]) for i, a in enumerate(arrays)]          # names a bad shape
+        raise StateError(f"state arrays have different shapes {sorted(set(shapes))}")
+    rows = [_rows(a, n, _NAMES[i]) for i, a in enumerate(arrays)]
+    single = len(shapes[0]) == 1
     if f_ext is None:
-        fe = np.zeros((B, 6))
-    else:
-        fe = np.asarray(f_ext, dtype=float)
-        if fe.shape == (6,):
-            fe = np.broadcast_to(fe, (B, 6))
-        elif fe.shape != (B, 6) or single:
-            raise StateError(f"f_ext has shape {fe.shape}, expected (6,)" + ("" if single else f" or ({B}, 6)"))
-        fe = np.ascontiguousarray(fe)
-    return out, fe, single
+        return rows, data.no_wrench, single
+    fe = np.asarray(f_ext, dtype=float)
+    B = rows[0].shape[0]
+    if fe.shape != (6,) and (fe.shape != (B, 6) or single):
+        raise StateError(f"f_ext has shape {fe.shape}, expected (6,)" + ("" if single else f" or ({B}, 6)"))
+    return rows, _rows(fe, 6, "f_ext"), single
 
 
 def _raise(model: ChainModel, inverse: bool, status, arrays, fe) -> None:
@@ -121,15 +126,16 @@ def _raise(model: ChainModel, inverse: bool, status, arrays, fe) -> None:
     code, row, idx = (int(v) for v in status)
     chain = model.chain
     rows = [a[row] for a in arrays]
+    fe = fe[row if len(fe) > 1 else 0]
     if code == K.NONFINITE_INPUT:
         if idx == 3:
-            raise StateError(f"f_ext is not finite: {fe[row].tolist()}")
+            raise StateError(f"f_ext is not finite: {fe.tolist()}")
         _as_state(_NAMES[idx], rows[idx], model.n)
     if code == K.STROKE:
         _check_actuators(chain, rows[0])
     if code in (K.CLOSURE, K.SINGULAR_ANGLE, K.SINGULAR_DET, K.SINGULAR_ALPHA):
         reference = chain_inverse_dynamics if inverse else parallel_serial_forward_dynamics
-        reference(chain, *rows, fe[row])
+        reference(chain, *rows, fe)
         raise SingularityError(f"module '{chain.info[idx].name}': singular state at x = {rows[0][idx]:.6g} "
                                f"(status {code})")
     if code == K.NONFINITE_RESULT:
@@ -139,8 +145,8 @@ def _raise(model: ChainModel, inverse: bool, status, arrays, fe) -> None:
 
 
 def _call(model: ChainModel, inverse: bool, x, xd, t, f_ext):
-    arrays, fe, single = _batch(model, (x, xd, t), f_ext)
     d = model.data()
+    arrays, fe, single = _batch(model, d, (x, xd, t), f_ext)
     out = np.empty_like(arrays[0])
     if K.chain_dynamics(inverse, model.geo, model.mats, model.nud0, d.A, d.V, d.S, d.W, d.w,
                         arrays[0], arrays[1], arrays[2], fe, out, d.status) != K.OK:

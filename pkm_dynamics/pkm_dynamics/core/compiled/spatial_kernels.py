@@ -53,19 +53,19 @@ def dot(a, b) -> float:
 @kernel
 def congruence_add(A, M, out, tmp):
     """``out += A^T M A`` (6, 6): an inertia carried back by a twist map ``A`` (``tmp``: (6, 6)
-    scratch)."""
+    scratch).  Loops ordered so that the innermost one runs along a row (no reduction)."""
     for i in range(6):
         for j in range(6):
-            s = 0.0
-            for k in range(6):
-                s += M[i, k] * A[k, j]
-            tmp[i, j] = s
-    for i in range(6):
-        for j in range(6):
-            s = 0.0
-            for k in range(6):
-                s += A[k, i] * tmp[k, j]
-            out[i, j] += s
+            tmp[i, j] = 0.0
+        for k in range(6):
+            m = M[i, k]
+            for j in range(6):
+                tmp[i, j] += m * A[k, j]
+    for k in range(6):
+        for i in range(6):
+            a = A[k, i]
+            for j in range(6):
+                out[i, j] += a * tmp[k, j]
 
 
 @kernel
