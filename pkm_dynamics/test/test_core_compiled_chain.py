@@ -212,3 +212,20 @@ def test_nothing_writable_compiles_without_cache(tmp_path):
     blocked.write_text("a file, not a directory")
     out = _probe(site, HOME=str(blocked), XDG_CACHE_HOME=str(blocked / "cache"))
     assert out == "None False"
+
+
+def test_any_input_layout_uses_the_one_compiled_signature():
+    """Lists, strided views, read-only and broadcast arrays are copied to the layout the kernel
+    is compiled for (another layout would compile it again, seconds in a control loop)."""
+    from pkm_dynamics.core.compiled import chain_kernels
+    robot = load_robot(SOURCES["chain_3"])
+    strided = np.full((4, 6), 0.1)[:, ::2]
+    ro = np.full(3, 0.1)
+    ro.setflags(write=False)
+    expected = robot.inverse_dynamics(np.full(3, 0.1), np.full(3, 0.1), np.full(3, 0.1))
+    np.testing.assert_array_equal(robot.inverse_dynamics(strided, strided, strided)[2], expected)
+    np.testing.assert_array_equal(robot.inverse_dynamics(ro, ro, ro), expected)
+    np.testing.assert_array_equal(robot.inverse_dynamics([0.1] * 3, ro, np.broadcast_to(ro, (3,))), expected)
+    fe = np.broadcast_to(np.ones(6), (2, 6))
+    robot.forward_dynamics(np.broadcast_to(ro, (2, 3)), strided[:2], strided[:2], f_ext=fe)
+    assert len(chain_kernels.chain_dynamics.signatures) == 1

@@ -102,12 +102,17 @@ def _batch(model: ChainModel, data: ChainData, arrays, f_ext):
     """Inputs as (B, n) arrays (see :func:`_rows`) and the wrenches as (1, 6) (one for every
     row) or (B, 6).  Returns (arrays, f_ext, single)."""
     n = model.n
-    shapes = [np.shape(a) for a in arrays]
-    if shapes[0] != shapes[1] or shapes[0] != shapes[2]:
-        rows = [_rows(a, n, _NAMES[i]) for i, a in enumerate(arrays)]          # names a bad shape
-        raise StateError(f"state arrays have different shapes {sorted(set(shapes))}")
-    rows = [_rows(a, n, _NAMES[i]) for i, a in enumerate(arrays)]
-    single = len(shapes[0]) == 1
+    x, xd, t = (np.ascontiguousarray(a, dtype=float) for a in arrays)
+    shape = x.shape
+    if (shape == xd.shape == t.shape and 0 < len(shape) < 3 and shape[-1] == n
+            and x.flags.writeable and xd.flags.writeable and t.flags.writeable):
+        single = len(shape) == 1
+        rows = [x[None], xd[None], t[None]] if single else [x, xd, t]
+    else:                                          # the careful path: names a bad shape, copies
+        rows = [_rows(a, n, _NAMES[i]) for i, a in enumerate((x, xd, t))]
+        if not shape == xd.shape == t.shape:
+            raise StateError(f"state arrays have different shapes {sorted({shape, xd.shape, t.shape})}")
+        single = len(shape) == 1
     if f_ext is None:
         return rows, data.no_wrench, single
     fe = np.asarray(f_ext, dtype=float)
