@@ -71,6 +71,8 @@ CACHING = CACHE_DIR is not None
 
 def kernel(fn):
     """``numba.njit`` with the cache setting of this process: every compiled function of the
-    core is defined through this decorator."""
+    core is defined through this decorator.  ``error_model='numpy'``: a division by zero gives
+    inf/NaN (which the kernels report as a status) instead of a Python exception, and spares
+    the zero test before every division."""
     import numba
-    return numba.njit(cache=CACHING)(fn)
+    return numba.njit(cache=CACHING, error_model="numpy")(fn)

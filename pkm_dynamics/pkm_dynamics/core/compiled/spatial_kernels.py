@@ -52,17 +52,27 @@ def dot(a, b) -> float:
 
 @kernel
 def congruence_add(A, M, out, tmp):
-    """``out += A^T M A`` (6, 6): an inertia carried back by a twist map ``A`` (``tmp``: (6, 6)
-    scratch).  Loops ordered so that the innermost one runs along a row (no reduction)."""
-    for i in range(6):
+    """``out += A^T M A`` (6, 6): an inertia carried back by a twist map ``A``, which has the
+    shape of an adjoint ``[[R, 0], [P, R]]`` (its upper right block is zero and not read;
+    ``tmp``: (6, 6) scratch).  Loops ordered so that the innermost one runs along a row."""
+    for i in range(6):                              # tmp = M A
         for j in range(6):
             tmp[i, j] = 0.0
         for k in range(6):
             m = M[i, k]
-            for j in range(6):
+            for j in range(3):
                 tmp[i, j] += m * A[k, j]
-    for k in range(6):
-        for i in range(6):
+        for k in range(3, 6):
+            m = M[i, k]
+            for j in range(3, 6):
+                tmp[i, j] += m * A[k, j]
+    for k in range(6):                              # out += A^T tmp
+        for i in range(3):
+            a = A[k, i]
+            for j in range(6):
+                out[i, j] += a * tmp[k, j]
+    for k in range(3, 6):
+        for i in range(3, 6):
             a = A[k, i]
             for j in range(6):
                 out[i, j] += a * tmp[k, j]
