@@ -229,3 +229,17 @@ def test_any_input_layout_uses_the_one_compiled_signature():
     fe = np.broadcast_to(np.ones(6), (2, 6))
     robot.forward_dynamics(np.broadcast_to(ro, (2, 3)), strided[:2], strided[:2], f_ext=fe)
     assert len(chain_kernels.chain_dynamics.signatures) == 1
+
+
+def test_massless_serial_module_fails_alike_on_both_routes():
+    """D = X^T M^A X = 0 (a massless last body, eq. 51): the division by zero is no Python
+    exception inside the kernel; the NaN reaches alpha of the module below, and both routes
+    raise the same SingularityError."""
+    chain = recognise_modules(load_robot(SOURCES["heavy_duty_4dof"]).description)
+    last = dataclasses.replace(chain.modules[-1], M_B4=np.zeros((6, 6)))
+    chain = dataclasses.replace(chain, modules=chain.modules[:-1] + (last,))
+    x, z = np.array([0.1, 0.2, 0.3, 0.2]), np.zeros(4)
+    with np.errstate(all="ignore"):
+        ref = _message(parallel_serial_forward_dynamics, chain, x, z, z)
+    assert ref[0] is SingularityError
+    assert _message(chain_forward_dynamics, ChainModel.build(chain), x, z, z) == ref

@@ -140,7 +140,8 @@ def _raise(model: ChainModel, inverse: bool, status, arrays, fe) -> None:
         _check_actuators(chain, rows[0])
     if code in (K.CLOSURE, K.SINGULAR_ANGLE, K.SINGULAR_DET, K.SINGULAR_ALPHA):
         reference = chain_inverse_dynamics if inverse else parallel_serial_forward_dynamics
-        reference(chain, *rows, fe)
+        with np.errstate(all="ignore"):                  # its NaN warnings: it raises anyway
+            reference(chain, *rows, fe)
         raise SingularityError(f"module '{chain.info[idx].name}': singular state at x = {rows[0][idx]:.6g} "
                                f"(status {code})")
     if code == K.NONFINITE_RESULT:
