@@ -16,8 +16,7 @@ import pkm_dynamics
 from pkm_dynamics.core import SingularityError, StateError
 from pkm_dynamics.core.compiled import ChainModel, chain_forward_dynamics, chain_inverse_dynamics
 from pkm_dynamics.core.examples import module_chain_urdf
-from pkm_dynamics.core.module_chain import (ModuleChain, _check_actuators, parallel_serial_forward_dynamics,
-                                            recognise_modules)
+from pkm_dynamics.core.module_chain import ModuleChain, _check_actuators, parallel_serial_forward_dynamics
 from pkm_dynamics.core.module_chain import chain_inverse_dynamics as reference_id
 from pkm_dynamics.core.robot import load_robot
 
@@ -151,8 +150,8 @@ def _unlimited(chain: ModuleChain) -> ModuleChain:
 
 @pytest.mark.parametrize("x2", [0.7, -0.3])        # pivot distance beyond L + L1, below |L - L1|
 def test_loop_that_cannot_close_raises_the_reference_singularity(x2):
-    chain = _unlimited(recognise_modules(load_robot(SOURCES["chain_3"]).description))
-    model = ChainModel.build(chain)
+    chain = _unlimited(load_robot(SOURCES["chain_3"]).chain)
+    model = ChainModel.build(chain, 9)                       # 3 loops of 3 tree joints
     x = np.array([0.1, 0.2, x2])
     z = np.zeros(3)
     for compiled, reference in ((chain_forward_dynamics, parallel_serial_forward_dynamics),
@@ -235,11 +234,50 @@ def test_massless_serial_module_fails_alike_on_both_routes():
     """D = X^T M^A X = 0 (a massless last body, eq. 51): the division by zero is no Python
     exception inside the kernel; the NaN reaches alpha of the module below, and both routes
     raise the same SingularityError."""
-    chain = recognise_modules(load_robot(SOURCES["heavy_duty_4dof"]).description)
+    crane = load_robot(SOURCES["heavy_duty_4dof"])
+    chain = crane.chain
     last = dataclasses.replace(chain.modules[-1], M_B4=np.zeros((6, 6)))
     chain = dataclasses.replace(chain, modules=chain.modules[:-1] + (last,))
     x, z = np.array([0.1, 0.2, 0.3, 0.2]), np.zeros(4)
     with np.errstate(all="ignore"):
         ref = _message(parallel_serial_forward_dynamics, chain, x, z, z)
     assert ref[0] is SingularityError
-    assert _message(chain_forward_dynamics, ChainModel.build(chain), x, z, z) == ref
+    assert _message(chain_forward_dynamics, ChainModel.build(chain, crane.tree.nq), x, z, z) == ref
+
+
+# ------------------------------------------------------------------ kinematics
+
+
+def test_tree_state_and_forward_kinematics_match_the_reference_route(robot):
+    from pkm_dynamics.core.module_chain import chain_forward_kinematics, chain_tree_state
+    rng = np.random.default_rng(7)
+    X, XD, XDD, _ = _states(robot, rng, 10)
+    Q, QD, QDD = robot.tree_state(X, XD, XDD)
+    T = robot.forward_kinematics(X)
+    nq = robot.tree.nq
+    for k in range(len(X)):
+        for got, ref in zip((Q[k], QD[k], QDD[k]), chain_tree_state(robot.chain, nq, X[k], XD[k], XDD[k])):
+            _close(got, ref)
+        _close(T[k], chain_forward_kinematics(robot.chain, X[k]))
+        np.testing.assert_array_equal(robot.tree_state(X[k])[1], np.zeros(nq))
+        np.testing.assert_array_equal(robot.forward_kinematics(X[k]), T[k])
+
+
+def test_kinematics_errors_raise_the_reference_exceptions():
+    robot = load_robot(SOURCES["heavy_duty_4dof"])
+    x = np.array([0.1, 0.2, 0.3, 0.2])
+    x[2] = robot.chain.info[2].upper + 1e-3
+    ref = _message(_check_actuators, robot.chain, x)
+    assert _message(robot.tree_state, x) == ref
+    assert _message(robot.forward_kinematics, x) == ref
+    with pytest.raises(StateError, match="^xd is not finite"):
+        robot.tree_state(np.full(4, 0.1), [0, np.nan, 0, 0])
+    from pkm_dynamics.core.module_chain import chain_forward_kinematics, chain_tree_state
+    chain = _unlimited(load_robot(SOURCES["chain_3"]).chain)
+    model = ChainModel.build(chain, 9)
+    xs = np.array([0.1, 0.7, 0.2])
+    from pkm_dynamics.core.compiled import chain_forward_kinematics as cfk, chain_tree_state as cts
+    ref = _message(chain_forward_kinematics, chain, xs)
+    assert ref[0] is SingularityError and _message(cfk, model, xs) == ref
+    ref = _message(chain_tree_state, chain, 9, xs, np.zeros(3), np.zeros(3))
+    assert ref[0] is SingularityError and _message(cts, model, xs) == ref

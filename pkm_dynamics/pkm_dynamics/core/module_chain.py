@@ -27,7 +27,9 @@ import numpy as np
 
 from .compiled import ChainModel
 from .compiled import chain_forward_dynamics as compiled_forward_dynamics
+from .compiled import chain_forward_kinematics as compiled_forward_kinematics
 from .compiled import chain_inverse_dynamics as compiled_inverse_dynamics
+from .compiled import chain_tree_state as compiled_tree_state
 from .description import RobotDescription
 from .errors import ConvergenceError, DescriptionError, SingularityError, StateError
 from .parallel_module import (ParallelModule, alpha_beta_terms, assembled_base_inertia,
@@ -649,7 +651,7 @@ class ModuleChainRobot:
         self.description = desc
         self.tree = desc.tree
         self.chain = recognise_modules(desc)
-        self.compiled = ChainModel.build(self.chain)
+        self.compiled = ChainModel.build(self.chain, self.tree.nq)
         self.modules = self.chain.modules
         self.actuated_joints = tuple(i.joint for i in self.chain.info)
         self.tree_joints = tuple(self.tree.joint_names)
@@ -660,23 +662,6 @@ class ModuleChainRobot:
     @property
     def n(self) -> int:
         return self.chain.n
-
-    def _run(self, fn, *arrays):
-        n = self.chain.n
-        names = ("x", "xd", "third")
-        arr = [_as_state(names[min(i, 2)], a, n) for i, a in enumerate(arrays)]
-        shapes = {a.shape for a in arr}
-        if len(shapes) != 1:
-            raise StateError(f"state arrays have different shapes {sorted(shapes)}")
-        if arr[0].ndim == 1:
-            _check_actuators(self.chain, arr[0])
-            return fn(*arr)
-        for row in arr[0]:
-            _check_actuators(self.chain, row)
-        outs = [fn(*rows) for rows in zip(*arr)]
-        if isinstance(outs[0], tuple):
-            return tuple(np.stack(o) for o in zip(*outs))
-        return np.stack(outs)
 
     def forward_dynamics(self, x, xd, f, f_ext=None):
         """Actuator accelerations ``xdd`` from positions, velocities and actuator forces
@@ -690,16 +675,13 @@ class ModuleChainRobot:
         return compiled_inverse_dynamics(self.compiled, x, xd, xdd, f_ext)
 
     def forward_kinematics(self, x):
-        """End-effector pose (4, 4) in the URDF root frame (batched: (batch, 4, 4))."""
-        return self._run(lambda a: chain_forward_kinematics(self.chain, a), x)
+        """End-effector pose (4, 4) in the URDF root frame (batched: (batch, 4, 4)); compiled."""
+        return compiled_forward_kinematics(self.compiled, x)
 
     def tree_state(self, x, xd=None, xdd=None):
         """``(positions, velocities, accelerations)`` of every tree joint (order ``tree_joints``)
-        with all loops closed.  ``xd``/``xdd`` default to zero."""
-        x = np.asarray(x, dtype=float)
-        xd = np.zeros_like(x) if xd is None else xd
-        xdd = np.zeros_like(x) if xdd is None else xdd
-        return self._run(lambda a, b, c: chain_tree_state(self.chain, self.tree.nq, a, b, c), x, xd, xdd)
+        with all loops closed.  ``xd``/``xdd`` default to zero; compiled."""
+        return compiled_tree_state(self.compiled, x, xd, xdd)
 
     def inverse_kinematics(self, pose, twist=None, acceleration=None, initial=None,
                            tol: float = 1e-10, max_iter: int = 50) -> ChainIKSolution:

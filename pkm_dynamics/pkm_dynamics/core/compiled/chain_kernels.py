@@ -6,11 +6,14 @@ of :class:`.chain_model.ChainData`.
 
 Layouts (n modules; see :mod:`.chain_model` for how they are filled):
 
-* ``geo`` (n, 15): 0 kind (0 parallel, 1 serial), 1 sx, 2 lower, 3 upper, 4 L, 5 L1, 6 Lc,
-  7 Lc0, 8 h, 9-14 screw X (serial);
-* ``mats`` (n, 4, 6, 6): inertias M_B1, M_B3, M_B4 (serial: M_B4 in slot 0 and its joint's
+* ``geo`` (n, 22): 0 kind (0 parallel, 1 serial), 1 sx, 2 lower, 3 upper, 4 L, 5 L1, 6 Lc,
+  7 Lc0, 8 h, 9-14 screw X (serial), 15-17 tree joints of link, cylinder, piston (serial: its
+  joint in 15), 18-19 signs and 20-21 references of the link and cylinder joints (tree value =
+  sign * (paper angle - reference));
+* ``mats`` (n, 5, 6, 6): inertias M_B1, M_B3, M_B4 (serial: M_B4 in slot 0 and its joint's
   reference pose B (4, 4) in the corner of slot 1), slot 3 the map ``AE`` of twists to the
-  attachment frame E; ``nud0`` (6,): -gravity in Bc of module 1;
+  attachment frame E, slot 4 the pose of E (B1_C_E or B4_C_E) in its corner; ``nud0`` (6,):
+  -gravity in Bc of module 1; ``root`` (4, 4): Bc of module 1 in the root link;
 * scratch ``A`` (n, 3, 6, 6): twist maps Bc -> B1, B3, B4 (serial: slot 0);
   ``V`` (n, 5, 3, 6): twists, wrench biases p (eq. 12), xi_1/4/7 and xi_2/5/8 (eq. 30; serial:
   c of eq. 10 in slot 3), accelerations; ``S`` (n, 24): 0 x, 1 xd (paper sign), 2-4 q, q1, q2,
@@ -37,8 +40,9 @@ STROKE_SLACK = 1e-12
 
 @kernel
 def closure(L, L1, Lc, Lc0, x, xd, S):
-    """Closed-chain kinematics of a parallel module (eqs. 2, 4-5, 7, 27-28) into ``S`` (24,);
-    returns CLOSURE / SINGULAR_ANGLE / OK as :func:`.parallel_module.closure` raises."""
+    """Closed-chain kinematics of a parallel module (eqs. 2, 4-5, 7, 27-28) into ``S`` (24,):
+    x, xd, q, q1, q2, k1..k6; returns CLOSURE / SINGULAR_ANGLE / OK as
+    :func:`.parallel_module.closure` raises."""
     d = x + Lc + Lc0
     if not (abs(L - L1) < d < L + L1):
         return CLOSURE
@@ -62,12 +66,21 @@ def closure(L, L1, Lc, Lc0, x, xd, S):
     k3d = (-(xd + L1 * s2 * qd2) * den - num * L1 * (xd * s2 + d * c2 * qd2)) / (den * den)
     S[0], S[1], S[2], S[3], S[4] = x, xd, q, q1, q2
     S[5], S[6], S[7], S[8], S[9], S[10] = k1, k2, k3, k1d * xd, k2d * xd, k3d * xd   # eq. 28
-    ka = x + Lc0
-    kb = -L1 * s2
+    return OK
+
+
+@kernel
+def actuator_force_coefficients(L1, Lc, Lc0, S):
+    """``k_a = x + Lc0``, ``k_b = -L1 sin q2``, ``k_e = k_a + Lc``, ``k_f = L1 cos q2 / (k_b k_e)``
+    of eqs. 62-64 into ``S`` after :func:`closure`; SINGULAR_DET when ``det A = k_b k_e``
+    vanishes (eq. 61, as :func:`.parallel_module.actuator_wrench_maps`)."""
+    q2 = S[4]
+    ka = S[0] + Lc0
+    kb = -L1 * math.sin(q2)
     ke = ka + Lc
     if abs(kb * ke) < SINGULAR_SIN * max(1.0, L1 * ke):     # det A (eq. 61)
         return SINGULAR_DET
-    S[13], S[14], S[15], S[16] = ka, kb, ke, L1 * math.cos(q2) / (kb * ke)   # eqs. 62-64
+    S[13], S[14], S[15], S[16] = ka, kb, ke, L1 * math.cos(q2) / (kb * ke)
     return OK
 
 
@@ -151,6 +164,8 @@ def first_forward_pass(geo, mats, A, V, S, W, w, x, xd):
         sx = g[1]
         if g[0] == 0.0:
             code = closure(g[4], g[5], g[6], g[7], sx * x[k], sx * xd[k], S[k])
+            if code == OK:
+                code = actuator_force_coefficients(g[5], g[6], g[7], S[k])
             if code != OK:
                 return code, k
             parallel_first_pass(g, mats[k], A[k], V[k], S[k], nu, tmp)

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..errors import PkmDynamicsError, SingularityError, StateError
 from . import chain_kernels as K
+from . import chain_kinematics as KK
 
 _NAMES = ("x", "xd", "third", "f_ext")
 
@@ -42,37 +43,45 @@ class ChainData:
 
 @dataclass(frozen=True, eq=False)
 class ChainModel:
-    """Flat model of a module chain: ``geo`` (n, 15), ``mats`` (n, 4, 6, 6), ``nud0`` (6,) (see
-    :mod:`.chain_kernels`), read-only, plus the chain it came from (for error messages and the
-    reference route)."""
+    """Flat model of a module chain: ``geo`` (n, 22), ``mats`` (n, 5, 6, 6), ``nud0`` (6,),
+    ``root`` (4, 4) (see :mod:`.chain_kernels`), read-only; ``nq``: number of tree joints; plus
+    the chain it came from (for error messages and the reference route)."""
 
     chain: object
+    nq: int
     geo: np.ndarray
     mats: np.ndarray
     nud0: np.ndarray
+    root: np.ndarray
     _local: threading.local = field(default_factory=threading.local, repr=False)
 
     @classmethod
-    def build(cls, chain) -> "ChainModel":
-        """Compile ``chain`` (a :class:`~pkm_dynamics.core.module_chain.ModuleChain`) into arrays."""
+    def build(cls, chain, nq: int) -> "ChainModel":
+        """Compile ``chain`` (a :class:`~pkm_dynamics.core.module_chain.ModuleChain` of a tree
+        with ``nq`` moving joints) into arrays."""
         n = chain.n
-        geo = np.zeros((n, 15))
-        mats = np.zeros((n, 4, 6, 6))
+        geo = np.zeros((n, 22))
+        mats = np.zeros((n, 5, 6, 6))
         for k, (mod, info) in enumerate(zip(chain.modules, chain.info)):
             geo[k, 1:4] = info.sx, info.lower, info.upper
+            geo[k, 15:15 + len(info.tree_idx)] = info.tree_idx
             if info.kind == "parallel":
                 geo[k, 4:9] = mod.L, mod.L1, mod.Lc, mod.Lc0, mod.h
+                geo[k, 18:22] = *info.signs, *info.refs
                 mats[k, :3] = mod.M
+                mats[k, 4, :4, :4] = mod.B1_C_E
             else:
                 geo[k, 0] = 1.0
                 geo[k, 9:15] = mod.X
                 mats[k, 0] = mod.M_B4
                 mats[k, 1, :4, :4] = mod.B
+                mats[k, 4, :4, :4] = mod.B4_C_E
             mats[k, 3] = mod.AE
         nud0 = np.array(chain.nud_0, dtype=float)
-        for a in (geo, mats, nud0):
+        root = np.array(chain.root_C_Bc, dtype=float)
+        for a in (geo, mats, nud0, root):
             a.setflags(write=False)
-        return cls(chain, geo, mats, nud0)
+        return cls(chain, int(nq), geo, mats, nud0, root)
 
     @property
     def n(self) -> int:
@@ -122,16 +131,15 @@ def _batch(model: ChainModel, data: ChainData, arrays, f_ext):
     return rows, _rows(fe, 6, "f_ext"), single
 
 
-def _raise(model: ChainModel, inverse: bool, status, arrays, fe) -> None:
+def _raise(model: ChainModel, status, arrays, reference, fe=None) -> None:
     """Turn a kernel status into the exception of the reference route: the culprit row goes
-    through the numpy functions of :mod:`~pkm_dynamics.core.module_chain` (which raise the
-    named exception with its message); the status alone words the message if they do not."""
-    from ..module_chain import (_as_state, _check_actuators, chain_inverse_dynamics,
-                                parallel_serial_forward_dynamics)
+    through the numpy functions of :mod:`~pkm_dynamics.core.module_chain` (``reference(*rows)``
+    raises the named exception with its message); the status alone words the message if they
+    do not."""
+    from ..module_chain import _as_state, _check_actuators
     code, row, idx = (int(v) for v in status)
     chain = model.chain
     rows = [a[row] for a in arrays]
-    fe = fe[row if len(fe) > 1 else 0]
     if code == K.NONFINITE_INPUT:
         if idx == 3:
             raise StateError(f"f_ext is not finite: {fe.tolist()}")
@@ -139,15 +147,14 @@ def _raise(model: ChainModel, inverse: bool, status, arrays, fe) -> None:
     if code == K.STROKE:
         _check_actuators(chain, rows[0])
     if code in (K.CLOSURE, K.SINGULAR_ANGLE, K.SINGULAR_DET, K.SINGULAR_ALPHA):
-        reference = chain_inverse_dynamics if inverse else parallel_serial_forward_dynamics
         with np.errstate(all="ignore"):                  # its NaN warnings: it raises anyway
-            reference(chain, *rows, fe)
+            reference(*rows)
         raise SingularityError(f"module '{chain.info[idx].name}': singular state at x = {rows[0][idx]:.6g} "
                                f"(status {code})")
     if code == K.NONFINITE_RESULT:
         raise StateError(f"the result is not finite at module '{chain.info[idx].name}' "
                          f"(row {row}): the state is too large for the dynamics")
-    raise PkmDynamicsError(f"compiled chain dynamics failed with status {code} at row {row}, index {idx}")
+    raise PkmDynamicsError(f"compiled chain kernel failed with status {code} at row {row}, index {idx}")
 
 
 def _call(model: ChainModel, inverse: bool, x, xd, t, f_ext):
@@ -156,7 +163,11 @@ def _call(model: ChainModel, inverse: bool, x, xd, t, f_ext):
     out = np.empty_like(arrays[0])
     if K.chain_dynamics(inverse, model.geo, model.mats, model.nud0, d.A, d.V, d.S, d.W, d.w,
                         arrays[0], arrays[1], arrays[2], fe, out, d.status) != K.OK:
-        _raise(model, inverse, d.status, arrays, fe)
+        from ..module_chain import chain_inverse_dynamics, parallel_serial_forward_dynamics
+        row = int(d.status[1])
+        w = fe[row if len(fe) > 1 else 0]
+        fn = chain_inverse_dynamics if inverse else parallel_serial_forward_dynamics
+        _raise(model, d.status, arrays, lambda a, b, c: fn(model.chain, a, b, c, w), w)
     return out[0] if single else out
 
 
@@ -172,3 +183,33 @@ def chain_inverse_dynamics(model: ChainModel, x, xd, xdd, f_ext=None) -> np.ndar
     """Analytic chain inverse dynamics (compiled): actuator forces (n,) or (B, n); as
     :func:`~pkm_dynamics.core.module_chain.chain_inverse_dynamics`."""
     return _call(model, True, x, xd, xdd, f_ext)
+
+
+def chain_tree_state(model: ChainModel, x, xd=None, xdd=None) -> tuple:
+    """Positions, velocities, accelerations of every tree joint ((nq,) or (B, nq) each) with all
+    loops closed (compiled); ``xd``, ``xdd`` default to zero.  As
+    :func:`~pkm_dynamics.core.module_chain.chain_tree_state`."""
+    d = model.data()
+    x = np.asarray(x, dtype=float)
+    xd = np.zeros_like(x) if xd is None else xd
+    xdd = np.zeros_like(x) if xdd is None else xdd
+    arrays, _, single = _batch(model, d, (x, xd, xdd), None)
+    B = arrays[0].shape[0]
+    Q, QD, QDD = (np.zeros((B, model.nq)) for _ in range(3))
+    if KK.tree_state(model.geo, *arrays, Q, QD, QDD, d.S, d.status) != K.OK:
+        from ..module_chain import chain_tree_state as reference
+        _raise(model, d.status, arrays, lambda a, b, c: reference(model.chain, model.nq, a, b, c))
+    return (Q[0], QD[0], QDD[0]) if single else (Q, QD, QDD)
+
+
+def chain_forward_kinematics(model: ChainModel, x) -> np.ndarray:
+    """End-effector pose (4, 4) or (B, 4, 4) in the root link (compiled); as
+    :func:`~pkm_dynamics.core.module_chain.chain_forward_kinematics`."""
+    d = model.data()
+    x = np.asarray(x, dtype=float)
+    arrays, _, single = _batch(model, d, (x, x, x), None)
+    out = np.empty((arrays[0].shape[0], 4, 4))
+    if KK.forward_kinematics(model.geo, model.mats, model.root, arrays[0], out, d.S, d.W, d.status) != K.OK:
+        from ..module_chain import chain_forward_kinematics as reference
+        _raise(model, d.status, arrays, lambda a, b, c: reference(model.chain, a))
+    return out[0] if single else out

@@ -8,7 +8,7 @@ import time
 
 
 def warm() -> float:
-    """Run the compiled forward and inverse dynamics once, batched, on a generated chain (one
+    """Run every compiled call (FD, ID, tree state, FK) once, batched, on a generated chain (one
     compilation covers every module kind: the kernels branch at run time); returns seconds."""
     t = time.perf_counter()
     import numpy as np
@@ -19,6 +19,8 @@ def warm() -> float:
     x = np.zeros((2, robot.n))
     f = robot.inverse_dynamics(x, x, x, f_ext=np.zeros(6))
     robot.forward_dynamics(x, x, f)
+    robot.tree_state(x, x, x)
+    robot.forward_kinematics(x)
     return time.perf_counter() - t
 
 
