@@ -89,7 +89,7 @@ def forward_kinematics(geo, mats, root, X, out, S, W, status):
                 if code != OK:
                     status[0], status[1], status[2] = code, r, k
                     return code
-                c, s = math.cos(S[k, 2]), math.sin(S[k, 2])
+                c, s = S[k, 24], S[k, 25]                           # cos q, sin q
                 for i in range(4):
                     for j in range(4):
                         G[i, j] = 0.0

@@ -23,7 +23,7 @@ _NAMES = ("x", "xd", "third", "f_ext")
 
 @dataclass(frozen=True)
 class ChainData:
-    """Scratch of one call (n modules): ``A`` (n, 3, 6, 6), ``V`` (n, 5, 3, 6), ``S`` (n, 24),
+    """Scratch of one call (n modules): ``A`` (n, 3, 6, 6), ``V`` (n, 5, 3, 6), ``S`` (n, 30),
     ``W`` (6, 6, 6), ``w`` (12, 6) as laid out in :mod:`.chain_kernels`, ``status`` (3,), and
     ``no_wrench`` (1, 6) zeros (never written)."""
 
@@ -37,7 +37,7 @@ class ChainData:
 
     @classmethod
     def allocate(cls, n: int) -> "ChainData":
-        return cls(np.zeros((n, 3, 6, 6)), np.zeros((n, 5, 3, 6)), np.zeros((n, 24)), np.zeros((6, 6, 6)),
+        return cls(np.zeros((n, 3, 6, 6)), np.zeros((n, 5, 3, 6)), np.zeros((n, 30)), np.zeros((6, 6, 6)),
                    np.zeros((12, 6)), np.zeros(3, dtype=np.int64), np.zeros((1, 6)))
 
 
@@ -111,7 +111,9 @@ def _batch(model: ChainModel, data: ChainData, arrays, f_ext):
     """Inputs as (B, n) arrays (see :func:`_rows`) and the wrenches as (1, 6) (one for every
     row) or (B, 6).  Returns (arrays, f_ext, single)."""
     n = model.n
-    x, xd, t = (np.ascontiguousarray(a, dtype=float) for a in arrays)
+    x = np.ascontiguousarray(arrays[0], dtype=float)
+    xd = np.ascontiguousarray(arrays[1], dtype=float)
+    t = np.ascontiguousarray(arrays[2], dtype=float)
     shape = x.shape
     if (shape == xd.shape == t.shape and 0 < len(shape) < 3 and shape[-1] == n
             and x.flags.writeable and xd.flags.writeable and t.flags.writeable):
