@@ -9,7 +9,8 @@ constrained dynamics of tree + cut joints: the independent check path), ``parall
 ``module_chain`` (paper 000), ``limb`` and ``pkm`` (paper 001: constraint embedding, limb IK,
 task-space dynamics), ``higher_order`` (paper 002 recursion), ``taylor`` and ``jet_dynamics``
 (the general Taylor route for u, u-dot, u-ddot), ``sea`` (series-elastic feedforward),
-``examples`` (generated module chains), ``robot`` (``load_robot``).
+``examples`` (generated module chains), ``robot`` (``load_robot``), ``compiled`` (numba kernels
+of the module chains: flat model, per-thread data, one kernel per call).
 """
 from .errors import (ConvergenceError, DescriptionError, PkmDynamicsError, SingularityError,
                      StateError)
