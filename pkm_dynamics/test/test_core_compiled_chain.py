@@ -281,3 +281,15 @@ def test_kinematics_errors_raise_the_reference_exceptions():
     assert ref[0] is SingularityError and _message(cfk, model, xs) == ref
     ref = _message(chain_tree_state, chain, 9, xs, np.zeros(3), np.zeros(3))
     assert ref[0] is SingularityError and _message(cts, model, xs) == ref
+
+
+def test_robot_pickles_with_fresh_scratch():
+    """A robot goes to another process (multiprocessing) as before the compiled model: the
+    model pickles as the chain it is built from; the per-thread scratch is not copied."""
+    import pickle
+    robot = load_robot(SOURCES["heavy_duty_4dof"])
+    X, XD, XDD, FE = _states(robot, np.random.default_rng(9), 3)
+    copy = pickle.loads(pickle.dumps(robot))
+    assert copy.compiled is not robot.compiled
+    np.testing.assert_array_equal(copy.inverse_dynamics(X, XD, XDD, f_ext=FE),
+                                  robot.inverse_dynamics(X, XD, XDD, f_ext=FE))

@@ -87,6 +87,10 @@ class ChainModel:
     def n(self) -> int:
         return self.geo.shape[0]
 
+    def __reduce__(self):
+        """Pickled as the chain it is built from (the per-thread scratch is not copied)."""
+        return ChainModel.build, (self.chain, self.nq)
+
     def data(self) -> ChainData:
         """The scratch of the calling thread (allocated on its first call)."""
         d = getattr(self._local, "data", None)
