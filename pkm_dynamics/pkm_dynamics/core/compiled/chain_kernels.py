@@ -28,8 +28,9 @@ from __future__ import annotations
 import math
 
 from .cache import kernel
-from .spatial_kernels import (ad_inv, ad_inv_pose_rz, bracket_scaled, congruence_add, dot, exp_se3,
-                              matTvec, matvec, pose_mul, vecmat, wrench_bias)
+from .spatial_kernels import (ad_inv, ad_inv_pose_rz, bracket_scaled, congruence_add, congruence_rz,
+                              congruence_translation, dot, exp_se3, matTvec, matvec, pose_mul, vecmat,
+                              wrench_bias)
 
 OK, NONFINITE_INPUT, STROKE, CLOSURE, SINGULAR_ANGLE, SINGULAR_DET, SINGULAR_ALPHA, NONFINITE_RESULT = range(8)
 #: |sin| below which q, q1 or q2 count as singular (as parallel_module.SINGULAR_SIN)
@@ -215,33 +216,49 @@ def parallel_alpha_beta(M, AE, A, V, S, W, w):
 
 
 @kernel
-def parallel_base_inertia(M, A, V, S, fk, W, w):
+def parallel_base_inertia(geo, M, A, V, S, fk, W, w):
     """Assembled inertia ``M^A_Bc`` and bias ``p^A_Bc`` of a parallel module at Bc, eqs. 47-49
     (``M_B0 = 0``), into ``W[0]``, ``w[1]`` (the M_E, p_E of the previous module), from
-    ``M~_B1 = W[1]``, ``p~_B1 = w[2]`` of :func:`parallel_alpha_beta`."""
+    ``M~_B1 = W[1]``, ``p~_B1 = w[2]`` of :func:`parallel_alpha_beta`.
+
+    The maps factor as ``A1 = Ad_inv(Rz(q)) Ad_inv(T([L, 0, h]))``, ``A3 = Ad_inv(Rz(q1))`` and
+    ``A4 = Ad_inv(T([x + Lc0, 0, 0])) A3``, so ``sum_i A_i^T M_i A_i`` is a translation and a
+    rotation of ``M~_B1`` plus one rotation of ``M_B3 + T^T M_B4 T``, and the wrenches of B3 and
+    B4 are summed in B3 before one map to Bc (eq. 49)."""
     alpha, delta = S[11], S[12]
     psi = S[18:24]
     u = (fk - delta) / alpha
-    MA, pA, hsum, y, tmp = W[3], w[1], w[7], w[8], w[9]
+    MA, pA, hsum, y, tmp, y4 = W[3], w[1], w[7], w[8], w[9], w[6]
+    congruence_rz(W[1], S[24], S[25], W[2])                  # A1^T M~_B1 A1
+    congruence_translation(W[2], geo[4], 0.0, geo[8], MA)
+    congruence_translation(M[2], S[13], 0.0, 0.0, W[2])      # T^T M_B4 T, then + M_B3
     for i in range(6):
         for j in range(6):
-            MA[i, j] = 0.0
-        pA[i] = 0.0
-        hsum[i] = 0.0
-    for b in range(3):
-        Mb = W[1] if b == 0 else M[b]
-        pb = w[2] if b == 0 else V[1, b]
-        congruence_add(A[b], Mb, MA, W[2])                   # sum A_i^T M_i A_i
-        matvec(Mb, V[2, b], y)                               # M_i xi_i
+            W[2, i, j] += M[1, i, j]
+    congruence_rz(W[2], S[26], S[27], W[4])
+    for i in range(6):
+        for j in range(6):
+            MA[i, j] += W[4, i, j]
+    # hsum = sum_i A_i^T M_i xi_i, pA = sum_i A_i^T (M_i x_i + p_i), x_i = xi_i u + xi_i+1 (eqs. 48d-f)
+    matvec(W[1], V[2, 0], y)
+    matTvec(A[0], y, hsum)
+    for j in range(6):
+        tmp[j] = V[2, 0, j] * u + V[3, 0, j]
+    matvec(W[1], tmp, y)
+    for j in range(6):
+        y[j] += w[2, j]
+    matTvec(A[0], y, pA)
+    for b in (1, 2):
+        matvec(M[b], V[2, b], y)
+        for j in range(6):
+            tmp[j] = V[2, b, j] * u + V[3, b, j]
+        matvec(M[b], tmp, y4)
+        for j in range(6):
+            y4[j] += V[1, b, j]
         matTvec(A[b], y, tmp)
         for j in range(6):
             hsum[j] += tmp[j]
-        for j in range(6):                                   # x_i = xi_i u + xi_i+1 (eq. 48d-f)
-            tmp[j] = V[2, b, j] * u + V[3, b, j]
-        matvec(Mb, tmp, y)
-        for j in range(6):
-            y[j] += pb[j]
-        matTvec(A[b], y, tmp)
+        matTvec(A[b], y4, tmp)
         for j in range(6):
             pA[j] += tmp[j]                                  # eq. 49b
     for i in range(6):
@@ -300,7 +317,7 @@ def fd_recursions(geo, mats, nud0, A, V, S, W, w, f, f_ext, xdd):
             if code != OK:
                 return code, k
             if k > 0:
-                parallel_base_inertia(mats[k], A[k], V[k], S[k], fk, W, w)
+                parallel_base_inertia(g, mats[k], A[k], V[k], S[k], fk, W, w)
         else:
             serial_backward(mats[k], mats[k, 3], A[k], V[k], S[k], g[9:15], fk, k == 0, W, w)
     nud, acc = w[10], w[11]

@@ -79,6 +79,44 @@ def congruence_add(A, M, out, tmp):
 
 
 @kernel
+def congruence_rz(M, c, s, out):
+    """``out = A^T M A`` (6, 6) for ``A = Ad_inv(Rz(theta))`` (``c, s = cos, sin theta``):
+    an inertia carried back over a rotation about z (columns, then rows, mix in pairs)."""
+    for i in range(6):
+        for j in (0, 3):
+            a, b = M[i, j], M[i, j + 1]
+            out[i, j] = c * a - s * b
+            out[i, j + 1] = s * a + c * b
+        out[i, 2] = M[i, 2]
+        out[i, 5] = M[i, 5]
+    for j in range(6):
+        for i in (0, 3):
+            a, b = out[i, j], out[i + 1, j]
+            out[i, j] = c * a - s * b
+            out[i + 1, j] = s * a + c * b
+
+
+@kernel
+def congruence_translation(M, px, py, pz, out):
+    """``out = A^T M A`` (6, 6) for ``A = Ad_inv(T(p)) = [[I, 0], [Q, I]]``, ``Q = -[p]x``:
+    an inertia carried back over a translation."""
+    q00, q01, q02 = 0.0, pz, -py
+    q10, q11, q12 = -pz, 0.0, px
+    q20, q21, q22 = py, -px, 0.0
+    for i in range(6):                              # out = M A
+        m3, m4, m5 = M[i, 3], M[i, 4], M[i, 5]
+        out[i, 0] = M[i, 0] + m3 * q00 + m4 * q10 + m5 * q20
+        out[i, 1] = M[i, 1] + m3 * q01 + m4 * q11 + m5 * q21
+        out[i, 2] = M[i, 2] + m3 * q02 + m4 * q12 + m5 * q22
+        out[i, 3], out[i, 4], out[i, 5] = m3, m4, m5
+    for j in range(6):                              # out = A^T out (rows 3-5 unchanged)
+        r3, r4, r5 = out[3, j], out[4, j], out[5, j]
+        out[0, j] += q00 * r3 + q10 * r4 + q20 * r5
+        out[1, j] += q01 * r3 + q11 * r4 + q21 * r5
+        out[2, j] += q02 * r3 + q12 * r4 + q22 * r5
+
+
+@kernel
 def ad_inv_pose_rz(c, s, px, py, pz, out):
     """``Ad_inv`` (6, 6) of the pose ``T(p) Rz(theta)`` (``c, s = cos, sin theta``), the matrix
     of :func:`pkm_dynamics.core.parallel_module._ad_inv_pose_entries`."""
