@@ -51,9 +51,11 @@ $(STAMPS)/interfaces: $(INTERFACE_SOURCES) $(STAMPS)/requirements
 	touch $@
 
 # A regular (non-editable) install: tests and demo run what a user gets.  The numba kernels
-# are compiled once into the installed package's cache, so tests, demo and node start warm.
+# are compiled once into the installed package's cache, so tests, demo and node start warm
+# (the caches of the previous install go first: pip does not know them).
 $(STAMPS)/pkm_dynamics: $(PACKAGE_SOURCES) | $(STAMPS)/interfaces
 	rm -rf pkm_dynamics/build pkm_dynamics/*.egg-info
+	rm -rf $(VENV)/lib/python*/site-packages/pkm_dynamics/core/compiled/__pycache__
 	$(PIP) install --quiet --no-deps --no-build-isolation --force-reinstall ./pkm_dynamics
 	rm -rf pkm_dynamics/build pkm_dynamics/*.egg-info
 	$(PY) -m pkm_dynamics.core.compiled.warmup

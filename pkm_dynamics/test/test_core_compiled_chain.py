@@ -201,8 +201,23 @@ def test_read_only_install_caches_in_the_user_cache_dir(tmp_path):
     xdg = tmp_path / "xdg"
     out = _probe(site, HOME=str(blocked), XDG_CACHE_HOME=str(xdg), NUMBA_CACHE_DIR=str(blocked / "numba"))
     where = xdg / "pkm_dynamics" / "numba"
-    assert out == f"{str(where)!r} True"
+    (tag,) = os.listdir(where)
+    assert out == f"{str(where / tag)!r} True"
     assert any(p.suffix in (".nbi", ".nbc") for p in where.rglob("*"))
+
+
+def test_an_edited_kernel_source_gets_a_fresh_cache(tmp_path):
+    """numba checks a cached kernel against its own file only: an edit of a helper it inlined
+    must not reuse the old machine code, so the cache directory changes with any source."""
+    site = _copy_package(tmp_path)
+    xdg = tmp_path / "xdg"
+    env = dict(HOME=str(tmp_path), XDG_CACHE_HOME=str(xdg))
+    first = _probe(site, **env)
+    helpers = site / "pkm_dynamics" / "core" / "compiled" / "spatial_kernels.py"
+    helpers.write_text(helpers.read_text() + "\n# edited\n")
+    second = _probe(site, **env)
+    assert first != second and first.endswith(" True") and second.endswith(" True")
+    assert len(os.listdir(xdg / "pkm_dynamics" / "numba")) == 2
 
 
 def test_nothing_writable_compiles_without_cache(tmp_path):

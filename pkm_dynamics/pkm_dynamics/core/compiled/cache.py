@@ -11,9 +11,16 @@ import the package.  :func:`configure_cache` picks the first writable location o
 
 and points numba there (``NUMBA_CACHE_DIR``); when none is writable the kernels are compiled
 without a cache (``CACHING`` is False: every process compiles them again, a few seconds).
+
+numba checks a cached kernel only against its own source file, not against the files of the
+functions it inlined: a kernel cached before an edit of :mod:`.spatial_kernels` would keep the
+old helpers.  So locations 2 and 3 get a subdirectory named after a hash of every source of
+this package (:func:`source_hash`): any edit starts a fresh cache.  A ``NUMBA_CACHE_DIR`` the
+user set is used as it is (processes started from this one inherit the chosen directory).
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
 
@@ -31,30 +38,37 @@ def _writable_dir(path: str) -> bool:
         return False
 
 
+def source_hash() -> str:
+    """Short hash of the sources of this package (every ``*.py`` beside this file) and of the
+    numba version."""
+    import numba
+    h = hashlib.sha1(numba.__version__.encode())
+    for name in sorted(os.listdir(_PACKAGE_DIR)):
+        if name.endswith(".py"):
+            with open(os.path.join(_PACKAGE_DIR, name), "rb") as f:
+                h.update(name.encode() + b"\0" + f.read())
+    return h.hexdigest()[:16]
+
+
 def cache_candidates() -> list:
-    """The cache locations in the order of the module docstring (None: numba's own in-tree
-    ``__pycache__`` of the package)."""
+    """The cache locations in the order of the module docstring."""
     out = []
     user = os.environ.get("NUMBA_CACHE_DIR")
     if user:
         out.append(user)
-    out.append(None)
+    tag = source_hash()
+    out.append(os.path.join(_PACKAGE_DIR, "__pycache__", f"numba-{tag}"))
     xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    out.append(os.path.join(xdg, "pkm_dynamics", "numba"))
+    out.append(os.path.join(xdg, "pkm_dynamics", "numba", tag))
     return out
 
 
 def configure_cache() -> str | None:
     """Choose the cache location (see the module docstring) and tell numba; returns the
-    directory, ``""`` for the package's own ``__pycache__``, or None when nothing is writable."""
+    directory, or None when nothing is writable."""
     import numba
     for path in cache_candidates():
-        target = os.path.join(_PACKAGE_DIR, "__pycache__") if path is None else path
-        if _writable_dir(target):
-            if path is None:
-                os.environ.pop("NUMBA_CACHE_DIR", None)
-                numba.config.CACHE_DIR = ""
-                return ""
+        if _writable_dir(path):
             os.environ["NUMBA_CACHE_DIR"] = path
             numba.config.CACHE_DIR = path
             return path

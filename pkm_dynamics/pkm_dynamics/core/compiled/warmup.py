@@ -27,7 +27,7 @@ def warm() -> float:
 def main() -> int:
     from .cache import CACHE_DIR
     seconds = warm()
-    where = {None: "not cached (no writable location)", "": "the package's __pycache__"}.get(CACHE_DIR, CACHE_DIR)
+    where = "not cached (no writable location)" if CACHE_DIR is None else CACHE_DIR
     print(f"pkm_dynamics: compiled kernels ready in {seconds:.1f} s, cache: {where}")
     return 0
 
