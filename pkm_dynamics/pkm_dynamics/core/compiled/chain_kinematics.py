@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from .cache import kernel
-from .chain_kernels import NONFINITE_INPUT, OK, STROKE, STROKE_SLACK, closure
+from .chain_closure import NONFINITE_INPUT, OK, STROKE, STROKE_SLACK, closure
 from .spatial_kernels import exp_se3, pose_mul
 
 
