@@ -52,12 +52,16 @@ $(STAMPS)/interfaces: $(INTERFACE_SOURCES) $(STAMPS)/requirements
 
 # A regular (non-editable) install: tests and demo run what a user gets. pip puts the node in
 # bin/; colcon (setup.cfg) in lib/pkm_dynamics/, where `ros2 run` and launch look for it.
+# The numba kernels are compiled once into the installed package's cache, so tests, demo and
+# node start warm (the caches of the previous install go first: pip does not know them).
 $(STAMPS)/pkm_dynamics: $(PACKAGE_SOURCES) | $(STAMPS)/interfaces
 	rm -rf pkm_dynamics/build pkm_dynamics/*.egg-info
+	rm -rf $(VENV)/lib/python*/site-packages/pkm_dynamics/core/compiled/__pycache__
 	$(PIP) install --quiet --no-deps --no-build-isolation --force-reinstall ./pkm_dynamics
 	rm -rf pkm_dynamics/build pkm_dynamics/*.egg-info
 	mkdir -p $(VENV)/lib/pkm_dynamics
 	ln -sf ../../bin/pkm_dynamics_node $(VENV)/lib/pkm_dynamics/pkm_dynamics_node
+	$(PY) -m pkm_dynamics.core.compiled.warmup
 	touch $@
 
 test: setup

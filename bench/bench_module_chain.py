@@ -1,11 +1,22 @@
 """Benchmark of the module-chain dynamics of paper 000 (Algorithm 1 FD and the analytic ID).
 
 For the two HIAB XS 031 example robots and generated chains of n = 1, 2, 4, ..., 64 parallel
-modules: per-call median microseconds of our FD and ID, per module, and side by side in the
-same process Pinocchio's constrained forward dynamics of the same mechanism (the URDF spanning
-tree + one CONTACT_3D constraint per cut joint, ``pin.constraintDynamics`` with proximal
-settings, mu > 0 because planar loops give redundant constraint rows), reported as a ratio.
-Pinocchio's actuated accelerations are compared with ours as a sanity check (column ``|d|``).
+modules: per-call median microseconds of our FD and ID (the public ``robot.forward_dynamics`` /
+``inverse_dynamics``: numba kernels with their input checks, :mod:`pkm_dynamics.core.compiled`),
+per module, and side by side in the same process, timed interleaved with ours:
+
+* Pinocchio's constrained forward dynamics of the same mechanism (the URDF spanning tree + one
+  CONTACT_3D constraint per cut joint, ``pin.constraintDynamics`` with
+  ``ProximalSettings(1e-10, 1e-12, 3)``: mu > 0 because planar loops give redundant constraint
+  rows), its actuated accelerations compared with ours first (column ``|d| FD``);
+* ``pin.rnea`` of the open spanning tree at the closed-loop motion (``tree_state``), whose joint
+  torques mapped to the actuators (``H^T tau``, H = dq/dx: constraint forces do no work) are
+  compared with our ID first (column ``|d| ID``);
+* the kernel alone (prepared arrays, no Python layer) next to the public call, and the numpy
+  reference route (``parallel_serial_forward_dynamics`` / ``chain_inverse_dynamics``).
+
+Cold compile time (an empty numba cache) and warm start (import, load the crane, first FD call
+with the cache filled) are measured in fresh processes.
 
     python bench/bench_module_chain.py [--quick]
 
@@ -15,7 +26,9 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
+import tempfile
 import time
 import xml.etree.ElementTree as ET
 
@@ -27,6 +40,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from common import machine  # noqa: E402
 from pkm_dynamics.core.examples import module_chain_urdf  # noqa: E402
+from pkm_dynamics.core.module_chain import chain_inverse_dynamics, parallel_serial_forward_dynamics  # noqa: E402
 from pkm_dynamics.core.robot import load_robot  # noqa: E402
 from pkm_dynamics.core.tree import EXTENSION_TAGS  # noqa: E402
 
@@ -36,14 +50,22 @@ ROBOTS = os.path.join(ROOT, "pkm_dynamics", "robots")
 
 
 def median_us(fn, reps: int, inner: int) -> float:
-    fn()
-    times = []
+    return interleaved_us([fn], reps, inner)[0]
+
+
+def interleaved_us(fns, reps: int, inner: int) -> list:
+    """Median microseconds per call of each of ``fns``, timed in turns (one block of ``inner``
+    calls of each per repeat), so that the machine's load falls on all of them alike."""
+    for fn in fns:
+        fn()
+    times = [[] for _ in fns]
     for _ in range(reps):
-        t = time.perf_counter()
-        for _ in range(inner):
-            fn()
-        times.append((time.perf_counter() - t) / inner)
-    return float(np.median(times) * 1e6)
+        for fn, tl in zip(fns, times):
+            t = time.perf_counter()
+            for _ in range(inner):
+                fn()
+            tl.append((time.perf_counter() - t) / inner)
+    return [float(np.median(tl) * 1e6) for tl in times]
 
 
 class PinocchioPeer:
@@ -75,7 +97,7 @@ class PinocchioPeer:
             self.cmodels.append(c)
             self.cdatas.append(c.createData())
         pin.initConstraintDynamics(m, self.data, self.cmodels, self.cdatas)
-        self.prox = pin.ProximalSettings(1e-12, 1e-10, 20)
+        self.prox = pin.ProximalSettings(1e-10, 1e-12, 3)
         self.jids = [m.getJointId(n) for n in robot.tree_joints]
 
     def state(self, Q, QD, tau_act):
@@ -96,6 +118,16 @@ class PinocchioPeer:
 
     def forward_dynamics(self, q, v, tau):
         return self.pin.constraintDynamics(self.model, self.data, q, v, tau, self.cmodels, self.cdatas, self.prox)
+
+    def rnea(self, q, v, a):
+        return self.pin.rnea(self.model, self.data, q, v, a)
+
+    def tree_vector(self, values):
+        """A vector over the tree joints (order ``tree_joints``) in Pinocchio's velocity order."""
+        out = np.zeros(self.model.nv)
+        for jid, val in zip(self.jids, values):
+            out[self.model.joints[jid].idx_v] = val
+        return out
 
     def actuated(self, a):
         m = self.model
@@ -161,19 +193,34 @@ def run(quick: bool = False) -> dict:
     for name, robot in cases:
         x, xd, xdd = case_state(robot, rng)
         f = robot.inverse_dynamics(x, xd, xdd)
-        inner = max(1, int(200 / robot.n)) if not quick else max(1, int(40 / robot.n))
-        fd = median_us(lambda: robot.forward_dynamics(x, xd, f), reps, inner)
-        idt = median_us(lambda: robot.inverse_dynamics(x, xd, xdd), reps, inner)
+        inner = max(1, int(400 / robot.n)) if not quick else max(1, int(40 / robot.n))
+        kfd, kid = kernel_calls(robot, x, xd, xdd, f)
+        chain = robot.chain
+        fd, idt, fd_kernel, id_kernel = interleaved_us(
+            [lambda: robot.forward_dynamics(x, xd, f), lambda: robot.inverse_dynamics(x, xd, xdd), kfd, kid],
+            reps, inner)
+        fd_np, id_np = interleaved_us([lambda: parallel_serial_forward_dynamics(chain, x, xd, f),
+                                       lambda: chain_inverse_dynamics(chain, x, xd, xdd)],
+                                      max(3, reps // 3), max(1, inner // 10))
         row = {"robot": name, "n": robot.n, "tree_joints": len(robot.tree_joints), "fd_us": fd, "id_us": idt,
-               "fd_us_per_module": fd / robot.n, "id_us_per_module": idt / robot.n}
+               "fd_us_per_module": fd / robot.n, "id_us_per_module": idt / robot.n,
+               "fd_kernel_us": fd_kernel, "id_kernel_us": id_kernel, "fd_numpy_us": fd_np, "id_numpy_us": id_np}
         if have_pin:
             peer = PinocchioPeer(robot)
-            Q, QD, _ = robot.tree_state(x, xd, xdd)
+            Q, QD, QDD = robot.tree_state(x, xd, xdd)
             q, v, tau = peer.state(Q, QD, f)
+            a_tree = peer.tree_vector(QDD)
             a = peer.forward_dynamics(q, v, tau)
-            row["pin_fd_us"] = median_us(lambda: peer.forward_dynamics(q, v, tau), reps, inner * 20)
-            row["fd_ratio_to_pin"] = fd / row["pin_fd_us"]
             row["max_abs_diff_xdd_vs_pin"] = float(np.abs(peer.actuated(a) - xdd).max())
+            H = np.column_stack([peer.tree_vector(robot.tree_state(x, e, np.zeros(robot.n))[1])
+                                 for e in np.eye(robot.n)])
+            f_pin = H.T @ peer.rnea(q, v, a_tree)
+            row["max_rel_diff_f_vs_pin_rnea"] = float(np.abs(f_pin - f).max() / np.abs(f).max())
+            our_fd, pin_fd, our_id, pin_id = interleaved_us(
+                [lambda: robot.forward_dynamics(x, xd, f), lambda: peer.forward_dynamics(q, v, tau),
+                 lambda: robot.inverse_dynamics(x, xd, xdd), lambda: peer.rnea(q, v, a_tree)], reps, inner)
+            row.update(pin_fd_us=pin_fd, pin_rnea_us=pin_id, fd_ratio_to_pin=our_fd / pin_fd,
+                       id_ratio_to_pin_rnea=our_id / pin_id)
         rows.append(row)
     chain = [r for r in rows if r["robot"].startswith("chain_")]
     # per-module time of the largest chain against the median per-module time over all chain sizes
@@ -181,19 +228,70 @@ def run(quick: bool = False) -> dict:
             / float(np.median([r[f"{k}_us_per_module"] for r in chain])) for k in ("fd", "id")}
     paper = {name: paper_round_trip(robot) for name, robot in cases[:2]}
     return {"benchmark": "bench_module_chain", "machine": machine(), "rows": rows, "scaling": flat,
-            "units": "microseconds per call (median)", "paper_round_trip": paper}
+            "units": "microseconds per call (median)", "paper_round_trip": paper, "start_up": start_up()}
+
+
+def kernel_calls(robot, x, xd, xdd, f):
+    """The FD and ID kernels called directly on prepared (1, n) arrays: the cost without the
+    Python layer (shape handling, exceptions)."""
+    from pkm_dynamics.core.compiled import chain_kernels as K
+    m = robot.compiled
+    d = m.data()
+    X, XD, XDD, F = (np.array(a, dtype=float).reshape(1, -1) for a in (x, xd, xdd, f))
+    out = np.empty_like(X)
+    args = (m.geo, m.mats, m.nud0, d.A, d.V, d.S, d.W, d.w, X, XD)
+
+    def fd():
+        K.chain_dynamics(False, *args, F, d.no_wrench, out, d.status)
+
+    def idyn():
+        K.chain_dynamics(True, *args, XDD, d.no_wrench, out, d.status)
+    return fd, idyn
+
+
+START = ("import time; t = time.perf_counter()\n"
+         "import numpy as np\n"
+         "from pkm_dynamics.core import load_robot\n"
+         "r = load_robot({path!r})\n"
+         "r.forward_dynamics(np.full(r.n, 0.2), np.zeros(r.n), np.zeros(r.n))\n"
+         "print(time.perf_counter() - t)\n")
+
+
+def start_up() -> dict:
+    """Seconds from a fresh interpreter to the first crane FD: with an empty numba cache (cold:
+    every kernel compiles), then again with the cache it filled (warm), in a temporary cache
+    directory (``NUMBA_CACHE_DIR``), plus a warm start on the installed cache of ``make setup``."""
+    path = os.path.join(ROBOTS, "heavy_duty_4dof.urdf")
+    code = START.format(path=path)
+    env = dict(os.environ)
+    out = {}
+    with tempfile.TemporaryDirectory() as cache:
+        env["NUMBA_CACHE_DIR"] = cache
+        for key in ("cold_s", "warm_s"):
+            res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+            out[key] = float(res.stdout.split()[-1])
+    env.pop("NUMBA_CACHE_DIR")
+    res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    out["installed_cache_s"] = float(res.stdout.split()[-1])
+    return out
 
 
 def table(res: dict) -> str:
-    head = (f"{'robot':<18}{'n':>4}{'FD us':>11}{'ID us':>11}{'FD/mod':>9}{'ID/mod':>9}"
-            f"{'pin FD us':>11}{'FD/pin':>8}{'|d| vs pin':>12}")
+    head = (f"{'robot':<18}{'n':>4}{'FD us':>9}{'ID us':>9}{'FD/mod':>8}{'kFD us':>8}{'kID us':>8}"
+            f"{'npFD us':>9}{'npID us':>9}{'pinFD us':>9}{'FD/pin':>7}{'rnea us':>8}{'ID/rnea':>8}"
+            f"{'|d| FD':>9}{'|d| ID':>9}")
     lines = [head, "-" * len(head)]
     for r in res["rows"]:
-        pin_us = f"{r['pin_fd_us']:>11.1f}" if "pin_fd_us" in r else f"{'-':>11}"
-        ratio = f"{r['fd_ratio_to_pin']:>8.1f}" if "pin_fd_us" in r else f"{'-':>8}"
-        diff = f"{r['max_abs_diff_xdd_vs_pin']:>12.1e}" if "pin_fd_us" in r else f"{'-':>12}"
-        lines.append(f"{r['robot']:<18}{r['n']:>4}{r['fd_us']:>11.1f}{r['id_us']:>11.1f}"
-                     f"{r['fd_us_per_module']:>9.1f}{r['id_us_per_module']:>9.1f}{pin_us}{ratio}{diff}")
+        pin = ""
+        if "pin_fd_us" in r:
+            pin = (f"{r['pin_fd_us']:>9.1f}{r['fd_ratio_to_pin']:>7.2f}{r['pin_rnea_us']:>8.1f}"
+                   f"{r['id_ratio_to_pin_rnea']:>8.2f}{r['max_abs_diff_xdd_vs_pin']:>9.1e}"
+                   f"{r['max_rel_diff_f_vs_pin_rnea']:>9.1e}")
+        lines.append(f"{r['robot']:<18}{r['n']:>4}{r['fd_us']:>9.1f}{r['id_us']:>9.1f}{r['fd_us_per_module']:>8.2f}"
+                     f"{r['fd_kernel_us']:>8.1f}{r['id_kernel_us']:>8.1f}{r['fd_numpy_us']:>9.1f}"
+                     f"{r['id_numpy_us']:>9.1f}{pin}")
+    lines.append("FD, ID: public call (compiled, checks included); kFD, kID: the kernel alone; npFD, npID: the "
+                 "numpy reference route; FD/pin, ID/rnea: public call / Pinocchio, timed interleaved")
     s = res["scaling"]
     for name, p in res["paper_round_trip"].items():
         lines.append(f"FD(ID) round trip {name}, 10 s sinusoids: mean |err| {p['mean_abs_error']:.3g}, mean sum |err| "
@@ -202,6 +300,9 @@ def table(res: dict) -> str:
     m = res["machine"]
     lines.append(f"per-module time, largest chain / median over chain sizes: FD {s['fd_per_module_ratio_nmax_to_median']:.2f}, "
                  f"ID {s['id_per_module_ratio_nmax_to_median']:.2f} (about 1 = flat = O(n))")
+    st = res["start_up"]
+    lines.append(f"start-up to the first crane FD: cold (empty numba cache) {st['cold_s']:.1f} s, warm "
+                 f"{st['warm_s']:.2f} s, installed cache {st['installed_cache_s']:.2f} s")
     lines.append(f"machine: {m['cpu']}, {m['cores']} cores, Python {m['python']}, numpy {m['numpy']}, "
                  f"pinocchio {m['pinocchio']}")
     return "\n".join(lines)

@@ -31,7 +31,7 @@ setup(
         *share_tree('config'),
         *share_tree('robots'),
     ],
-    install_requires=['setuptools', 'numpy', 'scipy', 'urdfdom-py==1.2.1.*', 'PyYAML'],
+    install_requires=['setuptools', 'numpy', 'scipy', 'numba', 'urdfdom-py==1.2.1.*', 'PyYAML'],
     extras_require={'test': ['pytest', 'pin']},
     zip_safe=True,
     maintainer='pkm_dynamics maintainers',

@@ -12,7 +12,8 @@ task-space dynamics), ``higher_order`` (paper 002 recursion), ``taylor`` and ``j
 (the general Taylor route for u, u-dot, u-ddot), ``sea`` (series-elastic feedforward),
 ``examples`` (generated module chains), ``robot`` (``load_robot``), ``forward_state``
 (forward kinematics with rates, tree joints and M_t), ``payload`` (a run-time load at the end
-effector / platform).
+effector / platform), ``compiled`` (numba kernels of the module chains: flat model,
+per-thread data, one kernel per call).
 """
 from .errors import (ConvergenceError, DescriptionError, PkmDynamicsError, SingularityError,
                      StateError)

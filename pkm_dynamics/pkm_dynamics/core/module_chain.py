@@ -26,6 +26,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .bounds import check_bound, check_effort, check_rate
+from .compiled import ChainModel
+from .compiled import chain_forward_dynamics as compiled_forward_dynamics
+from .compiled import chain_forward_kinematics as compiled_forward_kinematics
+from .compiled import chain_inverse_dynamics as compiled_inverse_dynamics
+from .compiled import chain_tree_state as compiled_tree_state
 from .description import RobotDescription
 from .errors import DescriptionError, SingularityError, StateError
 from .parallel_module import (ParallelModule, alpha_beta_terms, assembled_base_inertia,
@@ -535,6 +540,7 @@ class ModuleChainRobot:
         self.description = desc
         self.tree = desc.tree
         self.chain = recognise_modules(desc)
+        self.compiled = ChainModel.build(self.chain, self.tree.nq)
         self.modules = self.chain.modules
         self.actuated_joints = tuple(i.joint for i in self.chain.info)
         self.tree_joints = tuple(self.tree.joint_names)
@@ -546,56 +552,25 @@ class ModuleChainRobot:
     def n(self) -> int:
         return self.chain.n
 
-    def _run(self, fn, *arrays, names=("x", "xd", "xdd")):
-        n = self.chain.n
-        arr = [_as_state(name, a, n) for name, a in zip(names, arrays)]
-        shapes = {a.shape for a in arr}
-        if len(shapes) != 1:
-            raise StateError(f"state arrays have different shapes {sorted(shapes)}")
-        if arr[0].ndim == 1:
-            _check_actuators(self.chain, arr[0])
-            return fn(*arr)
-        for row in arr[0]:
-            _check_actuators(self.chain, row)
-        outs = [fn(*rows) for rows in zip(*arr)]
-        if isinstance(outs[0], tuple):
-            return tuple(np.stack(o) for o in zip(*outs))
-        return np.stack(outs)
-
     def forward_dynamics(self, x, xd, f, f_ext=None):
         """Actuator accelerations ``xdd`` from positions, velocities and actuator forces
-        (Algorithm 1, O(n)).  ``f_ext`` (6,) or (batch, 6): wrench (moment, force) acting on the
-        end effector, in its frame."""
-        names = ("x", "xd", "f")
-        if f_ext is not None:
-            check_effort(f_ext, "f_ext")
-        if f_ext is None or np.asarray(f_ext).ndim == 1:
-            return self._run(lambda a, b, c: parallel_serial_forward_dynamics(self.chain, a, b, c, f_ext), x, xd, f,
-                             names=names)
-        fe = iter(np.asarray(f_ext, dtype=float))
-        return self._run(lambda a, b, c: parallel_serial_forward_dynamics(self.chain, a, b, c, next(fe)), x, xd, f,
-                         names=names)
+        (Algorithm 1, O(n), compiled: :mod:`.compiled.chain_kernels`).  ``f_ext`` (6,) or
+        (batch, 6): wrench (moment, force) acting on the end effector, in its frame."""
+        return compiled_forward_dynamics(self.compiled, x, xd, f, f_ext)
 
     def inverse_dynamics(self, x, xd, xdd, f_ext=None):
-        """Actuator forces ``f`` for positions, velocities and accelerations (analytic, O(n))."""
-        if f_ext is not None:
-            check_effort(f_ext, "f_ext")
-        if f_ext is None or np.asarray(f_ext).ndim == 1:
-            return self._run(lambda a, b, c: chain_inverse_dynamics(self.chain, a, b, c, f_ext), x, xd, xdd)
-        fe = iter(np.asarray(f_ext, dtype=float))
-        return self._run(lambda a, b, c: chain_inverse_dynamics(self.chain, a, b, c, next(fe)), x, xd, xdd)
+        """Actuator forces ``f`` for positions, velocities and accelerations (analytic, O(n),
+        compiled: :mod:`.compiled.chain_kernels`)."""
+        return compiled_inverse_dynamics(self.compiled, x, xd, xdd, f_ext)
 
     def forward_kinematics(self, x):
-        """End-effector pose (4, 4) in the URDF root frame (batched: (batch, 4, 4))."""
-        return self._run(lambda a: chain_forward_kinematics(self.chain, a), x)
+        """End-effector pose (4, 4) in the URDF root frame (batched: (batch, 4, 4)); compiled."""
+        return compiled_forward_kinematics(self.compiled, x)
 
     def tree_state(self, x, xd=None, xdd=None):
         """``(positions, velocities, accelerations)`` of every tree joint (order ``tree_joints``)
-        with all loops closed.  ``xd``/``xdd`` default to zero."""
-        x = np.asarray(x, dtype=float)
-        xd = np.zeros_like(x) if xd is None else xd
-        xdd = np.zeros_like(x) if xdd is None else xdd
-        return self._run(lambda a, b, c: chain_tree_state(self.chain, self.tree.nq, a, b, c), x, xd, xdd)
+        with all loops closed.  ``xd``/``xdd`` default to zero; compiled."""
+        return compiled_tree_state(self.compiled, x, xd, xdd)
 
     def inverse_kinematics(self, pose, twist=None, acceleration=None, initial=None,
                            tol: float = 1e-10, max_iter: int = 50, search: bool = True) -> ChainIKSolution:

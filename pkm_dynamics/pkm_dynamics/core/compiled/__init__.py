@@ -1,0 +1,17 @@
+"""Compiled kernels of the core (numba, ``cache=True``), Pinocchio style: a model of flat
+read-only arrays built once per robot, scratch data per robot and thread, one kernel per public
+call.  The numpy functions of the core stay the reference route the tests compare against.
+
+``cache`` (where the machine code is kept; imported first, it configures numba),
+``spatial_kernels`` (scalar SE(3) helpers), ``chain_closure`` (status codes, the loop closure
+of a parallel module), ``chain_kernels`` (paper 000 Algorithm 1 and the
+chain inverse dynamics), ``chain_kinematics`` (tree state and forward kinematics of a chain),
+``chain_model`` (model, data, the Python layer), ``warmup`` (compiles
+everything once: ``python -m pkm_dynamics.core.compiled.warmup``).
+"""
+from .cache import CACHE_DIR, CACHING
+from .chain_model import (ChainData, ChainModel, chain_forward_dynamics, chain_forward_kinematics,
+                          chain_inverse_dynamics, chain_tree_state)
+
+__all__ = ["CACHE_DIR", "CACHING", "ChainData", "ChainModel", "chain_forward_dynamics",
+           "chain_forward_kinematics", "chain_inverse_dynamics", "chain_tree_state"]

@@ -1,0 +1,92 @@
+"""Where numba keeps the compiled kernels, decided before numba compiles anything.
+
+numba's ``cache=True`` writes machine code next to the source (``__pycache__``) or, if that is
+not writable, into a per-user directory; when no location is writable it raises ``RuntimeError:
+no locator available`` as soon as a kernel is defined, so a read-only install could not even
+import the package.  :func:`configure_cache` picks the first writable location of
+
+1. ``NUMBA_CACHE_DIR`` if the user set it;
+2. the package directory itself (its ``__pycache__``: what ``make setup`` fills);
+3. ``$XDG_CACHE_HOME/pkm_dynamics/numba`` (default ``~/.cache/pkm_dynamics/numba``);
+
+and points numba there (``NUMBA_CACHE_DIR``); when none is writable the kernels are compiled
+without a cache (``CACHING`` is False: every process compiles them again, a few seconds).
+
+numba checks a cached kernel only against its own source file, not against the files of the
+functions it inlined: a kernel cached before an edit of :mod:`.spatial_kernels` would keep the
+old helpers.  So locations 2 and 3 get a subdirectory named after a hash of every source of
+this package (:func:`source_hash`): any edit starts a fresh cache.  A ``NUMBA_CACHE_DIR`` the
+user set is used as it is (processes started from this one inherit the chosen directory).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _writable_dir(path: str) -> bool:
+    """True if ``path`` is (or can be made) a directory where this process can create files."""
+    try:
+        os.makedirs(path, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+        return True
+    except OSError:
+        return False
+
+
+def source_hash() -> str:
+    """Short hash of the sources of this package (every ``*.py`` beside this file, and
+    ``core/bounds.py`` whose constants the kernels check against) and of the numba version."""
+    import numba
+    h = hashlib.sha1(numba.__version__.encode())
+    names = sorted(n for n in os.listdir(_PACKAGE_DIR) if n.endswith(".py"))
+    for name in names + [os.path.join("..", "bounds.py")]:    # bounds: constants of the checks
+        with open(os.path.join(_PACKAGE_DIR, name), "rb") as f:
+            h.update(name.encode() + b"\0" + f.read())
+    return h.hexdigest()[:16]
+
+
+def cache_candidates() -> list:
+    """The cache locations in the order of the module docstring."""
+    out = []
+    user = os.environ.get("NUMBA_CACHE_DIR")
+    if user:
+        out.append(user)
+    tag = source_hash()
+    out.append(os.path.join(_PACKAGE_DIR, "__pycache__", f"numba-{tag}"))
+    xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    out.append(os.path.join(xdg, "pkm_dynamics", "numba", tag))
+    return out
+
+
+def configure_cache() -> str | None:
+    """Choose the cache location (see the module docstring) and tell numba; returns the
+    directory, or None when nothing is writable."""
+    import numba
+    for path in cache_candidates():
+        if _writable_dir(path):
+            os.environ["NUMBA_CACHE_DIR"] = path
+            numba.config.CACHE_DIR = path
+            return path
+    os.environ.pop("NUMBA_CACHE_DIR", None)
+    numba.config.CACHE_DIR = ""
+    return None
+
+
+#: the chosen location (see :func:`configure_cache`); None: kernels are not cached
+CACHE_DIR = configure_cache()
+#: whether the kernels are cached on disk
+CACHING = CACHE_DIR is not None
+
+
+def kernel(fn):
+    """``numba.njit`` with the cache setting of this process: every compiled function of the
+    core is defined through this decorator.  ``error_model='numpy'``: a division by zero gives
+    inf/NaN (which the kernels report as a status) instead of a Python exception, and spares
+    the zero test before every division."""
+    import numba
+    return numba.njit(cache=CACHING, error_model="numpy")(fn)

@@ -1,0 +1,240 @@
+"""Scalar-loop forms of the spatial algebra of :mod:`pkm_dynamics.core.spatial` for the compiled
+kernels (same conventions: twist ``(omega, v)``, wrench ``(moment, force)``, ``A_C_B`` poses).
+
+Each function writes into a preallocated output (the caller's scratch) and is inlined into the
+kernel that calls it; none allocates.  Shapes: vectors (6,), matrices (6, 6), poses (4, 4).
+"""
+from __future__ import annotations
+
+import math
+
+from .cache import kernel
+
+
+@kernel
+def matvec(A, v, out):
+    """``out = A v`` (6,)."""
+    for i in range(6):
+        s = 0.0
+        for j in range(6):
+            s += A[i, j] * v[j]
+        out[i] = s
+
+
+@kernel
+def matTvec(A, v, out):
+    """``out = A^T v`` (6,): a wrench carried back by the transpose of a twist map (Ad*)."""
+    for j in range(6):
+        s = 0.0
+        for i in range(6):
+            s += A[i, j] * v[i]
+        out[j] = s
+
+
+@kernel
+def vecmat(v, A, out):
+    """``out = v^T A`` (6,) (a row vector times a matrix)."""
+    for j in range(6):
+        s = 0.0
+        for i in range(6):
+            s += v[i] * A[i, j]
+        out[j] = s
+
+
+@kernel
+def dot(a, b) -> float:
+    """``a . b`` of two (6,) vectors."""
+    s = 0.0
+    for i in range(6):
+        s += a[i] * b[i]
+    return s
+
+
+@kernel
+def congruence_add(A, M, out, tmp):
+    """``out += A^T M A`` (6, 6): an inertia carried back by a twist map ``A``, which has the
+    shape of an adjoint ``[[R, 0], [P, R]]`` (its upper right block is zero and not read;
+    ``tmp``: (6, 6) scratch).  Loops ordered so that the innermost one runs along a row."""
+    for i in range(6):                              # tmp = M A
+        for j in range(6):
+            tmp[i, j] = 0.0
+        for k in range(6):
+            m = M[i, k]
+            for j in range(3):
+                tmp[i, j] += m * A[k, j]
+        for k in range(3, 6):
+            m = M[i, k]
+            for j in range(3, 6):
+                tmp[i, j] += m * A[k, j]
+    for k in range(6):                              # out += A^T tmp
+        for i in range(3):
+            a = A[k, i]
+            for j in range(6):
+                out[i, j] += a * tmp[k, j]
+    for k in range(3, 6):
+        for i in range(3, 6):
+            a = A[k, i]
+            for j in range(6):
+                out[i, j] += a * tmp[k, j]
+
+
+@kernel
+def congruence_rz(M, c, s, out):
+    """``out = A^T M A`` (6, 6) for ``A = Ad_inv(Rz(theta))`` (``c, s = cos, sin theta``):
+    an inertia carried back over a rotation about z (columns, then rows, mix in pairs)."""
+    for i in range(6):
+        for j in (0, 3):
+            a, b = M[i, j], M[i, j + 1]
+            out[i, j] = c * a - s * b
+            out[i, j + 1] = s * a + c * b
+        out[i, 2] = M[i, 2]
+        out[i, 5] = M[i, 5]
+    for j in range(6):
+        for i in (0, 3):
+            a, b = out[i, j], out[i + 1, j]
+            out[i, j] = c * a - s * b
+            out[i + 1, j] = s * a + c * b
+
+
+@kernel
+def congruence_translation(M, px, py, pz, out):
+    """``out = A^T M A`` (6, 6) for ``A = Ad_inv(T(p)) = [[I, 0], [Q, I]]``, ``Q = -[p]x``:
+    an inertia carried back over a translation."""
+    q00, q01, q02 = 0.0, pz, -py
+    q10, q11, q12 = -pz, 0.0, px
+    q20, q21, q22 = py, -px, 0.0
+    for i in range(6):                              # out = M A
+        m3, m4, m5 = M[i, 3], M[i, 4], M[i, 5]
+        out[i, 0] = M[i, 0] + m3 * q00 + m4 * q10 + m5 * q20
+        out[i, 1] = M[i, 1] + m3 * q01 + m4 * q11 + m5 * q21
+        out[i, 2] = M[i, 2] + m3 * q02 + m4 * q12 + m5 * q22
+        out[i, 3], out[i, 4], out[i, 5] = m3, m4, m5
+    for j in range(6):                              # out = A^T out (rows 3-5 unchanged)
+        r3, r4, r5 = out[3, j], out[4, j], out[5, j]
+        out[0, j] += q00 * r3 + q10 * r4 + q20 * r5
+        out[1, j] += q01 * r3 + q11 * r4 + q21 * r5
+        out[2, j] += q02 * r3 + q12 * r4 + q22 * r5
+
+
+@kernel
+def ad_inv_pose_rz(c, s, px, py, pz, out):
+    """``Ad_inv`` (6, 6) of the pose ``T(p) Rz(theta)`` (``c, s = cos, sin theta``), the matrix
+    of :func:`pkm_dynamics.core.parallel_module._ad_inv_pose_entries`."""
+    for i in range(6):
+        for j in range(6):
+            out[i, j] = 0.0
+    out[0, 0] = c
+    out[0, 1] = s
+    out[1, 0] = -s
+    out[1, 1] = c
+    out[2, 2] = 1.0
+    out[3, 0] = -s * pz
+    out[3, 1] = c * pz
+    out[3, 2] = -c * py + s * px
+    out[3, 3] = c
+    out[3, 4] = s
+    out[4, 0] = -c * pz
+    out[4, 1] = -s * pz
+    out[4, 2] = s * py + c * px
+    out[4, 3] = -s
+    out[4, 4] = c
+    out[5, 0] = py
+    out[5, 1] = -px
+    out[5, 5] = 1.0
+
+
+@kernel
+def so3_coefficients(th2):
+    """``sin(th)/th, (1 - cos th)/th^2, (th - sin th)/th^3`` (as :func:`.spatial._so3_coefficients`)."""
+    if th2 < 1e-8:
+        return 1.0 - th2 / 6.0, 0.5 - th2 / 24.0, 1.0 / 6.0 - th2 / 120.0
+    th = math.sqrt(th2)
+    s = math.sin(th)
+    h = math.sin(0.5 * th) / th
+    return s / th, 2.0 * h * h, (th - s) / (th2 * th)
+
+
+@kernel
+def exp_se3(X, q, out):
+    """``out = exp(q [X])`` (4, 4) of the screw ``X`` (6,) (as :func:`.spatial.exp_se3`)."""
+    a, b, c = X[0] * q, X[1] * q, X[2] * q
+    d, e, f = X[3] * q, X[4] * q, X[5] * q
+    th2 = a * a + b * b + c * c
+    A, B, Cc = so3_coefficients(th2)
+    wv = a * d + b * e + c * f
+    x1, x2, x3 = b * f - c * e, c * d - a * f, a * e - b * d
+    out[0, 0] = 1.0 + B * (a * a - th2)
+    out[0, 1] = B * a * b - A * c
+    out[0, 2] = B * a * c + A * b
+    out[0, 3] = d + B * x1 + Cc * (a * wv - th2 * d)
+    out[1, 0] = B * a * b + A * c
+    out[1, 1] = 1.0 + B * (b * b - th2)
+    out[1, 2] = B * b * c - A * a
+    out[1, 3] = e + B * x2 + Cc * (b * wv - th2 * e)
+    out[2, 0] = B * a * c - A * b
+    out[2, 1] = B * b * c + A * a
+    out[2, 2] = 1.0 + B * (c * c - th2)
+    out[2, 3] = f + B * x3 + Cc * (c * wv - th2 * f)
+    out[3, 0] = 0.0
+    out[3, 1] = 0.0
+    out[3, 2] = 0.0
+    out[3, 3] = 1.0
+
+
+@kernel
+def pose_mul(A, B, out):
+    """``out = A B`` of two (4, 4) poses."""
+    for i in range(3):
+        for j in range(4):
+            s = A[i, 3] if j == 3 else 0.0
+            for k in range(3):
+                s += A[i, k] * B[k, j]
+            out[i, j] = s
+    out[3, 0] = 0.0
+    out[3, 1] = 0.0
+    out[3, 2] = 0.0
+    out[3, 3] = 1.0
+
+
+@kernel
+def ad_inv(C, out):
+    """``Ad(C)^-1`` (6, 6) of a pose (as :func:`.spatial.Ad_inv`): ``[[R^T, 0], [[u]x R^T, R^T]]``
+    with ``u = -R^T p``."""
+    u0 = -(C[0, 0] * C[0, 3] + C[1, 0] * C[1, 3] + C[2, 0] * C[2, 3])
+    u1 = -(C[0, 1] * C[0, 3] + C[1, 1] * C[1, 3] + C[2, 1] * C[2, 3])
+    u2 = -(C[0, 2] * C[0, 3] + C[1, 2] * C[1, 3] + C[2, 2] * C[2, 3])
+    for i in range(3):
+        for j in range(3):
+            out[i, j] = C[j, i]
+            out[i + 3, j + 3] = C[j, i]
+            out[i, j + 3] = 0.0
+    for j in range(3):                       # column j of [u]x R^T is u x (row j of R)
+        r0, r1, r2 = C[j, 0], C[j, 1], C[j, 2]
+        out[3, j] = u1 * r2 - u2 * r1
+        out[4, j] = u2 * r0 - u0 * r2
+        out[5, j] = u0 * r1 - u1 * r0
+
+
+@kernel
+def wrench_bias(nu, h, out):
+    """``out = -ad*(nu) h`` (6,) (as :func:`.spatial.wrench_bias_list`)."""
+    a, b, c, d, e, f = nu[0], nu[1], nu[2], nu[3], nu[4], nu[5]
+    out[0] = b * h[2] - c * h[1] + e * h[5] - f * h[4]
+    out[1] = c * h[0] - a * h[2] + f * h[3] - d * h[5]
+    out[2] = a * h[1] - b * h[0] + d * h[4] - e * h[3]
+    out[3] = b * h[5] - c * h[4]
+    out[4] = c * h[3] - a * h[5]
+    out[5] = a * h[4] - b * h[3]
+
+
+@kernel
+def bracket_scaled(X, Y, s, out):
+    """``out = [X, s Y] = ad(X) Y s`` (6,) (as :func:`.spatial.bracket_list`)."""
+    a, b, c, d, e, f = X[0], X[1], X[2], X[3], X[4], X[5]
+    p, q, r, t, u, w = Y[0] * s, Y[1] * s, Y[2] * s, Y[3] * s, Y[4] * s, Y[5] * s
+    out[0] = b * r - c * q
+    out[1] = c * p - a * r
+    out[2] = a * q - b * p
+    out[3] = e * r - f * q + b * w - c * u
+    out[4] = f * p - d * r + c * t - a * w
+    out[5] = d * q - e * p + a * u - b * t
