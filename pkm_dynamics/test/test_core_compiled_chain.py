@@ -128,8 +128,8 @@ def test_non_finite_input_raises_state_error_naming_it(which):
     args = [np.full((2, 3), 0.1) for _ in range(3)]
     args[which][1, 2] = np.nan
     kind, msg = _message(robot.inverse_dynamics, *args)
-    assert kind is StateError and msg.startswith(("x ", "xd ", "third ")[which]) and "not finite" in msg
-    with pytest.raises(StateError, match="f_ext is not finite"):
+    assert kind is StateError and msg.startswith(("x ", "xd ", "xdd ")[which]) and "NaN or Inf" in msg
+    with pytest.raises(StateError, match="f_ext holds NaN or Inf"):
         robot.forward_dynamics(np.full(3, 0.1), np.zeros(3), np.zeros(3), f_ext=[0, 0, np.inf, 0, 0, 0])
 
 
@@ -161,9 +161,11 @@ def test_loop_that_cannot_close_raises_the_reference_singularity(x2):
         assert _message(compiled, model, x, z, z) == ref
 
 
-def test_non_finite_result_raises_state_error():
+def test_state_too_large_for_the_dynamics_raises_state_error():
+    """A velocity whose square overflows is refused by the input bounds (core.bounds) in the
+    kernel's input pass, before any product overflows."""
     robot = load_robot(SOURCES["chain_3"])
-    with pytest.raises(StateError, match="not finite"):
+    with pytest.raises(StateError, match=r"xd\[0\] = 1e\+200 is beyond the bound"):
         robot.inverse_dynamics(np.full(3, 0.1), np.full(3, 1e200), np.zeros(3))
 
 
@@ -285,7 +287,7 @@ def test_kinematics_errors_raise_the_reference_exceptions():
     ref = _message(_check_actuators, robot.chain, x)
     assert _message(robot.tree_state, x) == ref
     assert _message(robot.forward_kinematics, x) == ref
-    with pytest.raises(StateError, match="^xd is not finite"):
+    with pytest.raises(StateError, match="^xd holds NaN or Inf"):
         robot.tree_state(np.full(4, 0.1), [0, np.nan, 0, 0])
     from pkm_dynamics.core.module_chain import chain_forward_kinematics, chain_tree_state
     chain = _unlimited(load_robot(SOURCES["chain_3"]).chain)

@@ -7,6 +7,7 @@ PKM node (planar_3rrr)."""
 import importlib
 from pathlib import Path
 import re
+import shlex
 
 import numpy as np
 from numpy.testing import assert_array_equal
@@ -125,10 +126,19 @@ def test_readme_service_examples_are_answered(chain, pkm):
 def test_readme_topic_examples_fill_their_messages():
     commands = readme_commands('topic pub')
     assert len(commands) >= 3, commands
+    flags = {'-1', '--once', '--keep-alive'}              # options without a value
     for _, command in commands:
-        m = re.match(r'ros2 topic pub\s+(?:-1\s+)?(\S+)\s+(\S+)\s+"(.*)"\s*$', command, re.S)
-        assert m, command
-        fill(message_class(m.group(2))(), yaml.safe_load(m.group(3)))
+        words = shlex.split(command)[3:]                  # after `ros2 topic pub`
+        positional = []
+        while words:
+            word = words.pop(0)
+            if word.startswith('-'):
+                if word not in flags:
+                    words.pop(0)                          # the option's value
+            else:
+                positional.append(word)
+        assert len(positional) == 3, command              # topic, type, message
+        fill(message_class(positional[1])(), yaml.safe_load(positional[2]))
 
 
 def stamped(C, frame_id=''):
