@@ -31,10 +31,14 @@ def stewart():
 
 def test_forward_dynamics_of_huge_values_is_refused_naming_the_field(crane):
     # every field 1e308 used to answer inf/NaN accelerations
-    with pytest.raises(StateError, match=r"xd\[0\] = 1e\+308 is beyond the bound"):
+    with pytest.raises(StateError, match=r"x\[0\] = 1e\+308 is beyond the bound"):
         crane.forward_dynamics(np.full(4, 1e308), np.full(4, 1e308), np.full(4, 1e308))
-    with pytest.raises(StateError, match=r"x = 1e\+308 m is beyond the limits .* of joint 'lift'"):
-        crane.forward_dynamics(np.full(4, 1e308), Z4, Z4)
+    with pytest.raises(StateError, match=r"xd\[0\] = 1e\+308 is beyond the bound"):
+        crane.forward_dynamics(X0, np.full(4, 1e308), np.full(4, 1e308))
+    with pytest.raises(StateError, match=r"x\[1\] = 1e\+308 is beyond the bound"):
+        crane.forward_dynamics([0.3, 1e308, 0.25, 0.4], Z4, Z4)
+    with pytest.raises(StateError, match=r"x = 5 m is beyond the limits .* of joint 'lift'"):
+        crane.forward_dynamics([0.3, 5.0, 0.25, 0.4], Z4, Z4)
     with pytest.raises(StateError, match=r'xd\[1\] = 1e\+06 is beyond the bound'):
         crane.forward_dynamics(X0, [0.0, 1e6, 0.0, 0.0], Z4)
     with pytest.raises(StateError, match=r'f\[0\] = -1e\+155 is beyond the bound'):
@@ -102,3 +106,22 @@ def test_hoid_of_a_pkm_pose_beyond_a_stroke_is_refused(stewart):
     pose[0, 3] += 2.0
     with pytest.raises(StateError, match=r"joint 'leg\d_\w+' \((its stroke|limb\d)\)"):
         higher_order_inverse_dynamics(stewart, pose, *[np.zeros(6)] * 4)
+
+
+def test_an_unlimited_joint_beyond_the_position_bound_is_refused(crane):
+    """The slew joint is continuous (no stroke): 1e308 rad reached math.sin(inf) inside the
+    forward kinematics (an unnamed ValueError); every service refuses it naming the entry."""
+    from pkm_dynamics.core.bounds import MAX_POSITION
+    from pkm_dynamics.core.forward_state import forward_state
+    huge = np.array([1e308, 0.3, 0.25, 0.4])
+    calls = (lambda: forward_state(crane, huge), lambda: crane.forward_kinematics(huge),
+             lambda: crane.inverse_dynamics(huge, Z4, Z4),
+             lambda: crane.forward_dynamics(huge, Z4, Z4),
+             lambda: higher_order_inverse_dynamics(crane, huge, Z4, Z4, Z4, Z4))
+    for call in calls:
+        with pytest.raises(StateError, match=r'\[0\] = 1e\+308 is beyond the bound'):
+            call()
+    at_bound = np.array([MAX_POSITION, 0.3, 0.25, 0.4])
+    assert_allclose(forward_state(crane, at_bound).pose[:3, :3],
+                    forward_state(crane, at_bound - 2 * np.pi * 159 * np.eye(4)[0]).pose[:3, :3],
+                    atol=1e-9)

@@ -21,7 +21,8 @@ MAX_RATE = {1: 1e2, 2: 1e4, 3: 1e6, 4: 1e8}
 RATE_NAMES = {1: "velocity", 2: "acceleration", 3: "jerk", 4: "snap"}
 #: largest magnitude of an actuator effort or of a wrench component [N or N m]
 MAX_EFFORT = 1e10
-#: largest magnitude of a position component of a pose (platform, end effector) [m]
+#: largest magnitude of a position component of a pose (platform, end effector) [m], and of
+#: the position of a joint without limits (a continuous joint) [rad]
 MAX_POSITION = 1e3
 #: largest number of points of one trajectory request (inverse dynamics)
 MAX_POINTS = 1000
@@ -55,9 +56,10 @@ def check_effort(values, what: str) -> np.ndarray:
     return check_bound(values, MAX_EFFORT, what, "(N or N m)")
 
 
-def check_position(values, what: str) -> np.ndarray:
-    """:func:`check_bound` of a pose's position components against ``MAX_POSITION``."""
-    return check_bound(values, MAX_POSITION, what, "m")
+def check_position(values, what: str, unit: str = "m") -> np.ndarray:
+    """:func:`check_bound` of a pose's position components (or of the positions of joints
+    without limits, ``unit`` "m or rad") against ``MAX_POSITION``."""
+    return check_bound(values, MAX_POSITION, what, unit)
 
 
 def check_limits(tree, joints, values, what: str = "x") -> np.ndarray:

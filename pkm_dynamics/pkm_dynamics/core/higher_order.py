@@ -729,6 +729,7 @@ def higher_order_inverse_dynamics(robot, x, xd, xdd, xddd, xdddd, method: str = 
     else:                               # beyond a stroke: as inverse dynamics (INVALID_STATE)
         for row in (x if batched else [x]):
             check_limits(m.desc.tree, m.jets.actuated, row)
+        check_position(x, "x", "m or rad")      # a joint without limits (continuous)
     if hasattr(robot, "admissible_task_state"):
         # a ParallelRobot: refuse poses beyond the joint limits or near input, loop or output
         # singularities before the recursion, and close the loops on the IK's working mode

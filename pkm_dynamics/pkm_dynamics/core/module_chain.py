@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .bounds import check_bound, check_effort, check_rate
+from .bounds import check_bound, check_effort, check_position, check_rate
 from .description import RobotDescription
 from .errors import DescriptionError, SingularityError, StateError
 from .parallel_module import (ParallelModule, alpha_beta_terms, assembled_base_inertia,
@@ -501,7 +501,9 @@ def chain_tree_state(chain: ModuleChain, nq: int, x, xd, xdd) -> tuple:
 
 
 #: the bound (core.bounds) of each named state array; positions are bounded by the strokes
-_STATE_BOUNDS = {"xd": lambda a, name: check_rate(a, name, 1),
+#: and, for a joint without limits (continuous), by MAX_POSITION
+_STATE_BOUNDS = {"x": lambda a, name: check_position(a, name, "m or rad"),
+                 "xd": lambda a, name: check_rate(a, name, 1),
                  "xdd": lambda a, name: check_rate(a, name, 2),
                  "twist": lambda a, name: check_rate(a, name, 1),
                  "acceleration": lambda a, name: check_rate(a, name, 2),
