@@ -125,3 +125,21 @@ def test_an_unlimited_joint_beyond_the_position_bound_is_refused(crane):
     assert_allclose(forward_state(crane, at_bound).pose[:3, :3],
                     forward_state(crane, at_bound - 2 * np.pi * 159 * np.eye(4)[0]).pose[:3, :3],
                     atol=1e-9)
+
+
+def test_pkm_ik_continuation_to_a_far_pose_is_bounded(stewart):
+    """A platform pose 1000 m away (within the position bound) made the IK's working-mode
+    continuation walk 20000 steps per limb (34 s) before a joint limit refused it; beyond
+    MAX_CONTINUATION_STEPS steps from the start the pose is out of reach (NO_IK_SOLUTION),
+    naming the limb. A pose just within that distance is still refused by the joint limits."""
+    from pkm_dynamics.core.bounds import MAX_CONTINUATION_STEPS
+    from pkm_dynamics.core.jet_dynamics import CONTINUATION_STEP
+    reach = MAX_CONTINUATION_STEPS * CONTINUATION_STEP
+    far = stewart.reference_pose.copy()
+    for distance in (1.5 * reach, 1000.0):
+        far[1, 3] = stewart.reference_pose[1, 3] + distance
+        with pytest.raises(ConvergenceError, match=r'limb\d: the platform pose .* out of reach'):
+            stewart.inverse_kinematics(far)
+    far[1, 3] = stewart.reference_pose[1, 3] + 0.9 * reach
+    with pytest.raises(StateError, match="outside its limits"):
+        stewart.inverse_kinematics(far)

@@ -77,3 +77,17 @@ def test_inconsistent_rates_of_a_redundant_robot_are_refused():
     bad = ik.actuators_d + np.array([0.0, 0.0, 0.0, 0.5])
     with pytest.raises(StateError, match="inconsistent"):
         forward_state(r, ik.actuators, bad)
+
+
+@pytest.mark.parametrize("name", PKMS)
+@pytest.mark.parametrize("beyond", [1e-3, 1e16])
+def test_parallel_actuators_beyond_a_stroke_are_refused_naming_the_joint(name, beyond):
+    """Actuator values beyond a stroke are no state of the robot: refused up front, naming the
+    joint (found by the fuzz campaign: 1e16 made Newton's method run for minutes)."""
+    r = robot(name)
+    x = r.inverse_kinematics(r.reference_pose).actuators.copy()
+    tree = r.description.tree
+    joint = r.actuated_joints[-1]
+    x[-1] = tree.upper[tree.joint_index(joint)] + beyond
+    with pytest.raises(StateError, match=f"'{joint}'"):
+        forward_state(r, x)

@@ -3,10 +3,11 @@ in-process on real request messages for the five example robots, fed generated i
 special floats (NaN, ±Inf, 1e308, -1e155, subnormals), huge rates, wrong sizes, unknown or
 repeated joint names, non-unit quaternions, far poses, states beyond strokes.
 
-Every answer must be a named outcome: never ``FAILURE`` (an unexpected exception), never
-``success`` with a NaN or Inf anywhere in the response, never ``success`` with an actuator
-position beyond its stroke; and after each bad request the next good one is answered with the
-core's own numbers. The core is driven directly as well: it raises a PkmDynamicsError or
+Every service is fuzzed, ``forward_kinematics`` included. Every answer must be a named
+outcome: never ``FAILURE`` (an unexpected exception), never ``success`` with a NaN or Inf
+anywhere in the response, never ``success`` with a reported joint beyond its limits (actuator
+strokes and every tree joint the response lists, on module chains and PKMs alike); and after
+each bad request the next good one is answered with the core's own numbers. The core is driven directly as well: it raises a PkmDynamicsError or
 returns finite numbers.
 
 CI runs the ``ci`` profile (few examples, derandomized: reproducible); ``bench/fuzz_requests.py``
@@ -27,7 +28,7 @@ settings.load_profile('ci')
 ROBOTS_DIR = Path(__file__).resolve().parents[1] / 'robots'
 ROBOTS = ('heavy_duty_4dof', 'linear_4bar_1dof', 'planar_3rrr', 'gough_stewart_6ups', 'irsbot2')
 SERVICES = ('forward_dynamics', 'inverse_dynamics', 'higher_order_inverse_dynamics',
-            'inverse_kinematics')
+            'inverse_kinematics', 'forward_kinematics')
 #: special values: NaN, infinities, the largest floats, overflow-prone magnitudes, subnormals
 SPECIAL = (math.nan, math.inf, -math.inf, 1e308, -1e308, -1e155, 1e155, 1e6, -1e6, 1e3,
            5e-324, -0.0)
@@ -95,6 +96,14 @@ def nominal_state(model):
     lo, hi = tree.lower[idx], tree.upper[idx]
     ok = np.isfinite(lo) & np.isfinite(hi)
     return np.where(ok, 0.5 * (np.where(ok, lo, 0) + np.where(ok, hi, 0)), 0.0).tolist()
+
+
+def nominal_actuators(model):
+    """Actuator values of an admissible state: mid-stroke (module chains), the reference pose's
+    IK solution (PKMs)."""
+    if not model.parallel:
+        return nominal_state(model)
+    return model.robot.inverse_kinematics(model.robot.reference_pose).actuators.tolist()
 
 
 @st.composite
@@ -196,6 +205,12 @@ def requests(draw, model, service):
             m.name = draw(names(model.actuated))
             m.position = draw(values(x0))
             m.velocity, m.acceleration, m.jerk, m.snap = (draw(rates(n, k)) for k in range(1, 5))
+    elif service == 'forward_kinematics':
+        r = srv.ForwardKinematics.Request()
+        js = r.actuator_state
+        js.name = draw(names(model.actuated))
+        js.position = draw(values(nominal_actuators(model)))
+        js.velocity = draw(st.one_of(st.just([]), rates(n, 1)))
     else:
         r = srv.InverseKinematics.Request()
         r.pose.pose = draw(poses(model))
@@ -218,17 +233,21 @@ def message_floats(msg):
             yield from message_floats(getattr(msg, field))
 
 
-def actuator_positions(response):
-    """The actuator positions a successful response reports (empty if none)."""
-    for path in ('feedforward.points', 'actuator_motion.position', 'actuator_state.position'):
-        head, _, tail = path.partition('.')
-        part = getattr(response, head, None)
-        if part is None:
-            continue
-        if tail == 'points':
-            return [p.positions for p in part.points]
-        return [getattr(part, tail)]
-    return []
+def reported_positions(model, response):
+    """(joint names, positions) pairs a successful response reports: the actuator positions
+    (feedforward points, HOID actuator motion, IK actuator state) and the tree joints (IK and FK
+    joint state)."""
+    actuated = list(model.actuated)
+    if hasattr(response, 'feedforward'):
+        names = list(response.feedforward.joint_names) or actuated
+        for p in response.feedforward.points:
+            yield names, p.positions
+    if hasattr(response, 'actuator_motion'):
+        yield list(response.actuator_motion.name), response.actuator_motion.position
+    for field in ('actuator_state', 'joint_state'):
+        js = getattr(response, field, None)
+        if js is not None and hasattr(js, 'position'):
+            yield list(js.name), js.position
 
 
 def check_answer(model, service, response):
@@ -242,14 +261,14 @@ def check_answer(model, service, response):
     assert code == ErrorCodes.SUCCESS
     bad = [v for v in message_floats(response) if not math.isfinite(v)]
     assert not bad, f'{service}: success with non-finite values {bad[:5]}'
-    # within the strokes (module chains: every service; PKM: the higher-order route checks them)
-    if not model.parallel or service == 'higher_order_inverse_dynamics':
-        tree = model.description.tree
-        idx = [tree.joint_index(n) for n in model.actuated]
-        for positions in actuator_positions(response):
-            x = np.asarray(positions)
-            assert np.all(x >= tree.lower[idx] - 1e-9) and np.all(x <= tree.upper[idx] + 1e-9), \
-                f'{service}: success with actuator positions {x} beyond the strokes'
+    # every reported joint within its limits (actuator strokes and every tree joint)
+    tree = model.description.tree
+    for names, positions in reported_positions(model, response):
+        idx = [tree.joint_index(n) for n in names]
+        x = np.asarray(positions)
+        lo, hi = tree.lower[idx] - 1e-9, tree.upper[idx] + 1e-9
+        out = [(n, v) for n, v, a, b in zip(names, x, lo, hi) if not a <= v <= b]
+        assert not out, f'{service}: success with joints beyond their limits {out[:5]}'
     return code
 
 

@@ -26,8 +26,10 @@ MAX_EFFORT = 1e10
 MAX_POSITION = 1e3
 #: largest number of points of one trajectory request (inverse dynamics)
 MAX_POINTS = 1000
-#: largest number of continuation steps from the zero configuration to a requested pose or
-#: actuator state (each of at most ``jet_dynamics.CONTINUATION_STEP``); beyond: out of reach
+#: largest number of continuation steps from the zero configuration (higher-order route) or
+#: from the IK's start configuration (PKM inverse kinematics on a working mode) to a requested
+#: pose or actuator state (each of at most ``jet_dynamics.CONTINUATION_STEP``); beyond: out of
+#: reach
 MAX_CONTINUATION_STEPS = 400
 
 
@@ -74,12 +76,13 @@ def check_limits(tree, joints, values, what: str = "x") -> np.ndarray:
     return a
 
 
-def continuation_steps(distance: float, step: float, what: str) -> int:
-    """Number of continuation steps of at most ``step`` over ``distance``; a
+def continuation_steps(distance: float, step: float, what: str,
+                       start: str = "the zero configuration") -> int:
+    """Number of continuation steps of at most ``step`` over ``distance`` (from ``start``); a
     :class:`~.errors.ConvergenceError` when that exceeds ``MAX_CONTINUATION_STEPS`` (the target
     is out of reach: no assembly is followed that far)."""
     if not np.isfinite(distance) or distance > MAX_CONTINUATION_STEPS * step:
-        raise ConvergenceError(f"{what} is {distance:.3g} from the zero configuration, beyond the "
+        raise ConvergenceError(f"{what} is {distance:.3g} from {start}, beyond the "
                                f"{MAX_CONTINUATION_STEPS * step:g} that the continuation follows: "
                                f"out of reach")
     return int(np.ceil(distance / step))

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .bounds import check_effort, check_rate
+from .bounds import check_effort, check_limits, check_rate
 from .description import RobotDescription, parse_description
 from .errors import ConvergenceError, DescriptionError, SingularityError, StateError
 from .limb import (TWIST_COMPONENTS, _body_jacobian_derivative, build_limbs, constraint_resolution_derivative,
@@ -511,7 +511,8 @@ class ParallelRobot:
         ``C <- C exp(P_p dx)`` (body-fixed increment, consistent with eq. 30) until the actuator
         error is below ``tol`` (default 10 x the IK accuracy goal).  ``initial``: a
         start pose (4,4) or a :class:`PkmIKSolution` (default: the reference pose).  Batched over
-        a leading axis (each sample starts from the previous result)."""
+        a leading axis (each sample starts from the previous result).  Actuator values beyond a
+        stroke raise :class:`StateError` naming the joint."""
         a = np.asarray(actuators, dtype=float)
         if a.ndim == 2:
             out, init = [], initial
@@ -522,6 +523,8 @@ class ParallelRobot:
             return np.stack(out)
         if a.shape != (len(self._act),) or not np.isfinite(a).all():
             raise StateError(f"actuator values must be {len(self._act)} finite numbers, got shape {a.shape}")
+        tree = self.description.tree      # a value beyond a stroke is no state of the robot
+        check_limits(tree, [tree.joint_index(n) for n in self.actuated_joints], a, "actuator position")
         tol = 10 * self.tol if tol is None else tol
         ik_tol = min(self.tol, 1e-3 * tol)
         max_iter = self.max_iter if max_iter is None else max_iter

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .bounds import continuation_steps
 from .errors import ConvergenceError, SingularityError, StateError
 from .jet_dynamics import CONTINUATION_STEP
 from .limb import Limb, limb_platform_pose
@@ -43,7 +44,8 @@ def solve_on_working_mode(solver, limb: Limb, C_target, theta0, **kw):
     else solves along ``C_0 exp(s log(C_0^-1 C_target))``, ``s = k / N``, ``k = 1..N``, with
     ``N >= 2`` the smallest number of steps that moves the limb's task coordinates by at most
     :data:`.jet_dynamics.CONTINUATION_STEP` per step (``C_0``: the platform pose of
-    ``theta0``).  Returns ``(theta, info)`` of the last solve (``info.outer``/``info.inner``
+    ``theta0``), at most :data:`.bounds.MAX_CONTINUATION_STEPS` (farther: out of reach,
+    :class:`~.errors.ConvergenceError`).  Returns ``(theta, info)`` of the last solve (``info.outer``/``info.inner``
     then count the iterations of every step)."""
     theta0 = np.asarray(theta0, dtype=float)
     try:
@@ -54,7 +56,8 @@ def solve_on_working_mode(solver, limb: Limb, C_target, theta0, **kw):
         pass
     C0 = limb_platform_pose(limb, theta0)
     xi = log_se3(pose_inv(C0) @ C_target)
-    steps = max(2, int(np.ceil(np.abs(xi[limb.task_rows]).max(initial=0.0) / CONTINUATION_STEP)))
+    steps = max(2, continuation_steps(np.abs(xi[limb.task_rows]).max(initial=0.0), CONTINUATION_STEP,
+                                      f"{limb.name}: the platform pose", "the start configuration"))
     theta, outer, inner = theta0.copy(), 0, []
     for k in range(1, steps + 1):
         C = C_target if k == steps else C0 @ exp_se3(xi * k / steps)
