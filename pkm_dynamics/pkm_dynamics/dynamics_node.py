@@ -317,16 +317,18 @@ class DynamicsNode(LifecycleNode):
         elif self._description_text:
             if not self._load(self._description_text, 'robot_description topic'):
                 return TransitionCallbackReturn.FAILURE
+        elif self._autostart:       # topic mode: configured when the description arrives
+            self._model_error = ('no robot description yet: waiting for the robot_description '
+                                 f'topic ({self._description_sub.topic_name}); autostart '
+                                 'configures and activates the node when one arrives')
+            self.get_logger().info(self._model_error)
+            return TransitionCallbackReturn.FAILURE
         else:
             self._model_error = (
                 'configure failed: no robot description (the robot_description parameter is '
                 f'empty and nothing has arrived on {self._description_sub.topic_name}): set the '
                 'parameter or publish the description on the topic, then configure')
-            if self._autostart:     # topic mode: configured when the description arrives
-                self.get_logger().info(f'autostart: configuring when a robot description '
-                                       f'arrives on {self._description_sub.topic_name}')
-            else:
-                self.get_logger().error(self._model_error)
+            self.get_logger().error(self._model_error)
             return TransitionCallbackReturn.FAILURE
         self._setup_feedforward()
         self._setup_completion()
@@ -363,6 +365,9 @@ class DynamicsNode(LifecycleNode):
             raise RequestError(ErrorCodes.NOT_ACTIVE,
                                'the node is shut down (lifecycle state finalized): it serves '
                                'no more; restart it')
+        if self._state == 'unconfigured' and self._model_error.startswith('no robot'):
+            raise RequestError(ErrorCodes.NOT_ACTIVE, f'the node is unconfigured: '
+                               f'{self._model_error}')
         if self._state != 'active':
             raise RequestError(ErrorCodes.NOT_ACTIVE,
                                f'the node is {self._state}: configure and activate it '
