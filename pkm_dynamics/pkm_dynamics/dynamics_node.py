@@ -365,7 +365,7 @@ class DynamicsNode(LifecycleNode):
             raise RequestError(ErrorCodes.NOT_ACTIVE,
                                'the node is shut down (lifecycle state finalized): it serves '
                                'no more; restart it')
-        if self._state == 'unconfigured' and self._model_error.startswith('no robot'):
+        if self._state == 'unconfigured' and 'no robot description' in self._model_error:
             raise RequestError(ErrorCodes.NOT_ACTIVE, f'the node is unconfigured: '
                                f'{self._model_error}')
         if self._state != 'active':
