@@ -254,6 +254,7 @@ class DynamicsNode(LifecycleNode):
         self._description_note = ''
         self._pending = {}
         self._autostart = self._p('autostart')     # cleared by the first successful configure
+        self._arrived = None        # the model of a description that autostart configures with
         self.finalized = Future()                   # done at shutdown (main() then returns)
         self.add_on_set_parameters_callback(self._validate_parameters)
         self.add_post_set_parameters_callback(self._apply_parameters)
@@ -314,6 +315,8 @@ class DynamicsNode(LifecycleNode):
         if text.strip():
             if not self._load(text, 'robot_description parameter'):
                 return TransitionCallbackReturn.FAILURE
+        elif self._arrived is not None:
+            self._use(self._arrived, 'robot_description topic')
         elif self._description_text:
             if not self._load(self._description_text, 'robot_description topic'):
                 return TransitionCallbackReturn.FAILURE
@@ -505,8 +508,12 @@ class DynamicsNode(LifecycleNode):
         if self._state in ('inactive', 'active'):
             self._use(model, 'robot_description topic')
         elif self._state == 'unconfigured' and self._autostart:
-            if self.trigger_configure() == TransitionCallbackReturn.SUCCESS:
-                self.trigger_activate()
+            self._arrived = model       # configure serves it instead of building it again
+            try:
+                if self.trigger_configure() == TransitionCallbackReturn.SUCCESS:
+                    self.trigger_activate()
+            finally:
+                self._arrived = None
         else:
             self._model_error = 'the node is unconfigured: configure it to build the model'
             self.get_logger().info(f'robot description of "{model.name}" received and checked; '
