@@ -1,7 +1,8 @@
 """Start the pkm_dynamics node for one robot.
 
 ros2 launch pkm_dynamics pkm_dynamics.launch.py [robot:=<example name or URDF path>]
-    [config:=<params.yaml>] [namespace:=<ns>] [use_sim_time:=true|false]
+    [config:=<params.yaml>] [remappings:=<remappings.yaml>] [namespace:=<ns>]
+    [use_sim_time:=true|false]
 
 robot: an example name is looked up in this package's share/pkm_dynamics/robots/ as
 <name>.urdf or <name>/<name>.urdf; anything else is taken as a path to a URDF file. Left out
@@ -10,6 +11,9 @@ robot_description topic (e.g. from robot_state_publisher): topic mode. The comma
 cannot pass an empty value (ros2 launch rejects `robot:=`); an including launch file can.
 config: a parameter file loaded on top of config/pkm_dynamics.yaml (the defaults); by default
 config/<robot>.yaml when the example has one.
+remappings: a YAML mapping of topic remappings, `from: to` (e.g. `~/feedforward/commands:
+/effort_controller/commands`), given to the node as its remappings=, as `--ros-args -r from:=to`
+would; by default config/<robot>.remappings.yaml when the example has one.
 """
 import os
 
@@ -19,6 +23,7 @@ from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
+import yaml
 
 SHARE = get_package_share_directory('pkm_dynamics')
 
@@ -47,9 +52,31 @@ def parameter_files(robot, config):
     return files
 
 
+def remappings(robot, remappings_file):
+    """The (from, to) topic remappings of ``remappings_file`` (a YAML mapping), by default of
+    the example's config/<robot>.remappings.yaml (none if it has none)."""
+    if not remappings_file:
+        name = os.path.splitext(os.path.basename(robot))[0] if robot else ''
+        example = os.path.join(SHARE, 'config', name + '.remappings.yaml')
+        if not (name and os.path.isfile(example)):
+            return []
+        remappings_file = example
+    path = os.path.expanduser(remappings_file)
+    if not os.path.isfile(path):
+        raise RuntimeError(f'remappings:={remappings_file} is not a file')
+    with open(path) as f:
+        rules = yaml.safe_load(f) or {}
+    if not isinstance(rules, dict) or not all(isinstance(k, str) and isinstance(v, str)
+                                              for k, v in rules.items()):
+        raise RuntimeError(f'remappings:={remappings_file} must be a YAML mapping of topic '
+                           'names, from: to')
+    return list(rules.items())
+
+
 def dynamics_node(context):
     robot = LaunchConfiguration('robot').perform(context)
     config = LaunchConfiguration('config').perform(context)
+    remappings_file = LaunchConfiguration('remappings').perform(context)
     robot_description = ''
     if robot:
         with open(robot_description_file(robot)) as description:
@@ -60,6 +87,7 @@ def dynamics_node(context):
         name='pkm_dynamics',
         namespace=LaunchConfiguration('namespace'),
         output='screen',
+        remappings=remappings(robot, remappings_file),
         parameters=[
             *parameter_files(robot, config),
             {
@@ -79,6 +107,9 @@ def generate_launch_description():
         DeclareLaunchArgument('config', default_value='',
                               description='parameter file on top of config/pkm_dynamics.yaml '
                               '(default: config/<robot>.yaml of an example)'),
+        DeclareLaunchArgument('remappings', default_value='',
+                              description='YAML file of topic remappings (from: to) '
+                              '(default: config/<robot>.remappings.yaml of an example)'),
         DeclareLaunchArgument('namespace', default_value='', description='node namespace'),
         DeclareLaunchArgument('use_sim_time', default_value='false',
                               description='use /clock as time source'),

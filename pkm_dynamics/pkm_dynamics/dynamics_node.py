@@ -22,8 +22,11 @@ defines. Parameters, topics and message conventions are documented in the packag
 
 A managed (lifecycle) node: *configure* builds the model from the description, *activate*
 serves it (services answer, feedforward and completed joint states are published);
-*deactivate* stops serving, *cleanup* drops the model. With ``autostart`` (default) the node
-configures and activates itself at start-up; ``autostart: false`` leaves the transitions to a
+*deactivate* stops serving, *cleanup* drops the model, *shutdown* ends the process. The
+streaming publishers (lifecycle publishers) and subscriptions exist from configure to cleanup,
+under fixed names (``TOPICS``) that users remap the ROS way. Configure fails without a
+description. With ``autostart`` (default) the node configures and activates itself at start-up
+(topic mode: when the description arrives); ``autostart: false`` leaves the transitions to a
 lifecycle manager (``ros2 lifecycle set /pkm_dynamics configure``). ``~/get_model_info``
 answers in every state.
 
@@ -49,11 +52,13 @@ from rcl_interfaces.msg import (FloatingPointRange, IntegerRange, ParameterDescr
 import rclpy
 import rclpy.logging
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
-from rclpy.exceptions import InvalidHandle
+from rclpy.exceptions import InvalidHandle, ParameterUninitializedException
 from rclpy.executors import MultiThreadedExecutor, SingleThreadedExecutor
-from rclpy.lifecycle import LifecycleNode, TransitionCallbackReturn
+from rclpy.lifecycle import LifecycleNode, LifecyclePublisher, TransitionCallbackReturn
+from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.signals import SignalHandlerOptions
+from rclpy.task import Future
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, String
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint, MultiDOFJointTrajectory
@@ -80,6 +85,12 @@ STANDARD_GRAVITY = [0.0, 0.0, -9.80665]
 SERVICE_QUEUE_DEPTH = 1000
 #: the parameters of the run-time payload (one model rebuild however many change at once)
 PAYLOAD_PARAMETERS = ('payload.mass', 'payload.com', 'payload.inertia')
+#: the streaming topics by role, under fixed names resolved as the main node's (``~`` is
+#: ``<namespace>/<name>``); remapped the ROS way (``--ros-args -r``, launch ``remappings=``)
+TOPICS = {'reference': '~/reference', 'task_reference': '~/task_reference',
+          'commands': '~/feedforward/commands', 'joint_state': '~/feedforward/joint_states',
+          'trajectory': '~/feedforward/trajectory', 'motor': '~/feedforward/motor_commands',
+          'completion_input': 'actuator_states', 'completion_output': 'joint_states'}
 
 
 class Model:
@@ -92,9 +103,12 @@ class Model:
     another: a new model starts cold.
 
     ``payload`` (:class:`~pkm_dynamics.core.payload.Payload`, default none) is added to the
-    end-effector / platform body; ``text`` is kept to rebuild the model with another one."""
+    end-effector / platform body; ``text`` is kept to rebuild the model with another one.
+    ``command_joints`` (parameter ``feedforward.joints``; default: the actuated joints) is the
+    joint order of the ``commands`` output: every actuated joint once, else ValueError naming
+    the unknown, repeated or missing joints (the robot is not served with that order)."""
 
-    def __init__(self, text, gravity, ik, payload=None):
+    def __init__(self, text, gravity, ik, payload=None, command_joints=None):
         desc = parse_description(text, gravity, files=False)    # XML text only, never a path
         self.text = text
         self.payload = Payload() if payload is None else payload
@@ -119,6 +133,10 @@ class Model:
         self.actuated = tuple(desc.actuated_joints)
         self.tree_joints = tuple(desc.tree.joint_names)
         self.series_elastic = tuple(a.joint for a in desc.actuators if a.series_elastic)
+        joints = self.actuated if command_joints is None else list(command_joints)
+        name_index(joints, self.actuated, 'parameter feedforward.joints')
+        #: ``commands`` data = efforts (actuated order)[command_order]
+        self.command_order = [self.actuated.index(joint) for joint in joints]
         self.num_bodies = len(ET.fromstring(desc.xml).findall('link')) if desc.xml else 0
         self.total_mass = desc.tree.total_mass
         self.gravity = floats(desc.tree.gravity)
@@ -181,36 +199,18 @@ PARAMETERS = {
     'ik.loop_singularity_threshold': (1e4, _descriptor(
         'largest admissible condition number of a loop constraint Jacobian G_y at an IK '
         'solution (larger: SINGULAR)', D, floating=(1.0, 1e16))),
-    'reference_topic': ('~/reference', _descriptor(
-        'actuator-space reference in (trajectory_msgs/JointTrajectory; module chains)', S,
-        read_only=True)),
-    'task_reference_topic': ('~/task_reference', _descriptor(
-        'task-space reference in (trajectory_msgs/MultiDOFJointTrajectory; PKM)', S,
-        read_only=True)),
     'feedforward.outputs': (['commands', 'joint_state'], _descriptor(
         'feedforward outputs to publish', SA, read_only=True,
         additional='any of ' + ', '.join(OUTPUT_KINDS))),
-    'feedforward.commands_topic': ('~/feedforward/commands', _descriptor(
-        'std_msgs/Float64MultiArray: efforts in actuated-joint order', S, read_only=True)),
-    'feedforward.joint_state_topic': ('~/feedforward/joint_states', _descriptor(
-        'sensor_msgs/JointState: actuator position, velocity, effort', S, read_only=True)),
-    'feedforward.trajectory_topic': ('~/feedforward/trajectory', _descriptor(
-        'trajectory_msgs/JointTrajectory with effort, every reference point', S,
-        read_only=True)),
-    'feedforward.motor_topic': ('~/feedforward/motor_commands', _descriptor(
-        'sensor_msgs/JointState: series-elastic motor position, velocity, torque (effort)', S,
-        read_only=True)),
+    'feedforward.joints': (Parameter.Type.STRING_ARRAY, _descriptor(
+        'joint order of the commands output (the joints list of the forward_command_controller '
+        'that consumes it): every actuated joint once; unset: the actuated joints in '
+        'description order', SA, read_only=True)),
     'feedforward.qos_depth': (100, _descriptor(
         'queue depth of the reference subscription and feedforward publishers', I,
         read_only=True, integer=(1, 10000))),
     'completion.enabled': (True, _descriptor(
         'publish every tree joint from measured actuator positions', B, read_only=True)),
-    'completion.input_topic': ('actuator_states', _descriptor(
-        'sensor_msgs/JointState in: measured actuator positions (other joints ignored)', S,
-        read_only=True)),
-    'completion.output_topic': ('joint_states', _descriptor(
-        'sensor_msgs/JointState out: every tree joint (for robot_state_publisher)', S,
-        read_only=True)),
     'autostart': (True, _descriptor(
         'configure and activate at start-up (false: wait for lifecycle transitions)', B,
         read_only=True)),
@@ -245,11 +245,18 @@ class DynamicsNode(LifecycleNode):
         for name, (default, descriptor) in PARAMETERS.items():
             self.declare_parameter(name, default, descriptor)
         self._check_static_parameters()
+        try:
+            self._command_joints = self._p('feedforward.joints')
+        except ParameterUninitializedException:     # unset: the actuated joints' order
+            self._command_joints = None
         self._ik = self._ik_parameters({})
         self._model = None
         self._model_error = ''
         self._description_note = ''
         self._pending = {}
+        self._autostart = self._p('autostart')     # cleared by the first successful configure
+        self._arrived = None        # the model of a description that autostart configures with
+        self.finalized = Future()                   # done at shutdown (main() then returns)
         self.add_on_set_parameters_callback(self._validate_parameters)
         self.add_post_set_parameters_callback(self._apply_parameters)
 
@@ -294,11 +301,13 @@ class DynamicsNode(LifecycleNode):
         # ~30 services and event handlers of this node, which keeps the per-reference overhead
         # low enough for a 1 kHz reference stream, and a long service call does not stall it.
         # Topic names are resolved here (namespace, ~, remappings), so they are this node's.
+        # Its publishers and subscriptions exist from configure to cleanup (lifecycle
+        # publishers: they publish only while the node is active).
         self.topic_node = rclpy.create_node(
             f'{self.get_name()}_topics', namespace=self.get_namespace(), context=self.context,
             use_global_arguments=False, start_parameter_services=False, enable_rosout=False)
-        self._setup_feedforward()
-        self._setup_completion()
+        self._pub = {}
+        self._streams = []
 
     # -- lifecycle ----------------------------------------------------------------------------
     def on_configure(self, state):
@@ -307,12 +316,27 @@ class DynamicsNode(LifecycleNode):
         if text.strip():
             if not self._load(text, 'robot_description parameter'):
                 return TransitionCallbackReturn.FAILURE
+        elif self._arrived is not None:
+            self._use(self._arrived, 'robot_description topic')
         elif self._description_text:
             if not self._load(self._description_text, 'robot_description topic'):
                 return TransitionCallbackReturn.FAILURE
-        else:
+        elif self._autostart:       # topic mode: configured when the description arrives
             self._model_error = ('no robot description yet: waiting for the robot_description '
-                                 'topic (the robot_description parameter is empty)')
+                                 f'topic ({self._description_sub.topic_name}); autostart '
+                                 'configures and activates the node when one arrives')
+            self.get_logger().info(self._model_error)
+            return TransitionCallbackReturn.FAILURE
+        else:
+            self._model_error = (
+                'configure failed: no robot description (the robot_description parameter is '
+                f'empty and nothing has arrived on {self._description_sub.topic_name}): set the '
+                'parameter or publish the description on the topic, then configure')
+            self.get_logger().error(self._model_error)
+            return TransitionCallbackReturn.FAILURE
+        self._setup_feedforward()
+        self._setup_completion()
+        self._autostart = False
         self._state = 'inactive'
         return TransitionCallbackReturn.SUCCESS
 
@@ -327,6 +351,7 @@ class DynamicsNode(LifecycleNode):
         return super().on_deactivate(state)
 
     def on_cleanup(self, state):
+        self._teardown_streaming()
         self._model = None
         self._model_error = 'the node is unconfigured: configure it to build the model'
         self._description_note = ''
@@ -334,7 +359,9 @@ class DynamicsNode(LifecycleNode):
         return TransitionCallbackReturn.SUCCESS
 
     def on_shutdown(self, state):
+        self._teardown_streaming()
         self._state = 'finalized'
+        self.finalized.set_result(True)     # main() then ends the process
         return TransitionCallbackReturn.SUCCESS
 
     def _require_active(self):
@@ -342,6 +369,9 @@ class DynamicsNode(LifecycleNode):
             raise RequestError(ErrorCodes.NOT_ACTIVE,
                                'the node is shut down (lifecycle state finalized): it serves '
                                'no more; restart it')
+        if self._state == 'unconfigured' and 'no robot description' in self._model_error:
+            raise RequestError(ErrorCodes.NOT_ACTIVE, f'the node is unconfigured: '
+                               f'{self._model_error}')
         if self._state != 'active':
             raise RequestError(ErrorCodes.NOT_ACTIVE,
                                f'the node is {self._state}: configure and activate it '
@@ -398,7 +428,7 @@ class DynamicsNode(LifecycleNode):
             try:
                 self._pending[text] = Model(text, self._p('gravity'),
                                             self._ik_parameters(changes),
-                                            self._payload(changes))
+                                            self._payload(changes), self._command_joints)
             except Exception as exc:  # the previous model keeps serving
                 self.get_logger().error(f'new robot_description rejected: {exc}')
                 return SetParametersResult(successful=False,
@@ -413,7 +443,8 @@ class DynamicsNode(LifecycleNode):
             payload = self._payload(changes)
             if self._model is not None:
                 self._pending[PAYLOAD_PARAMETERS] = Model(
-                    self._model.text, self._p('gravity'), self._ik_parameters(changes), payload)
+                    self._model.text, self._p('gravity'), self._ik_parameters(changes), payload,
+                    self._command_joints)
         except Exception as exc:  # the previous model keeps serving
             self.get_logger().error(f'new payload rejected: {exc}')
             return SetParametersResult(successful=False, reason=f'payload rejected: {exc}')
@@ -439,7 +470,8 @@ class DynamicsNode(LifecycleNode):
     def _build(self, text, source):
         """The model of ``text``, or None when it is rejected (logged and reported)."""
         try:
-            return Model(text, self._p('gravity'), self._ik, self._payload({}))
+            return Model(text, self._p('gravity'), self._ik, self._payload({}),
+                         self._command_joints)
         except Exception as exc:  # DescriptionError, or anything a broken text provokes
             message = f'robot description from the {source} rejected: {exc}'
             self.get_logger().error(message + (
@@ -476,6 +508,13 @@ class DynamicsNode(LifecycleNode):
         self._description_text = msg.data
         if self._state in ('inactive', 'active'):
             self._use(model, 'robot_description topic')
+        elif self._state == 'unconfigured' and self._autostart:
+            self._arrived = model       # configure serves it instead of building it again
+            try:
+                if self.trigger_configure() == TransitionCallbackReturn.SUCCESS:
+                    self.trigger_activate()
+            finally:
+                self._arrived = None
         else:
             self._model_error = 'the node is unconfigured: configure it to build the model'
             self.get_logger().info(f'robot description of "{model.name}" received and checked; '
@@ -815,24 +854,43 @@ class DynamicsNode(LifecycleNode):
 
     # -- feedforward --------------------------------------------------------------------------
     def _setup_feedforward(self):
+        """The reference subscriptions and feedforward publishers (at configure)."""
         depth = self._p('feedforward.qos_depth')
         qos = _reliable(depth)
         self._outputs = set(self._p('feedforward.outputs'))
-        self._pub = {}
         for kind, msg_type in (('commands', Float64MultiArray), ('joint_state', JointState),
                                ('trajectory', JointTrajectory), ('motor', JointState)):
             if kind in self._outputs:
-                self._pub[kind] = self.topic_node.create_publisher(
-                    msg_type, self._topic(f'feedforward.{kind}_topic'), qos)
-        self._reference_sub = self._stream(JointTrajectory, 'reference_topic', qos, 'reference',
+                self._pub[kind] = self._lifecycle_publisher(msg_type, kind, qos)
+        self._reference_sub = self._stream(JointTrajectory, 'reference', qos, 'reference',
                                            self._feedforward, counted=True)
-        self._task_reference_sub = self._stream(MultiDOFJointTrajectory, 'task_reference_topic',
+        self._task_reference_sub = self._stream(MultiDOFJointTrajectory, 'task_reference',
                                                 qos, 'task reference', self._task_feedforward,
                                                 counted=True)
 
-    def _topic(self, parameter):
-        """The topic named by ``parameter``, resolved as a topic of this node."""
-        return self.resolve_topic_name(self._p(parameter))
+    def _topic(self, role):
+        """The topic of ``role`` (:data:`TOPICS`), resolved as a topic of this node: its
+        namespace and name, and the remapping rules of the command line and launch file
+        (the companion node takes no global arguments: its names are resolved here)."""
+        return self.resolve_topic_name(TOPICS[role])
+
+    def _lifecycle_publisher(self, msg_type, role, qos):
+        """A publisher of the companion node managed by this node's lifecycle (it publishes
+        while the node is active), as ``create_lifecycle_publisher`` makes on the node itself."""
+        publisher = self.topic_node.create_publisher(msg_type, self._topic(role), qos,
+                                                     publisher_class=LifecyclePublisher)
+        self.add_managed_entity(publisher)
+        return publisher
+
+    def _teardown_streaming(self):
+        """Destroy the streaming publishers and subscriptions (at cleanup and shutdown)."""
+        for publisher in self._pub.values():
+            self._managed_entities.discard(publisher)
+            self.topic_node.destroy_publisher(publisher)
+        for subscription in self._streams:
+            self.topic_node.destroy_subscription(subscription)
+        self._pub = {}
+        self._streams = []
 
     def _warn(self, what, exc):
         code, message = core_error(exc)
@@ -840,7 +898,7 @@ class DynamicsNode(LifecycleNode):
                                   throttle_duration_sec=self._p('warning_period'))
         return message
 
-    def _stream(self, msg_type, topic_parameter, qos, what, handle, counted=False):
+    def _stream(self, msg_type, role, qos, what, handle, counted=False):
         """Subscribe a streaming topic (on the companion node): each message delivered, and
         those already waiting behind it (:func:`queued`), goes to ``handle(model, msg)`` while
         the node is active; a message ``handle`` rejects (an exception) gets a throttled
@@ -867,7 +925,8 @@ class DynamicsNode(LifecycleNode):
                         diagnostics.reference(start)
 
         subscription = self.topic_node.create_subscription(
-            msg_type, self._topic(topic_parameter), callback, qos)
+            msg_type, self._topic(role), callback, qos)
+        self._streams.append(subscription)
         return subscription
 
     def _reference_points(self, model, msg, task_space):
@@ -949,7 +1008,7 @@ class DynamicsNode(LifecycleNode):
             stamp = self.get_clock().now().to_msg()
         pub = self._pub
         if 'commands' in pub:
-            pub['commands'].publish(Float64MultiArray(data=floats(f)))
+            pub['commands'].publish(Float64MultiArray(data=floats(f[model.command_order])))
         if 'joint_state' in pub:
             js = JointState(name=names, position=floats(x), velocity=floats(xd),
                             effort=floats(f))
@@ -976,9 +1035,9 @@ class DynamicsNode(LifecycleNode):
         if not self._p('completion.enabled'):
             return
         qos = _reliable(10)
-        self._completion_pub = self.topic_node.create_publisher(
-            JointState, self._topic('completion.output_topic'), qos)
-        self._completion_sub = self._stream(JointState, 'completion.input_topic', qos,
+        self._completion_pub = self._pub['completion'] = self._lifecycle_publisher(
+            JointState, 'completion_output', qos)
+        self._completion_sub = self._stream(JointState, 'completion_input', qos,
                                             'actuator state', self._complete)
 
     def _complete(self, model, msg):
@@ -1034,10 +1093,11 @@ def queued(subscription, first):
 SIGNAL_CHECK_PERIOD = 0.2
 
 
-def _spin_until_signal(executors, signalled):
+def _spin_until_signal(executors, signalled, finished=lambda: False):
     """Spin each of ``executors`` (a dict: thread name -> executor) in a thread of its own
-    until ``signalled`` (the list of signals received, see :func:`main`) is not empty or
-    until one of them stops by itself (its exception is raised here once every thread is
+    until ``signalled`` (the list of signals received, see :func:`main`) is not empty, until
+    ``finished()`` (e.g. the lifecycle shutdown transition happened) or until one of them
+    stops by itself (its exception is raised here once every thread is
     joined); then stop the others and join every thread, so that no thread is inside rcl any
     more when the caller destroys the nodes and shuts the context down.
 
@@ -1067,7 +1127,7 @@ def _spin_until_signal(executors, signalled):
     try:
         for thread in threads:
             thread.start()
-        while not signalled and not stopping.is_set():
+        while not signalled and not finished() and not stopping.is_set():
             stopping.wait(SIGNAL_CHECK_PERIOD)
     finally:
         stopping.set()
@@ -1104,7 +1164,8 @@ def main(args=None):
         executor = MultiThreadedExecutor(num_threads=3)
         executor.add_node(node)
         _spin_until_signal({'pkm_dynamics_topics': topics,
-                            'pkm_dynamics_services': executor}, signalled)
+                            'pkm_dynamics_services': executor}, signalled,
+                           finished=node.finalized.done)    # lifecycle shutdown ends it too
         node.topic_node.destroy_node()     # every thread joined: no rcl call under way
         node.destroy_node()
     return 0

@@ -1,11 +1,15 @@
 """The installed parameter files: each example robot's config/<robot>.yaml (on top of the
 defaults in config/pkm_dynamics.yaml, as the launch file loads them) starts the node with
-that robot; invalid parameter values are refused with a message that names them."""
+that robot, its config/<robot>.remappings.yaml (remappings, as the launch file passes them)
+moves its streaming topics; invalid parameter values are refused with a message that names
+them."""
 from pathlib import Path
 import sys
 import time
 
-from pkm_dynamics.testing import Client
+import yaml
+
+from pkm_dynamics.testing import Client, spin_until
 
 SHARE = Path(sys.prefix) / 'share' / 'pkm_dynamics'
 EXAMPLES = sorted(p.stem for p in (SHARE / 'robots').glob('*.urdf'))
@@ -17,9 +21,34 @@ def test_every_example_has_a_config():
     assert not missing, missing
 
 
+def example_remappings(robot):
+    """The (from, to) remappings of the example's config/<robot>.remappings.yaml."""
+    path = SHARE / 'config' / f'{robot}.remappings.yaml'
+    return list(yaml.safe_load(path.read_text()).items()) if path.is_file() else []
+
+
+def resolved(topic, node_name):
+    """``topic`` resolved for the node ``/node_name``."""
+    if topic.startswith('~'):
+        return f'/{node_name}{topic[1:]}'
+    return topic if topic.startswith('/') else '/' + topic
+
+
+def streaming_topics(node, node_name):
+    """The topics of the node's streaming companion (``<name>_topics``), once discovered."""
+    from rclpy.node import NodeNameNonExistentError
+    try:
+        return ({t for t, _ in node.get_publisher_names_and_types_by_node(
+                    f'{node_name}_topics', '/')} |
+                {t for t, _ in node.get_subscriber_names_and_types_by_node(
+                    f'{node_name}_topics', '/')})
+    except NodeNameNonExistentError:
+        return set()
+
+
 def test_example_configs_start_the_node(start_node, ros_node):
     """One node per example (started together, each under its own name), with the defaults
-    and the example's parameter file, as the launch file loads them."""
+    and the example's parameter file and remappings, as the launch file passes them."""
     from pkm_dynamics_interfaces.srv import GetModelInfo
     from rcl_interfaces.srv import GetParameters
     processes = {}
@@ -29,7 +58,9 @@ def test_example_configs_start_the_node(start_node, ros_node):
             params={'robot_description': text},
             params_files=[SHARE / 'config' / 'pkm_dynamics.yaml',
                           SHARE / 'config' / f'{robot}.yaml'],
-            name=f'config_{robot}')
+            name=f'config_{robot}',
+            ros_args=[arg for rule in example_remappings(robot)
+                      for arg in ('-r', ':='.join(rule))])
     for robot, process in processes.items():
         client = Client(ros_node, f'/config_{robot}')
         info = client.call(GetModelInfo, 'get_model_info')
@@ -38,6 +69,13 @@ def test_example_configs_start_the_node(start_node, ros_node):
             names=['feedforward.outputs'])).values[0].string_array_value
         assert set(outputs) <= {'commands', 'joint_state', 'trajectory', 'motor'}
         assert ('motor' in outputs) == bool(info.series_elastic_joints), robot
+        name = f'config_{robot}'
+        rules = [(resolved(a, name), resolved(b, name)) for a, b in example_remappings(robot)]
+        assert spin_until(ros_node, lambda: all(b in streaming_topics(ros_node, name)
+                                                for _, b in rules)), \
+            (robot, rules, streaming_topics(ros_node, name))
+        moved = {a for a, _ in rules} - {b for _, b in rules}   # (/joint_states is both)
+        assert not moved & streaming_topics(ros_node, name), robot
     for process in processes.values():
         assert process.stop() == 0, process.log()
 

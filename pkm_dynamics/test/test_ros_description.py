@@ -85,8 +85,10 @@ def test_no_description_yet(start_node, ros_node):
     info = model_info(client)
     assert not info.success and info.error_code.val == ErrorCodes.NO_MODEL
     assert 'waiting for the robot_description topic' in info.message
-    response = client.call(InverseDynamics, 'inverse_dynamics')
-    assert response.error_code.val == ErrorCodes.NO_MODEL
+    response = client.call(InverseDynamics, 'inverse_dynamics')   # autostart waits for one
+    assert response.error_code.val == ErrorCodes.NOT_ACTIVE
+    assert 'unconfigured' in response.message
+    assert 'waiting for the robot_description topic' in response.message
     assert process.stop() == 0, process.log()
 
 

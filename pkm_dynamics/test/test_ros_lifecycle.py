@@ -1,9 +1,12 @@
-"""The node is a managed (lifecycle) node: configure builds the model, activate serves it;
-inactive or unconfigured it answers NOT_ACTIVE and publishes nothing. autostart (default)
-configures and activates at start-up; here it is off and the test drives the transitions
-through the standard lifecycle services."""
+"""The node is a managed (lifecycle) node: configure builds the model and creates the
+streaming publishers and subscriptions, activate serves it; inactive or unconfigured it answers
+NOT_ACTIVE and publishes nothing; cleanup destroys the streaming topics; configure without a
+description fails with a message; shutdown ends the process (exit code 0). autostart (default)
+configures and activates at start-up (topic mode: when the description arrives); mostly it is
+off here and the tests drive the transitions through the standard lifecycle services."""
 import numpy as np
 from numpy.testing import assert_array_equal
+import pytest
 
 from pkm_dynamics.core import load_robot
 from pkm_dynamics.testing import Client, Collector, matched_publisher, spin_until
@@ -18,7 +21,9 @@ def transition(client, label):
     ids = {'configure': Transition.TRANSITION_CONFIGURE,
            'activate': Transition.TRANSITION_ACTIVATE,
            'deactivate': Transition.TRANSITION_DEACTIVATE,
-           'cleanup': Transition.TRANSITION_CLEANUP}
+           'cleanup': Transition.TRANSITION_CLEANUP,
+           'shutdown': Transition.TRANSITION_UNCONFIGURED_SHUTDOWN,
+           'active shutdown': Transition.TRANSITION_ACTIVE_SHUTDOWN}
     request = ChangeState.Request()
     request.transition.id = ids[label]
     return client.call(ChangeState, 'change_state', request).success
@@ -96,3 +101,80 @@ def test_configure_fails_on_a_bad_description(start_node, ros_node):
     assert info.error_code.val == ErrorCodes.INVALID_DESCRIPTION
     assert 'no actuated joint' in info.message
     assert process.stop() == 0, process.log()
+
+
+#: the streaming topics of a node named pkm_dynamics with default names and outputs
+PUBLISHED = ['/pkm_dynamics/feedforward/commands', '/pkm_dynamics/feedforward/joint_states',
+             '/joint_states']
+SUBSCRIBED = ['/pkm_dynamics/reference', '/pkm_dynamics/task_reference', '/actuator_states']
+
+
+def streaming_endpoints(node):
+    """How many publishers / subscriptions each streaming topic has (one node under test)."""
+    return ([node.count_publishers(t) for t in PUBLISHED] +
+            [node.count_subscribers(t) for t in SUBSCRIBED])
+
+
+def test_streaming_topics_exist_from_configure_to_cleanup(start_node, ros_node, example_robot):
+    process = start_node(params={'robot_description': example_robot('heavy_duty_4dof'),
+                                 'autostart': False})
+    client = Client(ros_node)
+    assert state(client) == 'unconfigured'
+    # the node's /diagnostics publisher is discovered: its other endpoints would be by now
+    assert spin_until(ros_node, lambda: ros_node.count_publishers('/diagnostics') == 1)
+    spin_until(ros_node, lambda: False, timeout=1.0)
+    assert streaming_endpoints(ros_node) == [0] * 6
+    assert transition(client, 'configure')
+    assert spin_until(ros_node, lambda: streaming_endpoints(ros_node) == [1] * 6), \
+        streaming_endpoints(ros_node)
+    assert transition(client, 'cleanup') and state(client) == 'unconfigured'
+    assert spin_until(ros_node, lambda: streaming_endpoints(ros_node) == [0] * 6), \
+        streaming_endpoints(ros_node)
+    assert transition(client, 'configure') and transition(client, 'activate')
+    assert spin_until(ros_node, lambda: streaming_endpoints(ros_node) == [1] * 6)
+    assert process.stop() == 0, process.log()
+
+
+def test_configure_without_a_description_fails(start_node, ros_node, example_robot):
+    from pkm_dynamics_interfaces.msg import ErrorCodes
+    from pkm_dynamics_interfaces.srv import GetModelInfo
+    from std_msgs.msg import String
+    from test_ros_description import description_publisher
+    process = start_node(params={'robot_description': '', 'autostart': False})
+    client = Client(ros_node)
+    assert not transition(client, 'configure')
+    assert state(client) == 'unconfigured'
+    info = client.call(GetModelInfo, 'get_model_info')
+    assert info.error_code.val == ErrorCodes.NO_MODEL
+    assert 'configure failed: no robot description' in info.message
+    assert '/robot_description' in info.message
+    assert 'configure failed: no robot description' in process.log()
+    # without autostart a description that arrives waits for the next configure
+    description_publisher(ros_node).publish(String(data=example_robot('linear_4bar_1dof')))
+    assert spin_until(ros_node, lambda: 'received and checked' in process.log(), timeout=20.0)
+    assert state(client) == 'unconfigured'
+    assert transition(client, 'configure') and state(client) == 'inactive'
+    assert process.stop() == 0, process.log()
+
+
+def test_autostart_in_topic_mode_configures_when_the_description_arrives(
+        start_node, ros_node, example_robot):
+    from std_msgs.msg import String
+    from test_ros_description import description_publisher
+    process = start_node(params={'robot_description': ''})
+    client = Client(ros_node)
+    assert state(client) == 'unconfigured'
+    assert 'configure failed' not in process.log()        # waiting is no failure
+    description_publisher(ros_node).publish(String(data=example_robot('linear_4bar_1dof')))
+    assert spin_until(ros_node, lambda: state(client) == 'active', timeout=20.0), process.log()
+    assert process.stop() == 0, process.log()
+
+
+@pytest.mark.parametrize('label', ['shutdown', 'active shutdown'])
+def test_shutdown_ends_the_process(start_node, ros_node, example_robot, label):
+    process = start_node(params={'robot_description': example_robot('linear_4bar_1dof'),
+                                 'autostart': label == 'active shutdown'})
+    client = Client(ros_node)
+    assert state(client) == ('active' if label == 'active shutdown' else 'unconfigured')
+    assert transition(client, label)
+    assert process.process.wait(timeout=20.0) == 0, process.log()
