@@ -143,3 +143,13 @@ def test_pkm_ik_continuation_to_a_far_pose_is_bounded(stewart):
     far[1, 3] = stewart.reference_pose[1, 3] + 0.9 * reach
     with pytest.raises(StateError, match="outside its limits"):
         stewart.inverse_kinematics(far)
+
+
+def test_pkm_ik_continuation_stops_where_the_path_leaves_the_joint_limits(stewart):
+    """A pose 5 m above the platform (within the continuation's reach) was followed for all of
+    its 100 steps before the joint limits refused the result; the path is refused at its first
+    step beyond a limit, naming the joint and the step."""
+    far = stewart.reference_pose.copy()
+    far[2, 3] += 5.0
+    with pytest.raises(StateError, match=r"joint 'leg\d_\w+' .*outside its limits.*\(at step \d+ of 100 "):
+        stewart.inverse_kinematics(far)

@@ -14,7 +14,9 @@ near seed); otherwise it follows the straight task-space path from the start's p
 to the target in steps of at most :data:`.jet_dynamics.CONTINUATION_STEP` (continuation, as
 the loop closure of the higher-order route does), which stays on the start's working mode
 unless the path crosses a singularity (then the IK raises :class:`~.errors.SingularityError`
-or :class:`~.errors.ConvergenceError`).  Both IK schemes thus return the same configuration.
+or :class:`~.errors.ConvergenceError`); a path that leaves the joint limits is refused at the
+first step beyond them (:class:`~.errors.StateError`), so a pose far out of the workspace costs
+a few steps, not the whole path.  Both IK schemes thus return the same configuration.
 
 :func:`apply_joint_limits` then shifts revolute angles by multiples of ``2 pi`` (the value
 nearest the start that lies within the URDF limits) and refuses a joint outside its limits with
@@ -63,6 +65,12 @@ def solve_on_working_mode(solver, limb: Limb, C_target, theta0, **kw):
         C = C_target if k == steps else C0 @ exp_se3(xi * k / steps)
         theta, info = solver(limb, C, theta, **kw)
         outer, inner = outer + info.outer, inner + info.inner
+        if k < steps:                   # the path leaves the joint limits: refused here, at once
+            try:
+                apply_joint_limits(limb, theta, theta0)
+            except StateError as exc:
+                raise StateError(f"{exc} (at step {k} of {steps} of the straight task-space path "
+                                 "from the start pose)") from None
     info.outer, info.inner = outer, inner
     return theta, info
 
