@@ -292,7 +292,8 @@ def _exp_se3(xi):
 
 def _log_se3(C):
     """``log_se3`` (:func:`.spatial.log_se3`) of stacks of poses (..., 4, 4) -> (..., 6)
-    (rotation angles near pi row by row with :func:`.spatial.log_se3`)."""
+    (rotation angles from 2 rad on, where ``th / sin th`` amplifies round-off, row by row with
+    :func:`.spatial.log_se3`)."""
     R = C[..., :3, :3]
     s = 0.5 * np.stack([R[..., 2, 1] - R[..., 1, 2], R[..., 0, 2] - R[..., 2, 0],
                         R[..., 1, 0] - R[..., 0, 1]], axis=-1)     # sin(th) axis
@@ -307,7 +308,7 @@ def _log_se3(C):
     p = C[..., :3, 3, None]
     v = (p - 0.5 * (W @ p) + k * (W @ (W @ p)))[..., 0]
     out = np.concatenate([w, v], axis=-1)
-    near_pi = np.pi - th[..., 0] < 1e-6
+    near_pi = th[..., 0] >= 2.0
     if np.any(near_pi):
         out[near_pi] = [log_se3(Ck) for Ck in C[near_pi]]
     return out

@@ -99,21 +99,28 @@ def exp_so3(w: np.ndarray) -> np.ndarray:
 
 
 def log_so3(R: np.ndarray) -> np.ndarray:
-    """Rotation vector of ``R`` (inverse of :func:`exp_so3`), angle in [0, pi]."""
-    c = np.clip(0.5 * (np.trace(R) - 1.0), -1.0, 1.0)
-    th = np.arccos(c)
-    if th < 1e-6:
-        return vee(R - R.T) * 0.5 * (1.0 + th**2 / 6.0)
-    if np.pi - th < 1e-6:
-        # near pi: axis from the symmetric part, sign from the skew part
-        B = 0.5 * (R + np.eye(3))
-        k = int(np.argmax(np.diag(B)))
-        axis = B[:, k] / np.sqrt(max(B[k, k], 1e-300))
-        s = vee(R - R.T)
-        if axis @ s < 0:
-            axis = -axis
-        return th * axis / np.linalg.norm(axis)
-    return th / (2.0 * np.sin(th)) * vee(R - R.T)
+    """Rotation vector of ``R`` (inverse of :func:`exp_so3`), angle in [0, pi].
+
+    With ``s = vee(R - R^T) / 2 = sin(th) n`` and ``cos th = (tr R - 1) / 2``, the angle is
+    ``th = atan2(|s|, cos th)`` (accurate at every angle, unlike ``arccos`` near 0 and pi).
+    Up to ``th = 2`` the vector is ``s th / sin th`` (its series below ``th = 1e-4``); beyond,
+    where ``1 / sin th`` would amplify the round-off of ``s``, the axis ``n`` comes from the
+    symmetric part ``(R + R^T) / 2 - cos(th) I = (1 - cos th) n n^T`` (its largest column),
+    its sign from ``s``."""
+    s = 0.5 * vee(R - R.T)
+    c = 0.5 * (R[0, 0] + R[1, 1] + R[2, 2] - 1.0)
+    sn = math.sqrt(float(s @ s))
+    th = math.atan2(sn, c)
+    if th < 1e-4:
+        return s * (1.0 + th * th / 6.0)            # th / sin th; next term 7 th^4 / 360
+    if th < 2.0:
+        return s * (th / sn)
+    B = 0.5 * (R + R.T) - c * np.eye(3)
+    k = int(np.argmax(np.diag(B)))
+    axis = B[:, k] / np.linalg.norm(B[:, k])
+    if axis @ s < 0.0:
+        axis = -axis
+    return th * axis
 
 
 def _left_jacobian_so3(w: np.ndarray) -> np.ndarray:
