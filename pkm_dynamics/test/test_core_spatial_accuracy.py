@@ -4,13 +4,12 @@ eps^(1/4) = 1.22e-4 rad and 1e-3 rad) and near pi.
 
 Independent paths: the power series ``sum H^k / k!`` of the 4x4 matrix ``H = [X]`` summed in
 extended precision (``np.longdouble``), and Pinocchio's ``exp6``/``exp3``/``log6``/``log3``.
-Every form is checked: the numpy forms of :mod:`.spatial`, the batched forms of
-:mod:`.higher_order` and the scalar kernel of :mod:`.compiled.spatial_kernels`.
+Every form is checked: the numpy forms of :mod:`.spatial`, the batched forms
+(``*_batch``) and the scalar kernel of :mod:`.compiled.spatial_kernels`.
 """
 import numpy as np
 import pinocchio as pin     # a test dependency (package.xml, requirements.txt): never skipped
 
-from pkm_dynamics.core import higher_order as HO
 from pkm_dynamics.core import spatial
 from pkm_dynamics.core.compiled import spatial_kernels
 
@@ -54,7 +53,7 @@ def test_exp_forms_at_round_off_against_extended_precision_and_pinocchio():
     out = np.zeros((4, 4))
     for angle in ANGLES:
         Xs = twists(angle)
-        batched = HO._exp_se3(Xs)
+        batched = spatial.exp_se3_batch(Xs)
         for X, E_batched in zip(Xs, batched):
             ref = expm_reference(X)
             t = tol(X)
@@ -75,7 +74,7 @@ def test_log_forms_at_round_off_against_extended_precision_and_pinocchio():
     for angle in ANGLES:
         Xs = twists(angle, seed=1)
         C = np.array([expm_reference(X).astype(float) for X in Xs])
-        batched = HO._log_se3(C)
+        batched = spatial.log_se3_batch(C)
         for X, Ck, L_batched in zip(Xs, C, batched):
             t = 2.0 * tol(X)
             assert np.abs(spatial.log_se3(Ck) - X).max() <= t, angle

@@ -3,11 +3,12 @@ kernels (same conventions: twist ``(omega, v)``, wrench ``(moment, force)``, ``A
 
 Each function writes into a preallocated output (the caller's scratch) and is inlined into the
 kernel that calls it; none allocates.  Shapes: vectors (6,), matrices (6, 6), poses (4, 4).
+Scalar functions of :mod:`..spatial` that need no output array (:func:`so3_coefficients`) are
+not written again here: they are compiled from their one definition there.
 """
 from __future__ import annotations
 
-import math
-
+from .. import spatial
 from .cache import kernel
 
 
@@ -143,15 +144,9 @@ def ad_inv_pose_rz(c, s, px, py, pz, out):
     out[5, 5] = 1.0
 
 
-@kernel
-def so3_coefficients(th2):
-    """``sin(th)/th, (1 - cos th)/th^2, (th - sin th)/th^3`` (as :func:`.spatial._so3_coefficients`)."""
-    if th2 < 1e-8:
-        return 1.0 - th2 / 6.0, 0.5 - th2 / 24.0, 1.0 / 6.0 - th2 / 120.0
-    th = math.sqrt(th2)
-    s = math.sin(th)
-    h = math.sin(0.5 * th) / th
-    return s / th, 2.0 * h * h, (th - s) / (th2 * th)
+#: ``sin(th)/th, (1 - cos th)/th^2, (th - sin th)/th^3`` of ``th^2``: the function of the numpy
+#: layer itself, compiled (one definition of the small-angle series)
+so3_coefficients = kernel(spatial.so3_coefficients)
 
 
 @kernel
