@@ -139,20 +139,26 @@ def _left_jacobian_so3(w: np.ndarray) -> np.ndarray:
     return _rotation(a, b, c, B, C, th2)
 
 
-def exp_se3(X: np.ndarray, q: float = 1.0) -> np.ndarray:
-    """Closed-form exponential ``exp(q [X])`` of the screw ``X = (omega, v)``:
-    ``R = I + A W + B W^2``, ``p = (I + B W + C W^2) v`` (W = [omega]x)."""
-    a, b, c, d, e, f = (np.asarray(X, dtype=float) * q).tolist()
-    th2 = a * a + b * b + c * c
-    A, B, Cc = so3_coefficients(th2)
+def exp_se3_rows(a: float, b: float, c: float, d: float, e: float, f: float,
+                 th2: float, A: float, B: float, Cc: float) -> tuple:
+    """The first three rows (3 tuples of 4) of ``exp([X])`` for ``X = (a, b, c, d, e, f)``:
+    ``R = I + A W + B W^2``, ``p = (I + B W + C W^2) v`` (W = [omega]x, ``th2 = |omega|^2``,
+    ``A, B, Cc``: :func:`so3_coefficients` of ``th2``).  Plain scalar Python calling nothing:
+    :mod:`.compiled.spatial_kernels` compiles this same function."""
     wv = a * d + b * e + c * f
     x1, x2, x3 = b * f - c * e, c * d - a * f, a * e - b * d          # omega x v
-    return np.array([
-        [1.0 + B * (a * a - th2), B * a * b - A * c, B * a * c + A * b, d + B * x1 + Cc * (a * wv - th2 * d)],
-        [B * a * b + A * c, 1.0 + B * (b * b - th2), B * b * c - A * a, e + B * x2 + Cc * (b * wv - th2 * e)],
-        [B * a * c - A * b, B * b * c + A * a, 1.0 + B * (c * c - th2), f + B * x3 + Cc * (c * wv - th2 * f)],
-        [0.0, 0.0, 0.0, 1.0],
-    ])
+    return ((1.0 + B * (a * a - th2), B * a * b - A * c, B * a * c + A * b, d + B * x1 + Cc * (a * wv - th2 * d)),
+            (B * a * b + A * c, 1.0 + B * (b * b - th2), B * b * c - A * a, e + B * x2 + Cc * (b * wv - th2 * e)),
+            (B * a * c - A * b, B * b * c + A * a, 1.0 + B * (c * c - th2), f + B * x3 + Cc * (c * wv - th2 * f)))
+
+
+def exp_se3(X: np.ndarray, q: float = 1.0) -> np.ndarray:
+    """Closed-form exponential ``exp(q [X])`` (4, 4) of the screw ``X = (omega, v)`` (6,)
+    (:func:`exp_se3_rows`)."""
+    a, b, c, d, e, f = (np.asarray(X, dtype=float) * q).tolist()
+    th2 = a * a + b * b + c * c
+    r0, r1, r2 = exp_se3_rows(a, b, c, d, e, f, th2, *so3_coefficients(th2))
+    return np.array([r0, r1, r2, (0.0, 0.0, 0.0, 1.0)])
 
 
 def Ad_inv_exp(X: np.ndarray, q: float) -> np.ndarray:
