@@ -55,8 +55,8 @@ from .bounds import check_bound, check_limits, check_position, check_rate, conti
 from .description import RobotDescription
 from .errors import ConvergenceError, DescriptionError, SingularityError, StateError
 from .sea import sea_feedforward, sea_parameters
-from .spatial import (Ad_batch, Ad_inv_batch, ad_batch, exp_se3, exp_se3_batch, hat_batch, log_se3, log_se3_batch,
-                      mv_batch, pose_inv, pose_inv_batch)
+from .spatial import (Ad_batch, Ad_inv_batch, ad_batch, exp_se3, exp_se3_batch, exp_unit_screws_batch, hat_batch,
+                      log_se3, log_se3_batch, mv_batch, pose_inv, pose_inv_batch)
 from .tree_dynamics import forward_kinematics
 
 # ---------------------------------------------------------------------------------------
@@ -222,12 +222,7 @@ def limb_poses(model: SimpleLimbModel, qs) -> tuple:
     (L, delta, 4, 4) of every limb's bodies for the slot values ``qs`` (L, delta) (Rodrigues
     for revolute, a translation for prismatic joints; padding slots: identity)."""
     L, D = model.real.shape
-    s, c = np.sin(qs)[..., None, None], np.cos(qs)[..., None, None]
-    E = np.zeros((L, D, 4, 4))
-    E[..., :3, :3] = s * model.X_hat + (1.0 - c) * model.X_hat2
-    E[..., :3, 3] = model.X[..., 3:] * qs[..., None]
-    E += np.eye(4)
-    P = model.B @ E
+    P = model.B @ exp_unit_screws_batch(np.asarray(qs, dtype=float), model.X, model.X_hat, model.X_hat2)
     C = np.empty_like(P)
     C[:, 0] = P[:, 0]
     for i in range(1, D):

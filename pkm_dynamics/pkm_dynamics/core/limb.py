@@ -49,7 +49,7 @@ import scipy.linalg
 from .cut_joints import CutJointGeometry, cut_joint_constraint, cut_joint_geometry
 from .description import RobotDescription
 from .errors import ConvergenceError, DescriptionError, SingularityError
-from .spatial import Ad, Ad_inv, ad, cross_batch, hat, log_so3, pose_inv
+from .spatial import Ad, Ad_inv, ad, cross_batch, exp_unit_screws_batch, hat, log_so3, pose_inv
 from .tree import TreeModel
 from .tree_dynamics import body_jacobian, forward_kinematics, kinematics
 
@@ -436,8 +436,8 @@ def _make_limb(name, lt, whole, cuts, pb, off, task, actuated, forced, desc) -> 
 @dataclass(frozen=True)
 class _LimbKinematics:
     """Constant per-joint data for the closed-form exponentials ``exp(X theta)`` of unit screws
-    ``X = (w, v)``, ``|w| = 1`` (revolute) or ``(0, e)`` (prismatic):
-    ``R = I + sin W + (1 - cos) W^2``, ``p = theta v + (1 - cos) W v + (theta - sin) W^2 v``."""
+    ``X = (w, v)``, ``|w| = 1`` (revolute) or ``(0, e)`` (prismatic)
+    (:func:`.spatial.exp_unit_screws_batch`)."""
 
     parent: tuple
     B: np.ndarray
@@ -476,14 +476,7 @@ _I4.setflags(write=False)
 def _fk(kin: _LimbKinematics, theta) -> tuple:
     """Absolute poses ``C`` (n, 4, 4) and spatial screws ``Y = Ad(C_i) X_i`` (n, 6)."""
     th = np.asarray(theta, dtype=float)
-    s, c = np.sin(th), np.cos(th)
-    n = len(th)
-    T = np.zeros((n, 4, 4))
-    T[:, 3, 3] = 1.0
-    # prismatic joints: W = 0, so both lines reduce to R = I, p = theta v
-    T[:, :3, :3] = np.eye(3) + s[:, None, None] * kin.W + (1 - c)[:, None, None] * kin.W2
-    T[:, :3, 3] = th[:, None] * kin.X[:, 3:] + (1 - c)[:, None] * kin.Wv + (th - s)[:, None] * kin.W2v
-    P = kin.B @ T
+    P = kin.B @ exp_unit_screws_batch(th, kin.X, kin.W, kin.W2, kin.Wv, kin.W2v)
     C = np.empty_like(P)
     for i, p in enumerate(kin.parent):
         C[i] = P[i] if p < 0 else C[p] @ P[i]

@@ -387,6 +387,29 @@ def exp_se3_batch(X: np.ndarray) -> np.ndarray:
     return out
 
 
+def exp_unit_screws_batch(th: np.ndarray, X: np.ndarray, W: np.ndarray, W2: np.ndarray,
+                          Wv: np.ndarray | None = None, W2v: np.ndarray | None = None) -> np.ndarray:
+    """``exp([X] th)`` (..., 4, 4) of stacks of joint screws ``X`` (..., 6) with unit rotation
+    axis (revolute) or zero rotation (prismatic) at the joint values ``th`` (...):
+    ``R = I + sin W + (1 - cos) W^2``, ``p = th v + (1 - cos) W v + (th - sin) W^2 v``, from the
+    constant ``W = [w]x`` (..., 3, 3), ``W2 = W W`` and (computed when not given) ``Wv = W v``,
+    ``W2v = W2 v`` (..., 3): the joints' data is precomputed once, the inner loops of the IK
+    only scale it (|th| <= 1e3 rad: ``th - sin th`` has no cancellation that matters here,
+    since it multiplies ``W^2 v`` and its absolute error is eps |th|)."""
+    v = X[..., 3:]
+    Wv = mv_batch(W, v) if Wv is None else Wv
+    W2v = mv_batch(W2, v) if W2v is None else W2v
+    s, c = np.sin(th), np.cos(th)
+    T = np.zeros(th.shape + (4, 4))
+    T[..., :3, :3] = s[..., None, None] * W + (1.0 - c)[..., None, None] * W2
+    T[..., 0, 0] += 1.0
+    T[..., 1, 1] += 1.0
+    T[..., 2, 2] += 1.0
+    T[..., :3, 3] = th[..., None] * v + (1.0 - c)[..., None] * Wv + (th - s)[..., None] * W2v
+    T[..., 3, 3] = 1.0
+    return T
+
+
 def log_se3_batch(C: np.ndarray) -> np.ndarray:
     """:func:`log_se3` of stacks of poses (..., 4, 4) -> (..., 6): the angle by ``atan2`` as in
     :func:`log_so3`, ``v`` by the inverse left Jacobian
