@@ -93,3 +93,17 @@ def test_pinocchio_at_round_off_away_from_its_switch_overs():
         for X in twists(angle, seed=2):
             P = pin.exp6(pin.Motion(X[3:], X[:3])).homogeneous
             assert np.abs(spatial.exp_se3(X) - P).max() <= 2 * tol(X), angle
+
+
+def test_unit_screw_exp_at_round_off_against_extended_precision():
+    """The joints' exponential (unit rotation axis or pure translation, precomputed hats) of
+    the IK's inner loops, at the same angles, against the extended-precision series."""
+    for angle in ANGLES:
+        X = twists(1.0, n=10, seed=3)
+        X[5:, :3] = 0.0                                     # prismatic joints
+        X[5:, 3:] /= np.linalg.norm(X[5:, 3:], axis=1, keepdims=True)
+        W = spatial.hat_batch(X[:, :3])
+        th = np.full(len(X), angle) * np.where(np.arange(len(X)) % 2, -1.0, 1.0)
+        T = spatial.exp_unit_screws_batch(th, X, W, W @ W)
+        for k in range(len(X)):
+            assert float(np.abs(T[k] - expm_reference(X[k] * th[k])).max()) <= tol(X[k] * th[k]), angle
