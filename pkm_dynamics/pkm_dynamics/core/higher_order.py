@@ -55,7 +55,8 @@ from .bounds import check_bound, check_limits, check_position, check_rate, conti
 from .description import RobotDescription
 from .errors import ConvergenceError, DescriptionError, SingularityError, StateError
 from .sea import sea_feedforward, sea_parameters
-from .spatial import exp_se3, log_se3, pose_inv
+from .spatial import (Ad_batch, Ad_inv_batch, ad_batch, exp_se3, exp_se3_batch, exp_unit_screws_batch, hat_batch,
+                      log_se3, log_se3_batch, mv_batch, pose_inv, pose_inv_batch)
 from .tree_dynamics import forward_kinematics
 
 # ---------------------------------------------------------------------------------------
@@ -206,7 +207,7 @@ def simple_limb_model(desc: RobotDescription) -> SimpleLimbModel:
         T[l] = (pose_inv(C0[lb.bodies[-1]]) if n else np.eye(4)) @ F0
         if lb.cut_screws.shape[1]:
             Pi[l] = lb.cut_screws @ np.linalg.pinv(lb.cut_screws)
-    Xh = _hat(Xb[..., :3])
+    Xh = hat_batch(Xb[..., :3])
     return SimpleLimbModel(desc, tuple(limbs), pb, off, Pt, np.array(al), np.array(ai),
                            real, index, Xb, Mb, Bb, cols, T, Pi, Xh, Xh @ Xh, np.tril(np.ones((delta, delta))))
 
@@ -216,114 +217,12 @@ def simple_limb_model(desc: RobotDescription) -> SimpleLimbModel:
 # ---------------------------------------------------------------------------------------
 
 
-def _hat(w):
-    """``[w]x`` for stacks of 3-vectors (..., 3) -> (..., 3, 3)."""
-    out = np.zeros(w.shape[:-1] + (3, 3))
-    out[..., 0, 1], out[..., 0, 2] = -w[..., 2], w[..., 1]
-    out[..., 1, 0], out[..., 1, 2] = w[..., 2], -w[..., 0]
-    out[..., 2, 0], out[..., 2, 1] = -w[..., 1], w[..., 0]
-    return out
-
-
-def _ad(X):
-    """``ad_X`` for stacks of twists (..., 6) -> (..., 6, 6) (:func:`.spatial.ad`)."""
-    out = np.zeros(X.shape[:-1] + (6, 6))
-    W = _hat(X[..., :3])
-    out[..., :3, :3] = W
-    out[..., 3:, 3:] = W
-    out[..., 3:, :3] = _hat(X[..., 3:])
-    return out
-
-
-def _Ad(C):
-    """``Ad_C`` for stacks of poses (..., 4, 4)."""
-    R = C[..., :3, :3]
-    out = np.zeros(C.shape[:-2] + (6, 6))
-    out[..., :3, :3] = R
-    out[..., 3:, 3:] = R
-    out[..., 3:, :3] = _hat(C[..., :3, 3]) @ R
-    return out
-
-
-def _Ad_inv(C):
-    """``Ad_C^-1`` for stacks of poses (..., 4, 4)."""
-    Rt = np.swapaxes(C[..., :3, :3], -1, -2)
-    out = np.zeros(C.shape[:-2] + (6, 6))
-    out[..., :3, :3] = Rt
-    out[..., 3:, 3:] = Rt
-    out[..., 3:, :3] = -Rt @ _hat(C[..., :3, 3])
-    return out
-
-
-def _mv(A, x):
-    """Stacked matrix-vector product ``A @ x`` over leading axes."""
-    return np.einsum("...ij,...j->...i", A, x)
-
-
-def _pose_inv(C):
-    """Inverse of stacks of poses (..., 4, 4)."""
-    Rt = np.swapaxes(C[..., :3, :3], -1, -2)
-    out = np.zeros(C.shape)
-    out[..., :3, :3] = Rt
-    out[..., :3, 3] = -_mv(Rt, C[..., :3, 3])
-    out[..., 3, 3] = 1.0
-    return out
-
-
-def _exp_se3(xi):
-    """``exp_se3`` (:func:`.spatial.exp_se3`) of stacks of twists (..., 6) -> (..., 4, 4)."""
-    w, v = xi[..., :3], xi[..., 3:]
-    th = np.sqrt(np.einsum("...i,...i->...", w, w))[..., None, None]
-    a = np.sinc(th / np.pi)                                   # sin(th) / th
-    b = 0.5 * np.sinc(th / (2.0 * np.pi)) ** 2                # (1 - cos th) / th^2
-    t = np.where(th < 1e-3, 1.0, th)
-    c = np.where(th < 1e-3, 1.0 / 6.0 - th * th / 120.0, (t - np.sin(t)) / (t * t * t))
-    W = _hat(w)
-    W2 = W @ W
-    out = np.zeros(xi.shape[:-1] + (4, 4))
-    out[..., :3, :3] = a * W + b * W2
-    out[..., :3, 3] = v + ((b * W + c * W2) @ v[..., None])[..., 0]
-    out[..., 0, 0] += 1.0
-    out[..., 1, 1] += 1.0
-    out[..., 2, 2] += 1.0
-    out[..., 3, 3] = 1.0
-    return out
-
-
-def _log_se3(C):
-    """``log_se3`` (:func:`.spatial.log_se3`) of stacks of poses (..., 4, 4) -> (..., 6)
-    (rotation angles near pi row by row with :func:`.spatial.log_se3`)."""
-    R = C[..., :3, :3]
-    s = 0.5 * np.stack([R[..., 2, 1] - R[..., 1, 2], R[..., 0, 2] - R[..., 2, 0],
-                        R[..., 1, 0] - R[..., 0, 1]], axis=-1)     # sin(th) axis
-    cth = 0.5 * (np.trace(R, axis1=-2, axis2=-1) - 1.0)            # cos(th)
-    th = np.arctan2(np.sqrt(np.einsum("...i,...i->...", s, s)), cth)[..., None]
-    small = th < 1e-3
-    t = np.where(small, 1.0, th)
-    w = s * np.where(small, 1.0 + th * th / 6.0, t / np.sin(t))
-    # inverse left Jacobian: I - W/2 + (1/th^2 - cot(th/2) / (2 th)) W^2
-    k = np.where(small, 1.0 / 12.0 + th * th / 720.0, 1.0 / (t * t) - 1.0 / (2.0 * t * np.tan(0.5 * t)))[..., None]
-    W = _hat(w)
-    p = C[..., :3, 3, None]
-    v = (p - 0.5 * (W @ p) + k * (W @ (W @ p)))[..., 0]
-    out = np.concatenate([w, v], axis=-1)
-    near_pi = np.pi - th[..., 0] < 1e-6
-    if np.any(near_pi):
-        out[near_pi] = [log_se3(Ck) for Ck in C[near_pi]]
-    return out
-
-
 def limb_poses(model: SimpleLimbModel, qs) -> tuple:
     """Relative poses ``P_i = B_i exp(X_i theta_i)`` and absolute poses ``C_i = C_{i-1} P_i``
     (L, delta, 4, 4) of every limb's bodies for the slot values ``qs`` (L, delta) (Rodrigues
     for revolute, a translation for prismatic joints; padding slots: identity)."""
     L, D = model.real.shape
-    s, c = np.sin(qs)[..., None, None], np.cos(qs)[..., None, None]
-    E = np.zeros((L, D, 4, 4))
-    E[..., :3, :3] = s * model.X_hat + (1.0 - c) * model.X_hat2
-    E[..., :3, 3] = model.X[..., 3:] * qs[..., None]
-    E += np.eye(4)
-    P = model.B @ E
+    P = model.B @ exp_unit_screws_batch(np.asarray(qs, dtype=float), model.X, model.X_hat, model.X_hat2)
     C = np.empty_like(P)
     C[:, 0] = P[:, 0]
     for i in range(1, D):
@@ -337,7 +236,7 @@ def _platform_jacobian(model: SimpleLimbModel, Fi, C) -> np.ndarray:
     H = Fi[:, None] @ C                                           # C_p,i  (L, D, 4, 4)
     R, p = H[..., :3, :3], H[..., :3, 3:]
     w = R @ model.X[..., :3, None]
-    v = R @ model.X[..., 3:, None] + _hat(p[..., 0]) @ w
+    v = R @ model.X[..., 3:, None] + hat_batch(p[..., 0]) @ w
     J = np.concatenate([w, v], axis=-2)[..., 0]                   # (L, D, 6)
     return np.where(model.real[:, None, :], np.swapaxes(J, -1, -2), model.cut_columns)
 
@@ -379,7 +278,7 @@ def limb_inverse_kinematics(model: SimpleLimbModel, x, q_guess=None, tol: float 
         qs = np.where(m.real, q[m.index], 0.0)
         # the cut joints' freedoms: the subgroup element nearest the remaining displacement
         G = limb_poses(m, qs)[1][:, -1] @ m.end_to_platform
-        S = _exp_se3(_mv(m.cut_projector, _log_se3(_pose_inv(G) @ x)))
+        S = exp_se3_batch(mv_batch(m.cut_projector, log_se3_batch(pose_inv_batch(G) @ x)))
     qs, _ = _limb_newton(m, x, qs, S, tol, max_iter)
     out = np.zeros(m.desc.tree.nq)
     out[m.index[m.real]] = qs[m.real]
@@ -391,7 +290,7 @@ def _limb_newton(m: SimpleLimbModel, x, qs, S, tol, max_iter):
     res = np.inf
     for _ in range(max_iter):
         C = limb_poses(m, qs)[1]
-        Fi = _pose_inv(C[:, -1] @ m.end_to_platform @ S)          # F_l^-1
+        Fi = pose_inv_batch(C[:, -1] @ m.end_to_platform @ S)          # F_l^-1
         E = Fi @ x
         e = np.concatenate([0.5 * np.stack([E[:, 2, 1] - E[:, 1, 2], E[:, 0, 2] - E[:, 2, 0],
                                             E[:, 1, 0] - E[:, 0, 1]], axis=-1), E[:, :3, 3]], axis=-1)
@@ -405,7 +304,7 @@ def _limb_newton(m: SimpleLimbModel, x, qs, S, tol, max_iter):
             raise SingularityError("a limb's task-space Jacobian J_t is singular on the way to the "
                                    "requested platform pose") from None
         qs = qs + np.where(m.real, d, 0.0)
-        S = S @ _exp_se3(_mv(m.cut_columns, d))
+        S = S @ exp_se3_batch(mv_batch(m.cut_columns, d))
     raise ConvergenceError(f"limb inverse kinematics of robot '{m.desc.name}' did not converge in "
                            f"{max_iter} iterations (residual {res:.3g}); give a closer starting "
                            "configuration (q_guess)")
@@ -433,7 +332,7 @@ class LimbKinematics:
 def _transfer(model: SimpleLimbModel, C) -> np.ndarray:
     """``Ad(C_i^-1 C_j)`` (L, delta, delta, 6, 6) for ``j <= i`` (zero above the diagonal): the
     products of the ``Ad(C_k,k-1)`` of a limb's forward recursions from slot ``j`` to ``i``."""
-    T = _Ad_inv(C)[:, :, None] @ _Ad(C)[:, None, :]               # Ad(C_i)^-1 Ad(C_j)
+    T = Ad_inv_batch(C)[:, :, None] @ Ad_batch(C)[:, None, :]               # Ad(C_i)^-1 Ad(C_j)
     return T * model.lower_slots[None, :, :, None, None]
 
 
@@ -452,7 +351,7 @@ def fourth_order_kinematics(model: SimpleLimbModel, q, Vt) -> LimbKinematics:
     P, C = limb_poses(m, qs)
     F = C[0, len(m.limbs[0].bodies) - 1] @ m.platform_offset      # limb 0 carries the platform
     Fi = pose_inv(F)
-    AdP = _Ad(Fi @ C)                                              # Ad(C_p,i)  (L, D, 6, 6)
+    AdP = Ad_batch(Fi @ C)                                              # Ad(C_p,i)  (L, D, 6, 6)
     # forward recursions V_i = Ad(C_i,i-1) V_{i-1} + b_i of every order, unrolled:
     # V_i = sum_{j <= i} Ad(C_i^-1 C_j) b_j
     Tr = _transfer(m, C)
@@ -460,7 +359,7 @@ def fourth_order_kinematics(model: SimpleLimbModel, q, Vt) -> LimbKinematics:
     def propagate(b):
         return np.einsum("lijab,ljb->lia", Tr, b)
 
-    aX = _ad(X)
+    aX = ad_batch(X)
     mask = real[:, None, :]
     J = np.zeros((4, L, 6, D))
     J[0] = np.where(mask, np.einsum("ldij,ldj->lid", AdP, X), m.cut_columns)    # eq. 22
@@ -480,42 +379,42 @@ def fourth_order_kinematics(model: SimpleLimbModel, q, Vt) -> LimbKinematics:
     c2 = c3 = None
     # pass 1: 1st-order IK (*)
     th[1] = Finv @ Vt[0]
-    Vp0 = _mv(J[0], th[1])                                          # (L, 6), equal for all limbs
+    Vp0 = mv_batch(J[0], th[1])                                          # (L, 6), equal for all limbs
     # pass 2: twists, Delta V (eq. 26), Jdot (eq. 23), c^2 (eq. 17), 2nd-order IK (*)
     V[0] = propagate(X * th[1, ..., None])
-    dV0 = Vp0[:, None] - _mv(AdP, V[0])
-    A = _ad(dV0)
+    dV0 = Vp0[:, None] - mv_batch(AdP, V[0])
+    A = ad_batch(dV0)
     J[1] = np.where(mask, -np.einsum("ldij,ljd->lid", A, J[0]), 0.0)
-    c2 = _mv(J[1], th[1])
-    th[2] = _mv(Finv, Vt[1] - c2 @ Pt.T)
-    Vp1 = _mv(J[0], th[2]) + c2
+    c2 = mv_batch(J[1], th[1])
+    th[2] = mv_batch(Finv, Vt[1] - c2 @ Pt.T)
+    Vp1 = mv_batch(J[0], th[2]) + c2
     # pass 3: accelerations, Delta Vdot (eq. 27), Jddot (eq. 24), c^3, 3rd-order IK
-    aXV0 = _mv(aX, V[0])
+    aXV0 = mv_batch(aX, V[0])
     V[1] = propagate(X * th[2, ..., None] - th[1, ..., None] * aXV0)
-    AdV1 = _mv(AdP, V[1])
-    dV1 = Vp1[:, None] - AdV1 + _mv(A, Vp0[:, None])
-    Bm = _ad(dV1)
+    AdV1 = mv_batch(AdP, V[1])
+    dV1 = Vp1[:, None] - AdV1 + mv_batch(A, Vp0[:, None])
+    Bm = ad_batch(dV1)
     AJ = np.einsum("ldij,ljd->lid", A, J[0])                       # ad_dV J_i
     J[2] = np.where(mask, np.einsum("ldij,ljd->lid", A, AJ) - np.einsum("ldij,ljd->lid", Bm, J[0]), 0.0)
-    c3 = _mv(J[2], th[1]) + 2.0 * _mv(J[1], th[2])
-    th[3] = _mv(Finv, Vt[2] - c3 @ Pt.T)
-    Vp2 = _mv(J[0], th[3]) + c3
+    c3 = mv_batch(J[2], th[1]) + 2.0 * mv_batch(J[1], th[2])
+    th[3] = mv_batch(Finv, Vt[2] - c3 @ Pt.T)
+    Vp2 = mv_batch(J[0], th[3]) + c3
     # pass 4: 2nd derivatives of twists, Delta Vddot (eq. 28), Jdddot (eq. 25), c^4, 4th-order IK
     t1, t2, t3 = th[1, ..., None], th[2, ..., None], th[3, ..., None]
-    V[2] = propagate(X * t3 - _mv(aX, t2 * V[0] + 2.0 * t1 * V[1]) - t1 ** 2 * _mv(aX, aXV0))
-    dV2 = (Vp2[:, None] - _mv(AdP, V[2]) + _mv(A, AdV1 + Vp1[:, None]) + _mv(Bm, Vp0[:, None]))
-    Cm = _ad(dV2)
+    V[2] = propagate(X * t3 - mv_batch(aX, t2 * V[0] + 2.0 * t1 * V[1]) - t1 ** 2 * mv_batch(aX, aXV0))
+    dV2 = (Vp2[:, None] - mv_batch(AdP, V[2]) + mv_batch(A, AdV1 + Vp1[:, None]) + mv_batch(Bm, Vp0[:, None]))
+    Cm = ad_batch(dV2)
     AAJ = np.einsum("ldij,ljd->lid", A, AJ)
     BJ = np.einsum("ldij,ljd->lid", Bm, J[0])
     J[3] = np.where(mask, -np.einsum("ldij,ljd->lid", A, AAJ) + 2.0 * np.einsum("ldij,ljd->lid", Bm, AJ)
                     + np.einsum("ldij,ljd->lid", A, BJ) - np.einsum("ldij,ljd->lid", Cm, J[0]), 0.0)
-    c4 = _mv(J[3], th[1]) + 3.0 * _mv(J[2], th[2]) + 3.0 * _mv(J[1], th[3])
-    th[4] = _mv(Finv, Vt[3] - c4 @ Pt.T)
+    c4 = mv_batch(J[3], th[1]) + 3.0 * mv_batch(J[2], th[2]) + 3.0 * mv_batch(J[1], th[3])
+    th[4] = mv_batch(Finv, Vt[3] - c4 @ Pt.T)
     # 3rd-order forward kinematics
     V[3] = propagate(X * th[4, ..., None]
-                     - _mv(aX, t3 * V[0] + 3.0 * t2 * V[1] + 3.0 * t1 * V[2])
-                     - 3.0 * t1 * _mv(aX, _mv(aX, t2 * V[0] + t1 * V[1]))
-                     - t1 ** 3 * _mv(aX, _mv(aX, aXV0)))
+                     - mv_batch(aX, t3 * V[0] + 3.0 * t2 * V[1] + 3.0 * t1 * V[2])
+                     - 3.0 * t1 * mv_batch(aX, mv_batch(aX, t2 * V[0] + t1 * V[1]))
+                     - t1 ** 3 * mv_batch(aX, mv_batch(aX, aXV0)))
     th[0] = qs
     return LimbKinematics(th, P, C, V, J, np.einsum("ij,kljd->klid", Pt, J[:3]), Finv, Tr)
 
@@ -527,15 +426,15 @@ def limb_second_order_forces(model: SimpleLimbModel, kin: LimbKinematics, gravit
     L, D = model.real.shape
     V, th = kin.V, kin.th
     a0 = np.concatenate([np.zeros(3), -np.asarray(gravity, dtype=float)])
-    g0 = _mv(_Ad_inv(kin.C), a0)                       # gravity as a body acceleration (L, D, 6)
-    g1 = -_mv(_ad(V[0]), g0)
-    g2 = -_mv(_ad(V[1]), g0) - _mv(_ad(V[0]), g1)
-    aT = np.swapaxes(_ad(V[:3]), -1, -2)               # (3, L, D, 6, 6)
-    MV = _mv(M[None], V[:3])                           # (3, L, D, 6)
+    g0 = mv_batch(Ad_inv_batch(kin.C), a0)                       # gravity as a body acceleration (L, D, 6)
+    g1 = -mv_batch(ad_batch(V[0]), g0)
+    g2 = -mv_batch(ad_batch(V[1]), g0) - mv_batch(ad_batch(V[0]), g1)
+    aT = np.swapaxes(ad_batch(V[:3]), -1, -2)               # (3, L, D, 6, 6)
+    MV = mv_batch(M[None], V[:3])                           # (3, L, D, 6)
     Wb = np.empty((3, L, D, 6))                        # body terms of W, Wdot, Wddot
-    Wb[0] = _mv(M, V[1] + g0) - _mv(aT[0], MV[0])
-    Wb[1] = _mv(M, V[2] + g1) - _mv(aT[0], MV[1]) - _mv(aT[1], MV[0])
-    Wb[2] = _mv(M, V[3] + g2) - _mv(aT[0], MV[2]) - _mv(aT[2], MV[0]) - 2.0 * _mv(aT[1], MV[1])
+    Wb[0] = mv_batch(M, V[1] + g0) - mv_batch(aT[0], MV[0])
+    Wb[1] = mv_batch(M, V[2] + g1) - mv_batch(aT[0], MV[1]) - mv_batch(aT[1], MV[0])
+    Wb[2] = mv_batch(M, V[3] + g2) - mv_batch(aT[0], MV[2]) - mv_batch(aT[2], MV[0]) - 2.0 * mv_batch(aT[1], MV[1])
     # backward recursions W_i = Wb_i + Ad(C_i+1,i)^T (W_{i+1} + corr_{i+1}) of every order, with
     # the corrections corr_j = -t1 x W0, -2 t1 x W1 + t1^2 x x W0 - t2 x W0 (x = ad(X_j)^T),
     # unrolled: W_i + corr_i = sum_{j >= i} Ad(C_j^-1 C_i)^T (Wb_j + corr_j)
@@ -544,14 +443,14 @@ def limb_second_order_forces(model: SimpleLimbModel, kin: LimbKinematics, gravit
     def propagate_back(b):
         return np.einsum("ljiac,lja->lic", Tr, b)
 
-    xT = np.swapaxes(_ad(X), -1, -2)
+    xT = np.swapaxes(ad_batch(X), -1, -2)
     t1, t2 = th[1, ..., None], th[2, ..., None]
     W = np.empty((3, L, D, 6))
     W[0] = propagate_back(Wb[0])
-    xW0 = _mv(xT, W[0])
+    xW0 = mv_batch(xT, W[0])
     corr = -t1 * xW0
     W[1] = propagate_back(Wb[1] + corr) - corr
-    corr = -2.0 * t1 * _mv(xT, W[1]) + t1 * t1 * _mv(xT, xW0) - t2 * xW0
+    corr = -2.0 * t1 * mv_batch(xT, W[1]) + t1 * t1 * mv_batch(xT, xW0) - t2 * xW0
     W[2] = propagate_back(Wb[2] + corr) - corr
     return np.einsum("klia,lia->kli", W, X)
 
@@ -570,9 +469,9 @@ def second_order_inverse_dynamics(model: SimpleLimbModel, kin: LimbKinematics, g
     F2 = 2.0 * FJ @ FJ @ F0 - F0 @ J2 @ F0
     Q = limb_second_order_forces(model, kin, g)       # zero in the cut-joint slots
     tr = lambda A: np.swapaxes(A, -1, -2)  # noqa: E731
-    s0 = _mv(tr(F0), Q[0]).sum(axis=0)
-    s1 = (_mv(tr(F0), Q[1]) + _mv(tr(F1), Q[0])).sum(axis=0)
-    s2 = (_mv(tr(F0), Q[2]) + 2.0 * _mv(tr(F1), Q[1]) + _mv(tr(F2), Q[0])).sum(axis=0)
+    s0 = mv_batch(tr(F0), Q[0]).sum(axis=0)
+    s1 = (mv_batch(tr(F0), Q[1]) + mv_batch(tr(F1), Q[0])).sum(axis=0)
+    s2 = (mv_batch(tr(F0), Q[2]) + 2.0 * mv_batch(tr(F1), Q[1]) + mv_batch(tr(F2), Q[0])).sum(axis=0)
     al, ai = model.actuator_limb, model.actuator_local
     JIK = (F0[al, ai], F1[al, ai], F2[al, ai])
     lu = scipy.linalg.lu_factor(JIK[0].T, check_finite=False)

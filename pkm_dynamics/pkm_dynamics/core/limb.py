@@ -49,7 +49,7 @@ import scipy.linalg
 from .cut_joints import CutJointGeometry, cut_joint_constraint, cut_joint_geometry
 from .description import RobotDescription
 from .errors import ConvergenceError, DescriptionError, SingularityError
-from .spatial import Ad, Ad_inv, ad, hat, log_so3, pose_inv
+from .spatial import Ad, Ad_inv, ad, cross_batch, exp_unit_screws_batch, hat, log_so3, pose_inv
 from .tree import TreeModel
 from .tree_dynamics import body_jacobian, forward_kinematics, kinematics
 
@@ -436,8 +436,8 @@ def _make_limb(name, lt, whole, cuts, pb, off, task, actuated, forced, desc) -> 
 @dataclass(frozen=True)
 class _LimbKinematics:
     """Constant per-joint data for the closed-form exponentials ``exp(X theta)`` of unit screws
-    ``X = (w, v)``, ``|w| = 1`` (revolute) or ``(0, e)`` (prismatic):
-    ``R = I + sin W + (1 - cos) W^2``, ``p = theta v + (1 - cos) W v + (theta - sin) W^2 v``."""
+    ``X = (w, v)``, ``|w| = 1`` (revolute) or ``(0, e)`` (prismatic)
+    (:func:`.spatial.exp_unit_screws_batch`)."""
 
     parent: tuple
     B: np.ndarray
@@ -469,18 +469,6 @@ def _limb_kinematics(tree: TreeModel) -> _LimbKinematics:
                            supports, mask)
 
 
-_CYC1, _CYC2 = np.array([1, 2, 0]), np.array([2, 0, 1])
-
-
-def _cross(a, b):
-    """Cross product of 3-vectors (rows), ``a_(i+1) b_(i+2) - a_(i+2) b_(i+1)``, without
-    numpy.cross's axis handling."""
-    return (a.take(_CYC1, axis=-1) * b.take(_CYC2, axis=-1)
-            - a.take(_CYC2, axis=-1) * b.take(_CYC1, axis=-1))
-
-
-_hat = hat          # [w]x  (spatial.hat)
-_ad_inv = Ad_inv    # Ad(C)^-1  (spatial.Ad_inv)
 _I4 = np.eye(4)     # pose of the fixed base (read only)
 _I4.setflags(write=False)
 
@@ -488,20 +476,13 @@ _I4.setflags(write=False)
 def _fk(kin: _LimbKinematics, theta) -> tuple:
     """Absolute poses ``C`` (n, 4, 4) and spatial screws ``Y = Ad(C_i) X_i`` (n, 6)."""
     th = np.asarray(theta, dtype=float)
-    s, c = np.sin(th), np.cos(th)
-    n = len(th)
-    T = np.zeros((n, 4, 4))
-    T[:, 3, 3] = 1.0
-    # prismatic joints: W = 0, so both lines reduce to R = I, p = theta v
-    T[:, :3, :3] = np.eye(3) + s[:, None, None] * kin.W + (1 - c)[:, None, None] * kin.W2
-    T[:, :3, 3] = th[:, None] * kin.X[:, 3:] + (1 - c)[:, None] * kin.Wv + (th - s)[:, None] * kin.W2v
-    P = kin.B @ T
+    P = kin.B @ exp_unit_screws_batch(th, kin.X, kin.W, kin.W2, kin.Wv, kin.W2v)
     C = np.empty_like(P)
     for i, p in enumerate(kin.parent):
         C[i] = P[i] if p < 0 else C[p] @ P[i]
     R = C[:, :3, :3]
     ws = np.einsum("nij,nj->ni", R, kin.X[:, :3])
-    vs = np.einsum("nij,nj->ni", R, kin.X[:, 3:]) + _cross(C[:, :3, 3], ws)
+    vs = np.einsum("nij,nj->ni", R, kin.X[:, 3:]) + cross_batch(C[:, :3, 3], ws)
     return C, np.concatenate([ws, vs], axis=1)
 
 
@@ -512,7 +493,7 @@ def _spatial_to_body(C, Y, kin, body, offset=None):
         return J
     F = C[body] if offset is None else C[body] @ offset
     S = kin.supports[body]
-    J[:, S] = _ad_inv(F) @ Y[S].T
+    J[:, S] = Ad_inv(F) @ Y[S].T
     return J
 
 
@@ -532,18 +513,18 @@ def _cut_eval(geo: CutJointGeometry, C, Y, kin):
     Br = np.zeros((m, 6))
     npos = len(geo.u_pos)
     if npos:
-        Bk[:npos, :3] = geo.u_pos @ _hat(dd)
+        Bk[:npos, :3] = geo.u_pos @ hat(dd)
         Bk[:npos, 3:] = -geo.u_pos
         uR = geo.u_pos @ R_kr
-        Br[:npos, :3] = -uR @ _hat(geo.d_r)
+        Br[:npos, :3] = -uR @ hat(geo.d_r)
         Br[:npos, 3:] = uR
     if len(geo.u_a):
-        Bk[npos:, :3] = _cross(geo.u_a, w)                  # u_a^T [R_kr u_b]x
-        Br[npos:, :3] = -_cross(geo.u_a @ R_kr, geo.u_b)     # -u_a^T R_kr [u_b]x
+        Bk[npos:, :3] = cross_batch(geo.u_a, w)                  # u_a^T [R_kr u_b]x
+        Br[npos:, :3] = -cross_batch(geo.u_a @ R_kr, geo.u_b)     # -u_a^T R_kr [u_b]x
     # columns of the joints supporting body k (r): Ad(C_k)^-1 Y_Sk, zero elsewhere
-    G = (Bk @ _ad_inv(Ck)) @ (Y.T * kin.support_mask[k]) if k >= 0 else np.zeros((m, len(Y)))
+    G = (Bk @ Ad_inv(Ck)) @ (Y.T * kin.support_mask[k]) if k >= 0 else np.zeros((m, len(Y)))
     if r >= 0:
-        G += (Br @ _ad_inv(Cr)) @ (Y.T * kin.support_mask[r])
+        G += (Br @ Ad_inv(Cr)) @ (Y.T * kin.support_mask[r])
     return g, G
 
 
@@ -695,17 +676,17 @@ def _cut_bias(geo: CutJointGeometry, C, V, A0) -> np.ndarray:
     R_kr = Rk.T @ Rr
     dd = Rk.T @ (Cr[:3, 3] - Ck[:3, 3]) + R_kr @ geo.d_r
     wk, vk, wr, vr = Vk[:3], Vk[3:], Vr[:3], Vr[3:]
-    dR = R_kr @ _hat(wr) - _hat(wk) @ R_kr
-    rd = R_kr @ _hat(geo.d_r)
-    d_dot = _hat(dd) @ wk - vk - rd @ wr + R_kr @ vr               # B_pos (V_k, V_r), eq. 52
-    acc = _hat(dd) @ Ak[:3] - Ak[3:] - rd @ Ar[:3] + R_kr @ Ar[3:]   # B_pos (Vdot_k, Vdot_r)
-    bdot = _cross(d_dot, wk) - dR @ _hat(geo.d_r) @ wr + dR @ vr     # Bdot_pos (V_k, V_r)
+    dR = R_kr @ hat(wr) - hat(wk) @ R_kr
+    rd = R_kr @ hat(geo.d_r)
+    d_dot = hat(dd) @ wk - vk - rd @ wr + R_kr @ vr               # B_pos (V_k, V_r), eq. 52
+    acc = hat(dd) @ Ak[:3] - Ak[3:] - rd @ Ar[:3] + R_kr @ Ar[3:]   # B_pos (Vdot_k, Vdot_r)
+    bdot = cross_batch(d_dot, wk) - dR @ hat(geo.d_r) @ wr + dR @ vr     # Bdot_pos (V_k, V_r)
     out = [geo.u_pos @ (acc + bdot)]
     if len(geo.u_a):
         w = geo.u_b @ R_kr.T                                           # rows R_kr u_b
         wd = geo.u_b @ dR.T
-        rot = (_cross(w, Ak[:3]) - (R_kr @ _cross(geo.u_b, Ar[:3]).T).T
-               + _cross(wd, wk) - (dR @ _cross(geo.u_b, wr).T).T)
+        rot = (cross_batch(w, Ak[:3]) - (R_kr @ cross_batch(geo.u_b, Ar[:3]).T).T
+               + cross_batch(wd, wk) - (dR @ cross_batch(geo.u_b, wr).T).T)
         out.append(np.einsum("ij,ij->i", geo.u_a, rot))
     return np.concatenate(out)
 

@@ -70,10 +70,19 @@ def pose_inv(C: np.ndarray) -> np.ndarray:
     return out
 
 
-def _so3_coefficients(th2: float) -> tuple:
+#: below this ``th^2`` the coefficients of :func:`so3_coefficients` are their series
+SO3_SERIES_TH2 = 1e-8
+
+
+def so3_coefficients(th2: float) -> tuple:
     """``sin(th)/th, (1 - cos th)/th^2, (th - sin th)/th^3`` for ``th^2``, by their series for
-    small angles (where the closed forms lose digits to cancellation)."""
-    if th2 < 1e-8:
+    small angles (where the closed forms lose digits to cancellation).  The first omitted terms
+    (``th^4/120, th^4/720, th^4/5040``) are below 1e-18 there; above, the cancellation in
+    ``th - sin th`` costs ``eps / th^2`` relative in the third coefficient, which multiplies
+    ``th^2 |v|``: the translation of :func:`exp_se3` stays at round-off (``eps |v|``).
+
+    Plain scalar Python: :mod:`.compiled.spatial_kernels` compiles this same function."""
+    if th2 < SO3_SERIES_TH2:
         return 1.0 - th2 / 6.0, 0.5 - th2 / 24.0, 1.0 / 6.0 - th2 / 120.0
     th = math.sqrt(th2)
     s = math.sin(th)
@@ -94,49 +103,62 @@ def exp_so3(w: np.ndarray) -> np.ndarray:
     """Rodrigues' formula: rotation matrix of the rotation vector ``w``."""
     a, b, c = np.asarray(w, dtype=float).tolist()
     th2 = a * a + b * b + c * c
-    A, B, _ = _so3_coefficients(th2)
+    A, B, _ = so3_coefficients(th2)
     return _rotation(a, b, c, A, B, th2)
 
 
 def log_so3(R: np.ndarray) -> np.ndarray:
-    """Rotation vector of ``R`` (inverse of :func:`exp_so3`), angle in [0, pi]."""
-    c = np.clip(0.5 * (np.trace(R) - 1.0), -1.0, 1.0)
-    th = np.arccos(c)
-    if th < 1e-6:
-        return vee(R - R.T) * 0.5 * (1.0 + th**2 / 6.0)
-    if np.pi - th < 1e-6:
-        # near pi: axis from the symmetric part, sign from the skew part
-        B = 0.5 * (R + np.eye(3))
-        k = int(np.argmax(np.diag(B)))
-        axis = B[:, k] / np.sqrt(max(B[k, k], 1e-300))
-        s = vee(R - R.T)
-        if axis @ s < 0:
-            axis = -axis
-        return th * axis / np.linalg.norm(axis)
-    return th / (2.0 * np.sin(th)) * vee(R - R.T)
+    """Rotation vector of ``R`` (inverse of :func:`exp_so3`), angle in [0, pi].
+
+    With ``s = vee(R - R^T) / 2 = sin(th) n`` and ``cos th = (tr R - 1) / 2``, the angle is
+    ``th = atan2(|s|, cos th)`` (accurate at every angle, unlike ``arccos`` near 0 and pi).
+    Up to ``th = 2`` the vector is ``s th / sin th`` (its series below ``th = 1e-4``); beyond,
+    where ``1 / sin th`` would amplify the round-off of ``s``, the axis ``n`` comes from the
+    symmetric part ``(R + R^T) / 2 - cos(th) I = (1 - cos th) n n^T`` (its largest column),
+    its sign from ``s``."""
+    s = 0.5 * vee(R - R.T)
+    c = 0.5 * (R[0, 0] + R[1, 1] + R[2, 2] - 1.0)
+    sn = math.sqrt(float(s @ s))
+    th = math.atan2(sn, c)
+    if th < 1e-4:
+        return s * (1.0 + th * th / 6.0)            # th / sin th; next term 7 th^4 / 360
+    if th < 2.0:
+        return s * (th / sn)
+    B = 0.5 * (R + R.T) - c * np.eye(3)
+    k = int(np.argmax(np.diag(B)))
+    axis = B[:, k] / np.linalg.norm(B[:, k])
+    if axis @ s < 0.0:
+        axis = -axis
+    return th * axis
 
 
 def _left_jacobian_so3(w: np.ndarray) -> np.ndarray:
     a, b, c = np.asarray(w, dtype=float).tolist()
     th2 = a * a + b * b + c * c
-    _, B, C = _so3_coefficients(th2)
+    _, B, C = so3_coefficients(th2)
     return _rotation(a, b, c, B, C, th2)
 
 
-def exp_se3(X: np.ndarray, q: float = 1.0) -> np.ndarray:
-    """Closed-form exponential ``exp(q [X])`` of the screw ``X = (omega, v)``:
-    ``R = I + A W + B W^2``, ``p = (I + B W + C W^2) v`` (W = [omega]x)."""
-    a, b, c, d, e, f = (np.asarray(X, dtype=float) * q).tolist()
-    th2 = a * a + b * b + c * c
-    A, B, Cc = _so3_coefficients(th2)
+def exp_se3_rows(a: float, b: float, c: float, d: float, e: float, f: float,
+                 th2: float, A: float, B: float, Cc: float) -> tuple:
+    """The first three rows (3 tuples of 4) of ``exp([X])`` for ``X = (a, b, c, d, e, f)``:
+    ``R = I + A W + B W^2``, ``p = (I + B W + C W^2) v`` (W = [omega]x, ``th2 = |omega|^2``,
+    ``A, B, Cc``: :func:`so3_coefficients` of ``th2``).  Plain scalar Python calling nothing:
+    :mod:`.compiled.spatial_kernels` compiles this same function."""
     wv = a * d + b * e + c * f
     x1, x2, x3 = b * f - c * e, c * d - a * f, a * e - b * d          # omega x v
-    return np.array([
-        [1.0 + B * (a * a - th2), B * a * b - A * c, B * a * c + A * b, d + B * x1 + Cc * (a * wv - th2 * d)],
-        [B * a * b + A * c, 1.0 + B * (b * b - th2), B * b * c - A * a, e + B * x2 + Cc * (b * wv - th2 * e)],
-        [B * a * c - A * b, B * b * c + A * a, 1.0 + B * (c * c - th2), f + B * x3 + Cc * (c * wv - th2 * f)],
-        [0.0, 0.0, 0.0, 1.0],
-    ])
+    return ((1.0 + B * (a * a - th2), B * a * b - A * c, B * a * c + A * b, d + B * x1 + Cc * (a * wv - th2 * d)),
+            (B * a * b + A * c, 1.0 + B * (b * b - th2), B * b * c - A * a, e + B * x2 + Cc * (b * wv - th2 * e)),
+            (B * a * c - A * b, B * b * c + A * a, 1.0 + B * (c * c - th2), f + B * x3 + Cc * (c * wv - th2 * f)))
+
+
+def exp_se3(X: np.ndarray, q: float = 1.0) -> np.ndarray:
+    """Closed-form exponential ``exp(q [X])`` (4, 4) of the screw ``X = (omega, v)`` (6,)
+    (:func:`exp_se3_rows`)."""
+    a, b, c, d, e, f = (np.asarray(X, dtype=float) * q).tolist()
+    th2 = a * a + b * b + c * c
+    r0, r1, r2 = exp_se3_rows(a, b, c, d, e, f, th2, *so3_coefficients(th2))
+    return np.array([r0, r1, r2, (0.0, 0.0, 0.0, 1.0)])
 
 
 def Ad_inv_exp(X: np.ndarray, q: float) -> np.ndarray:
@@ -271,3 +293,142 @@ def inertia_parameters(M: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
     c = vee(M[:3, 3:]) / m if m > 0 else np.zeros(3)
     C = hat(c)
     return m, c, M[:3, :3] + m * C @ C
+
+
+# ---------------------------------------------------------------------------------------
+# Batched forms: the same maps over stacks, leading axes (...) broadcast
+# ---------------------------------------------------------------------------------------
+
+
+def hat_batch(w: np.ndarray) -> np.ndarray:
+    """:func:`hat` of stacks of 3-vectors (..., 3) -> (..., 3, 3)."""
+    out = np.zeros(w.shape[:-1] + (3, 3))
+    out[..., 0, 1], out[..., 0, 2] = -w[..., 2], w[..., 1]
+    out[..., 1, 0], out[..., 1, 2] = w[..., 2], -w[..., 0]
+    out[..., 2, 0], out[..., 2, 1] = -w[..., 1], w[..., 0]
+    return out
+
+
+_CYC1, _CYC2 = np.array([1, 2, 0]), np.array([2, 0, 1])
+
+
+def cross_batch(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Cross product of stacks of 3-vectors (..., 3), ``a_(i+1) b_(i+2) - a_(i+2) b_(i+1)``,
+    without numpy.cross's axis handling."""
+    return (a.take(_CYC1, axis=-1) * b.take(_CYC2, axis=-1)
+            - a.take(_CYC2, axis=-1) * b.take(_CYC1, axis=-1))
+
+
+def mv_batch(A: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Stacked matrix-vector product ``A @ x`` (..., m, n) x (..., n) -> (..., m)."""
+    return np.einsum("...ij,...j->...i", A, x)
+
+
+def ad_batch(X: np.ndarray) -> np.ndarray:
+    """:func:`ad` of stacks of twists (..., 6) -> (..., 6, 6)."""
+    out = np.zeros(X.shape[:-1] + (6, 6))
+    W = hat_batch(X[..., :3])
+    out[..., :3, :3] = W
+    out[..., 3:, 3:] = W
+    out[..., 3:, :3] = hat_batch(X[..., 3:])
+    return out
+
+
+def Ad_batch(C: np.ndarray) -> np.ndarray:
+    """:func:`Ad` of stacks of poses (..., 4, 4) -> (..., 6, 6)."""
+    R = C[..., :3, :3]
+    out = np.zeros(C.shape[:-2] + (6, 6))
+    out[..., :3, :3] = R
+    out[..., 3:, 3:] = R
+    out[..., 3:, :3] = hat_batch(C[..., :3, 3]) @ R
+    return out
+
+
+def Ad_inv_batch(C: np.ndarray) -> np.ndarray:
+    """:func:`Ad_inv` of stacks of poses (..., 4, 4) -> (..., 6, 6)."""
+    Rt = np.swapaxes(C[..., :3, :3], -1, -2)
+    out = np.zeros(C.shape[:-2] + (6, 6))
+    out[..., :3, :3] = Rt
+    out[..., 3:, 3:] = Rt
+    out[..., 3:, :3] = -Rt @ hat_batch(C[..., :3, 3])
+    return out
+
+
+def pose_inv_batch(C: np.ndarray) -> np.ndarray:
+    """:func:`pose_inv` of stacks of poses (..., 4, 4)."""
+    Rt = np.swapaxes(C[..., :3, :3], -1, -2)
+    out = np.zeros(C.shape)
+    out[..., :3, :3] = Rt
+    out[..., :3, 3] = -mv_batch(Rt, C[..., :3, 3])
+    out[..., 3, 3] = 1.0
+    return out
+
+
+def exp_se3_batch(X: np.ndarray) -> np.ndarray:
+    """:func:`exp_se3` of stacks of twists (..., 6) -> (..., 4, 4), with the coefficients and
+    the small-angle series of :func:`so3_coefficients` (the same threshold and terms)."""
+    w, v = X[..., :3], X[..., 3:]
+    th2 = np.einsum("...i,...i->...", w, w)[..., None, None]
+    small = th2 < SO3_SERIES_TH2
+    t = np.sqrt(np.where(small, 1.0, th2))
+    s, h = np.sin(t), np.sin(0.5 * t) / t
+    A = np.where(small, 1.0 - th2 / 6.0, s / t)
+    B = np.where(small, 0.5 - th2 / 24.0, 2.0 * h * h)
+    C = np.where(small, 1.0 / 6.0 - th2 / 120.0, (t - s) / (t * t * t))
+    W = hat_batch(w)
+    W2 = W @ W
+    out = np.zeros(X.shape[:-1] + (4, 4))
+    out[..., :3, :3] = A * W + B * W2
+    out[..., :3, 3] = v + ((B * W + C * W2) @ v[..., None])[..., 0]
+    out[..., 0, 0] += 1.0
+    out[..., 1, 1] += 1.0
+    out[..., 2, 2] += 1.0
+    out[..., 3, 3] = 1.0
+    return out
+
+
+def exp_unit_screws_batch(th: np.ndarray, X: np.ndarray, W: np.ndarray, W2: np.ndarray,
+                          Wv: np.ndarray | None = None, W2v: np.ndarray | None = None) -> np.ndarray:
+    """``exp([X] th)`` (..., 4, 4) of stacks of joint screws ``X`` (..., 6) with unit rotation
+    axis (revolute) or zero rotation (prismatic) at the joint values ``th`` (...):
+    ``R = I + sin W + (1 - cos) W^2``, ``p = th v + (1 - cos) W v + (th - sin) W^2 v``, from the
+    constant ``W = [w]x`` (..., 3, 3), ``W2 = W W`` and (computed when not given) ``Wv = W v``,
+    ``W2v = W2 v`` (..., 3): the joints' data is precomputed once, the inner loops of the IK
+    only scale it (|th| <= 1e3 rad: ``th - sin th`` has no cancellation that matters here,
+    since it multiplies ``W^2 v`` and its absolute error is eps |th|)."""
+    v = X[..., 3:]
+    Wv = mv_batch(W, v) if Wv is None else Wv
+    W2v = mv_batch(W2, v) if W2v is None else W2v
+    s, c = np.sin(th), np.cos(th)
+    T = np.zeros(th.shape + (4, 4))
+    T[..., :3, :3] = s[..., None, None] * W + (1.0 - c)[..., None, None] * W2
+    T[..., 0, 0] += 1.0
+    T[..., 1, 1] += 1.0
+    T[..., 2, 2] += 1.0
+    T[..., :3, 3] = th[..., None] * v + (1.0 - c)[..., None] * Wv + (th - s)[..., None] * W2v
+    T[..., 3, 3] = 1.0
+    return T
+
+
+def log_se3_batch(C: np.ndarray) -> np.ndarray:
+    """:func:`log_se3` of stacks of poses (..., 4, 4) -> (..., 6): the angle by ``atan2`` as in
+    :func:`log_so3`, ``v`` by the inverse left Jacobian
+    ``I - W/2 + (1/th^2 - cot(th/2) / (2 th)) W^2``; rotation angles from 2 rad on, where
+    ``th / sin th`` amplifies round-off, row by row with :func:`log_se3`."""
+    R = C[..., :3, :3]
+    s = 0.5 * np.stack([R[..., 2, 1] - R[..., 1, 2], R[..., 0, 2] - R[..., 2, 0],
+                        R[..., 1, 0] - R[..., 0, 1]], axis=-1)     # sin(th) axis
+    cth = 0.5 * (np.trace(R, axis1=-2, axis2=-1) - 1.0)            # cos(th)
+    th = np.arctan2(np.sqrt(np.einsum("...i,...i->...", s, s)), cth)[..., None]
+    small = th < 1e-3
+    t = np.where(small, 1.0, th)
+    w = s * np.where(small, 1.0 + th * th / 6.0, t / np.sin(t))
+    k = np.where(small, 1.0 / 12.0 + th * th / 720.0, 1.0 / (t * t) - 1.0 / (2.0 * t * np.tan(0.5 * t)))[..., None]
+    W = hat_batch(w)
+    p = C[..., :3, 3, None]
+    v = (p - 0.5 * (W @ p) + k * (W @ (W @ p)))[..., 0]
+    out = np.concatenate([w, v], axis=-1)
+    far = th[..., 0] >= 2.0
+    if np.any(far):
+        out[far] = [log_se3(Ck) for Ck in C[far]]
+    return out

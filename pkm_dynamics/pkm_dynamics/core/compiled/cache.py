@@ -13,8 +13,8 @@ and points numba there (``NUMBA_CACHE_DIR``); when none is writable the kernels 
 without a cache (``CACHING`` is False: every process compiles them again, a few seconds).
 
 numba checks a cached kernel only against its own source file, not against the files of the
-functions it inlined: a kernel cached before an edit of :mod:`.spatial_kernels` would keep the
-old helpers.  So locations 2 and 3 get a subdirectory named after a hash of every source of
+functions it inlined: a kernel cached before an edit of :mod:`.spatial_kernels` (or of the
+scalar functions of :mod:`..spatial` it compiles) would keep the old helpers.  So locations 2 and 3 get a subdirectory named after a hash of every source of
 this package (:func:`source_hash`): any edit starts a fresh cache.  A ``NUMBA_CACHE_DIR`` the
 user set is used as it is (processes started from this one inherit the chosen directory).
 """
@@ -40,11 +40,12 @@ def _writable_dir(path: str) -> bool:
 
 def source_hash() -> str:
     """Short hash of the sources of this package (every ``*.py`` beside this file, and
-    ``core/bounds.py`` whose constants the kernels check against) and of the numba version."""
+    ``core/bounds.py`` whose constants the kernels check against, ``core/spatial.py`` whose
+    scalar functions they compile) and of the numba version."""
     import numba
     h = hashlib.sha1(numba.__version__.encode())
     names = sorted(n for n in os.listdir(_PACKAGE_DIR) if n.endswith(".py"))
-    for name in names + [os.path.join("..", "bounds.py")]:    # bounds: constants of the checks
+    for name in names + [os.path.join("..", "bounds.py"), os.path.join("..", "spatial.py")]:
         with open(os.path.join(_PACKAGE_DIR, name), "rb") as f:
             h.update(name.encode() + b"\0" + f.read())
     return h.hexdigest()[:16]

@@ -3,11 +3,12 @@ kernels (same conventions: twist ``(omega, v)``, wrench ``(moment, force)``, ``A
 
 Each function writes into a preallocated output (the caller's scratch) and is inlined into the
 kernel that calls it; none allocates.  Shapes: vectors (6,), matrices (6, 6), poses (4, 4).
+Scalar functions of :mod:`..spatial` that need no output array (:func:`so3_coefficients`,
+:func:`exp_se3_rows`) are not written again here: they are compiled from their one definition there.
 """
 from __future__ import annotations
 
-import math
-
+from .. import spatial
 from .cache import kernel
 
 
@@ -143,38 +144,25 @@ def ad_inv_pose_rz(c, s, px, py, pz, out):
     out[5, 5] = 1.0
 
 
-@kernel
-def so3_coefficients(th2):
-    """``sin(th)/th, (1 - cos th)/th^2, (th - sin th)/th^3`` (as :func:`.spatial._so3_coefficients`)."""
-    if th2 < 1e-8:
-        return 1.0 - th2 / 6.0, 0.5 - th2 / 24.0, 1.0 / 6.0 - th2 / 120.0
-    th = math.sqrt(th2)
-    s = math.sin(th)
-    h = math.sin(0.5 * th) / th
-    return s / th, 2.0 * h * h, (th - s) / (th2 * th)
+#: ``sin(th)/th, (1 - cos th)/th^2, (th - sin th)/th^3`` of ``th^2``: the function of the numpy
+#: layer itself, compiled (one definition of the small-angle series)
+so3_coefficients = kernel(spatial.so3_coefficients)
+
+
+exp_se3_rows = kernel(spatial.exp_se3_rows)
 
 
 @kernel
 def exp_se3(X, q, out):
-    """``out = exp(q [X])`` (4, 4) of the screw ``X`` (6,) (as :func:`.spatial.exp_se3`)."""
+    """``out = exp(q [X])`` (4, 4) of the screw ``X`` (6,) (:func:`.spatial.exp_se3_rows`)."""
     a, b, c = X[0] * q, X[1] * q, X[2] * q
-    d, e, f = X[3] * q, X[4] * q, X[5] * q
     th2 = a * a + b * b + c * c
     A, B, Cc = so3_coefficients(th2)
-    wv = a * d + b * e + c * f
-    x1, x2, x3 = b * f - c * e, c * d - a * f, a * e - b * d
-    out[0, 0] = 1.0 + B * (a * a - th2)
-    out[0, 1] = B * a * b - A * c
-    out[0, 2] = B * a * c + A * b
-    out[0, 3] = d + B * x1 + Cc * (a * wv - th2 * d)
-    out[1, 0] = B * a * b + A * c
-    out[1, 1] = 1.0 + B * (b * b - th2)
-    out[1, 2] = B * b * c - A * a
-    out[1, 3] = e + B * x2 + Cc * (b * wv - th2 * e)
-    out[2, 0] = B * a * c - A * b
-    out[2, 1] = B * b * c + A * a
-    out[2, 2] = 1.0 + B * (c * c - th2)
-    out[2, 3] = f + B * x3 + Cc * (c * wv - th2 * f)
+    rows = exp_se3_rows(a, b, c, X[3] * q, X[4] * q, X[5] * q, th2, A, B, Cc)
+    for i in range(3):
+        r = rows[i]
+        for j in range(4):
+            out[i, j] = r[j]
     out[3, 0] = 0.0
     out[3, 1] = 0.0
     out[3, 2] = 0.0
