@@ -189,12 +189,14 @@ def _entry_point(kernel):
     return kernel.overloads[sigs[0]].entry_point if len(sigs) == 1 else kernel
 
 
-_DYNAMICS = [K.chain_dynamics]           # the kernel, then its entry point (see _entry_point)
+#: each kernel of a public call, or its entry point once compiled (see :func:`_entry_point`)
+_ENTRY = {}
 
 
 def _call(model: ChainModel, inverse: bool, x, xd, t, f_ext):
-    """One kernel call; one state of C-contiguous writeable float arrays (n,) without a wrench
-    takes the short path (three views), everything else :func:`_batch`."""
+    """One kernel call: one state of C-contiguous writeable float arrays (n,) without a wrench
+    goes to :func:`.chain_kernels.chain_dynamics_one` as it is, everything else through
+    :func:`_batch` to :func:`.chain_kernels.chain_dynamics`."""
     head = model.head()
     d = model._local.data
     x = np.ascontiguousarray(x, dtype=float)
@@ -202,21 +204,21 @@ def _call(model: ChainModel, inverse: bool, x, xd, t, f_ext):
     t = np.ascontiguousarray(t, dtype=float)
     single = f_ext is None and x.shape == xd.shape == t.shape == model.shape1
     if single and x.flags.writeable and xd.flags.writeable and t.flags.writeable:
-        n = model.shape1[0]
-        X, XD, T, fe = x.reshape(1, n), xd.reshape(1, n), t.reshape(1, n), d.no_wrench
+        kernel, fe, out = K.chain_dynamics_one, d.no_wrench, np.empty_like(x)
     else:
-        X, XD, T, fe, single = _batch(model, d, x, xd, t, f_ext)
-    out = np.empty_like(X)
-    if _DYNAMICS[0](inverse, *head, X, XD, T, fe, out, d.status) != K.OK:
+        x, xd, t, fe, single = _batch(model, d, x, xd, t, f_ext)
+        kernel, out = K.chain_dynamics, np.empty_like(x)
+    if _ENTRY.get(kernel, kernel)(inverse, *head, x, xd, t, fe, out, d.status) != K.OK:
         from ..module_chain import chain_inverse_dynamics, parallel_serial_forward_dynamics
         row = int(d.status[1])
         w = fe[row if len(fe) > 1 else 0]
         fn = chain_inverse_dynamics if inverse else parallel_serial_forward_dynamics
-        _raise(model, d.status, (X, XD, T), lambda a, b, c: fn(model.chain, a, b, c, w), w,
+        rows = tuple(a.reshape(-1, model.n) for a in (x, xd, t))
+        _raise(model, d.status, rows, lambda a, b, c: fn(model.chain, a, b, c, w), w,
                ("x", "xd", "xdd" if inverse else "f"))
-    elif _DYNAMICS[0] is K.chain_dynamics:
-        _DYNAMICS[0] = _entry_point(K.chain_dynamics)
-    return out[0] if single else out
+    elif kernel not in _ENTRY:
+        _ENTRY[kernel] = _entry_point(kernel)
+    return out[0] if single and out.ndim == 2 else out
 
 
 def chain_forward_dynamics(model: ChainModel, x, xd, f, f_ext=None) -> np.ndarray:
