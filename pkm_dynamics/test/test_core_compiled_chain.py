@@ -247,6 +247,28 @@ def test_any_input_layout_uses_the_one_compiled_signature():
     assert len(chain_kernels.chain_dynamics.signatures) == 1
 
 
+def test_calls_after_the_first_use_the_entry_point_and_agree_with_the_reference(robot):
+    """After one successful call the public call skips numba's type dispatch (the entry point
+    of the one compiled signature); the short path of one state without a wrench, a read-only
+    state and a list then agree with the numpy route."""
+    from pkm_dynamics.core.compiled import chain_kernels, chain_model
+    rng = np.random.default_rng(5)
+    X, XD, XDD, _ = _states(robot, rng, 1)
+    x, xd, xdd = X[0], XD[0], XDD[0]
+    robot.inverse_dynamics(x, xd, xdd)
+    robot.inverse_dynamics(X, XD, XDD)
+    for kernel in (chain_kernels.chain_dynamics_one, chain_kernels.chain_dynamics):
+        assert chain_model._ENTRY[kernel] is kernel.overloads[kernel.signatures[0]].entry_point
+    z = np.zeros(6)
+    ro = x.copy()
+    ro.setflags(write=False)
+    for state in (x, ro, list(x)):
+        f = robot.inverse_dynamics(state, xd, xdd)
+        _close(f, reference_id(robot.chain, x, xd, xdd, z))
+        _close(reference_id(robot.chain, x, xd, robot.forward_dynamics(state, xd, f), z), f)
+    assert len(chain_kernels.chain_dynamics_one.signatures) == len(chain_kernels.chain_dynamics.signatures) == 1
+
+
 def test_massless_serial_module_fails_alike_on_both_routes():
     """D = X^T M^A X = 0 (a massless last body, eq. 51): the division by zero is no Python
     exception inside the kernel; the NaN reaches alpha of the module below, and both routes

@@ -410,3 +410,12 @@ def chain_dynamics(inverse, geo, mats, nud0, A, V, S, W, w, X, XD, T, FE, out, s
             status[0], status[1], status[2] = code, r, k
             return code
     return OK
+
+
+@kernel
+def chain_dynamics_one(inverse, geo, mats, nud0, A, V, S, W, w, x, xd, t, fe, out, status):
+    """:func:`chain_dynamics` for one state: ``x``, ``xd``, ``t``, ``out`` (n,), ``fe`` (1, 6)
+    (spares the public call the (1, n) views of its inputs and output)."""
+    n = x.shape[0]
+    return chain_dynamics(inverse, geo, mats, nud0, A, V, S, W, w, x.reshape((1, n)), xd.reshape((1, n)),
+                          t.reshape((1, n)), fe, out.reshape((1, n)), status)

@@ -44,7 +44,8 @@ class ChainData:
 @dataclass(frozen=True, eq=False)
 class ChainModel:
     """Flat model of a module chain: ``geo`` (n, 22), ``mats`` (n, 5, 6, 6), ``nud0`` (6,),
-    ``root`` (4, 4) (see :mod:`.chain_kernels`), read-only; ``nq``: number of tree joints; plus
+    ``root`` (4, 4) (see :mod:`.chain_kernels`), read-only; ``nq``: number of tree joints;
+    ``shape1``: ``(n,)``, the shape of one state; plus
     the chain it came from (for error messages and the reference route)."""
 
     chain: object
@@ -53,6 +54,7 @@ class ChainModel:
     mats: np.ndarray
     nud0: np.ndarray
     root: np.ndarray
+    shape1: tuple
     _local: threading.local = field(default_factory=threading.local, repr=False)
 
     @classmethod
@@ -81,7 +83,7 @@ class ChainModel:
         root = np.array(chain.root_C_Bc, dtype=float)
         for a in (geo, mats, nud0, root):
             a.setflags(write=False)
-        return cls(chain, int(nq), geo, mats, nud0, root)
+        return cls(chain, int(nq), geo, mats, nud0, root, (n,))
 
     @property
     def n(self) -> int:
@@ -96,7 +98,17 @@ class ChainModel:
         d = getattr(self._local, "data", None)
         if d is None:
             d = self._local.data = ChainData.allocate(self.n)
+            self._local.head = (self.geo, self.mats, self.nud0, d.A, d.V, d.S, d.W, d.w)
         return d
+
+    def head(self) -> tuple:
+        """The leading arguments of :func:`.chain_kernels.chain_dynamics` for the calling
+        thread: ``(geo, mats, nud0, A, V, S, W, w)``, built with its scratch."""
+        try:
+            return self._local.head
+        except AttributeError:
+            self.data()
+            return self._local.head
 
 
 def _rows(a, n: int, name: str) -> np.ndarray:
@@ -111,30 +123,32 @@ def _rows(a, n: int, name: str) -> np.ndarray:
     return a.reshape(-1, n)
 
 
-def _batch(model: ChainModel, data: ChainData, arrays, f_ext):
+def _batch(model: ChainModel, data: ChainData, x, xd, t, f_ext):
     """Inputs as (B, n) arrays (see :func:`_rows`) and the wrenches as (1, 6) (one for every
-    row) or (B, 6).  Returns (arrays, f_ext, single)."""
+    row) or (B, 6).  Returns (x, xd, third, f_ext, single)."""
     n = model.n
-    x = np.ascontiguousarray(arrays[0], dtype=float)
-    xd = np.ascontiguousarray(arrays[1], dtype=float)
-    t = np.ascontiguousarray(arrays[2], dtype=float)
+    x = np.ascontiguousarray(x, dtype=float)
+    xd = np.ascontiguousarray(xd, dtype=float)
+    t = np.ascontiguousarray(t, dtype=float)
     shape = x.shape
-    if (shape == xd.shape == t.shape and 0 < len(shape) < 3 and shape[-1] == n
-            and x.flags.writeable and xd.flags.writeable and t.flags.writeable):
-        single = len(shape) == 1
-        rows = [x[None], xd[None], t[None]] if single else [x, xd, t]
+    if shape == xd.shape == t.shape == (n,) and x.flags.writeable and xd.flags.writeable and t.flags.writeable:
+        x, xd, t, single = x.reshape(1, n), xd.reshape(1, n), t.reshape(1, n), True
+    elif shape == xd.shape == t.shape and len(shape) == 2 and shape[1] == n and x.flags.writeable \
+            and xd.flags.writeable and t.flags.writeable:
+        single = False
     else:                                          # the careful path: names a bad shape, copies
-        rows = [_rows(a, n, _NAMES[i]) for i, a in enumerate((x, xd, t))]
-        if not shape == xd.shape == t.shape:
-            raise StateError(f"state arrays have different shapes {sorted({shape, xd.shape, t.shape})}")
+        shapes = {shape, xd.shape, t.shape}
+        x, xd, t = (_rows(a, n, _NAMES[i]) for i, a in enumerate((x, xd, t)))
+        if len(shapes) > 1:
+            raise StateError(f"state arrays have different shapes {sorted(shapes)}")
         single = len(shape) == 1
     if f_ext is None:
-        return rows, data.no_wrench, single
+        return x, xd, t, data.no_wrench, single
     fe = np.asarray(f_ext, dtype=float)
-    B = rows[0].shape[0]
+    B = x.shape[0]
     if fe.shape != (6,) and (fe.shape != (B, 6) or single):
         raise StateError(f"f_ext has shape {fe.shape}, expected (6,)" + ("" if single else f" or ({B}, 6)"))
-    return rows, _rows(fe, 6, "f_ext"), single
+    return x, xd, t, _rows(fe, 6, "f_ext"), single
 
 
 def _raise(model: ChainModel, status, arrays, reference, fe=None, names=("x", "xd", "xdd")) -> None:
@@ -165,19 +179,46 @@ def _raise(model: ChainModel, status, arrays, reference, fe=None, names=("x", "x
     raise PkmDynamicsError(f"compiled chain kernel failed with status {code} at row {row}, index {idx}")
 
 
+def _entry_point(kernel):
+    """The machine code of ``kernel``'s one compiled signature (numba's
+    ``overloads[signature].entry_point``), called without the dispatcher's per-argument type
+    matching; ``kernel`` itself until it has been compiled (or loaded from the cache) by a
+    first call.  Only for arguments of that signature: :func:`_batch` makes every input the one
+    layout, the model and scratch arrays are fixed at build."""
+    sigs = kernel.signatures
+    return kernel.overloads[sigs[0]].entry_point if len(sigs) == 1 else kernel
+
+
+#: each kernel of a public call, or its entry point once compiled (see :func:`_entry_point`)
+_ENTRY = {}
+
+
 def _call(model: ChainModel, inverse: bool, x, xd, t, f_ext):
-    d = model.data()
-    arrays, fe, single = _batch(model, d, (x, xd, t), f_ext)
-    out = np.empty_like(arrays[0])
-    if K.chain_dynamics(inverse, model.geo, model.mats, model.nud0, d.A, d.V, d.S, d.W, d.w,
-                        arrays[0], arrays[1], arrays[2], fe, out, d.status) != K.OK:
+    """One kernel call: one state of C-contiguous writeable float arrays (n,) without a wrench
+    goes to :func:`.chain_kernels.chain_dynamics_one` as it is, everything else through
+    :func:`_batch` to :func:`.chain_kernels.chain_dynamics`."""
+    head = model.head()
+    d = model._local.data
+    x = np.ascontiguousarray(x, dtype=float)
+    xd = np.ascontiguousarray(xd, dtype=float)
+    t = np.ascontiguousarray(t, dtype=float)
+    single = f_ext is None and x.shape == xd.shape == t.shape == model.shape1
+    if single and x.flags.writeable and xd.flags.writeable and t.flags.writeable:
+        kernel, fe, out = K.chain_dynamics_one, d.no_wrench, np.empty_like(x)
+    else:
+        x, xd, t, fe, single = _batch(model, d, x, xd, t, f_ext)
+        kernel, out = K.chain_dynamics, np.empty_like(x)
+    if _ENTRY.get(kernel, kernel)(inverse, *head, x, xd, t, fe, out, d.status) != K.OK:
         from ..module_chain import chain_inverse_dynamics, parallel_serial_forward_dynamics
         row = int(d.status[1])
         w = fe[row if len(fe) > 1 else 0]
         fn = chain_inverse_dynamics if inverse else parallel_serial_forward_dynamics
-        _raise(model, d.status, arrays, lambda a, b, c: fn(model.chain, a, b, c, w), w,
+        rows = tuple(a.reshape(-1, model.n) for a in (x, xd, t))
+        _raise(model, d.status, rows, lambda a, b, c: fn(model.chain, a, b, c, w), w,
                ("x", "xd", "xdd" if inverse else "f"))
-    return out[0] if single else out
+    elif kernel not in _ENTRY:
+        _ENTRY[kernel] = _entry_point(kernel)
+    return out[0] if single and out.ndim == 2 else out
 
 
 def chain_forward_dynamics(model: ChainModel, x, xd, f, f_ext=None) -> np.ndarray:
@@ -202,7 +243,7 @@ def chain_tree_state(model: ChainModel, x, xd=None, xdd=None) -> tuple:
     x = np.asarray(x, dtype=float)
     xd = np.zeros_like(x) if xd is None else xd
     xdd = np.zeros_like(x) if xdd is None else xdd
-    arrays, _, single = _batch(model, d, (x, xd, xdd), None)
+    *arrays, _, single = _batch(model, d, x, xd, xdd, None)
     B = arrays[0].shape[0]
     Q, QD, QDD = (np.zeros((B, model.nq)) for _ in range(3))
     if KK.tree_state(model.geo, *arrays, Q, QD, QDD, d.S, d.status) != K.OK:
@@ -216,7 +257,7 @@ def chain_forward_kinematics(model: ChainModel, x) -> np.ndarray:
     :func:`~pkm_dynamics.core.module_chain.chain_forward_kinematics`."""
     d = model.data()
     x = np.asarray(x, dtype=float)
-    arrays, _, single = _batch(model, d, (x, x, x), None)
+    *arrays, _, single = _batch(model, d, x, x, x, None)
     out = np.empty((arrays[0].shape[0], 4, 4))
     if KK.forward_kinematics(model.geo, model.mats, model.root, arrays[0], out, d.S, d.W, d.status) != K.OK:
         from ..module_chain import chain_forward_kinematics as reference

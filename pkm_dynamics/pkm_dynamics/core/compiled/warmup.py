@@ -8,8 +8,9 @@ import time
 
 
 def warm() -> float:
-    """Run every compiled call (FD, ID, tree state, FK) once, batched, on a generated chain (one
-    compilation covers every module kind: the kernels branch at run time); returns seconds."""
+    """Run every compiled call (FD, ID, tree state, FK) once, batched, and FD for one state, on a
+    generated chain (one compilation covers every module kind: the kernels branch at run time);
+    returns seconds."""
     t = time.perf_counter()
     import numpy as np
 
@@ -19,6 +20,7 @@ def warm() -> float:
     x = np.zeros((2, robot.n))
     f = robot.inverse_dynamics(x, x, x, f_ext=np.zeros(6))
     robot.forward_dynamics(x, x, f)
+    robot.forward_dynamics(x[0], x[0], f[0])                 # one state: chain_dynamics_one
     robot.tree_state(x, x, x)
     robot.forward_kinematics(x)
     return time.perf_counter() - t
