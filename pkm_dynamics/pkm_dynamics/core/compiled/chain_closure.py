@@ -23,6 +23,19 @@ BOUND_POSITION, BOUND_VELOCITY, BOUND_ACCELERATION, BOUND_EFFORT = (MAX_POSITION
 
 
 @kernel
+def check_strokes(geo, X, status):
+    """Every actuator of every row of ``X`` (B, n) within its stroke ``geo[k, 2:4]`` (as
+    module_chain._check_actuators); else STROKE with ``status = (STROKE, row, module)``."""
+    B, n = X.shape
+    for r in range(B):
+        for k in range(n):
+            if X[r, k] < geo[k, 2] - STROKE_SLACK or X[r, k] > geo[k, 3] + STROKE_SLACK:
+                status[0], status[1], status[2] = STROKE, r, k
+                return STROKE
+    return OK
+
+
+@kernel
 def closure(L, L1, Lc, Lc0, x, xd, S):
     """Closed-chain kinematics of a parallel module (eqs. 2, 4-5, 7, 27-28) into ``S`` (30,):
     x, xd, q, q1, q2, k1..k6, cos and sin of q, q1, q2; returns CLOSURE / SINGULAR_ANGLE / OK as

@@ -31,7 +31,7 @@ import math
 from .cache import kernel
 from .chain_closure import (BOUND_ACCELERATION, BOUND_EFFORT, BOUND_POSITION, BOUND_VELOCITY,  # noqa: F401
                             CLOSURE, NONFINITE_INPUT, NONFINITE_RESULT, OK, SINGULAR_ALPHA,
-                            SINGULAR_ANGLE, SINGULAR_DET, STROKE, STROKE_SLACK, actuator_force_coefficients,
+                            SINGULAR_ANGLE, SINGULAR_DET, STROKE, actuator_force_coefficients, check_strokes,
                             closure)
 from .spatial_kernels import (ad_inv, ad_inv_pose_rz, bracket_scaled, congruence_add, congruence_rz,
                               congruence_translation, dot, exp_se3, matTvec, matvec, pose_mul, vecmat,
@@ -373,12 +373,7 @@ def check_inputs(inverse, geo, X, XD, T, FE, status):
             if not abs(FE[r, j]) <= BOUND_EFFORT:
                 status[0], status[1], status[2] = NONFINITE_INPUT, r, 3
                 return NONFINITE_INPUT
-    for r in range(B):
-        for k in range(n):
-            if X[r, k] < geo[k, 2] - STROKE_SLACK or X[r, k] > geo[k, 3] + STROKE_SLACK:
-                status[0], status[1], status[2] = STROKE, r, k
-                return STROKE
-    return OK
+    return check_strokes(geo, X, status)
 
 
 @kernel

@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 
 from .cache import kernel
-from .chain_closure import (BOUND_ACCELERATION, BOUND_POSITION, BOUND_VELOCITY, NONFINITE_INPUT, OK, STROKE,
-                            STROKE_SLACK, closure)
+from .chain_closure import (BOUND_ACCELERATION, BOUND_POSITION, BOUND_VELOCITY, NONFINITE_INPUT, OK,
+                            check_strokes, closure)
 from .spatial_kernels import exp_se3, pose_mul
 
 
@@ -29,12 +29,7 @@ def check_states(geo, X, XD, XDD, status):
                 if not abs(Y[r, k]) <= bound:             # NaN fails too
                     status[0], status[1], status[2] = NONFINITE_INPUT, r, which
                     return NONFINITE_INPUT
-    for r in range(B):
-        for k in range(n):
-            if X[r, k] < geo[k, 2] - STROKE_SLACK or X[r, k] > geo[k, 3] + STROKE_SLACK:
-                status[0], status[1], status[2] = STROKE, r, k
-                return STROKE
-    return OK
+    return check_strokes(geo, X, status)
 
 
 @kernel
