@@ -27,6 +27,7 @@ import numpy as np
 
 from .bounds import check_bound, check_effort, check_position, check_rate
 from .compiled import ChainModel
+from .compiled.warmup import load_kernels
 from .compiled import chain_forward_dynamics as compiled_forward_dynamics
 from .compiled import chain_forward_kinematics as compiled_forward_kinematics
 from .compiled import chain_inverse_dynamics as compiled_inverse_dynamics
@@ -543,6 +544,7 @@ class ModuleChainRobot:
         self.tree = desc.tree
         self.chain = recognise_modules(desc)
         self.compiled = ChainModel.build(self.chain, self.tree.nq)
+        load_kernels()                  # once per process, not at the first call
         self.modules = self.chain.modules
         self.actuated_joints = tuple(i.joint for i in self.chain.info)
         self.tree_joints = tuple(self.tree.joint_names)
