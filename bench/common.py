@@ -1,5 +1,7 @@
-"""What every benchmark records about the machine it ran on."""
+"""What every benchmark records about the machine it ran on, and the property suite the fuzz
+scripts share."""
 import os
+from pathlib import Path
 import platform
 import time
 
@@ -31,3 +33,15 @@ def machine() -> dict:
     except ImportError:
         info["pinocchio"] = None
     return info
+
+
+def load_suite():
+    """The property suite ``pkm_dynamics/test/test_fuzz_requests.py`` as a module: its
+    generators and checks, which the fuzz scripts run longer than CI does."""
+    import importlib.util
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location(
+        'test_fuzz_requests', root / 'pkm_dynamics' / 'test' / 'test_fuzz_requests.py')
+    suite = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(suite)
+    return suite

@@ -30,7 +30,6 @@ Exits non-zero on any violation. JSON in ``bench/results/fuzz_node.json``.
         [--parts services,descriptions,payload,topics,lifecycle,leak]
 """
 import argparse
-import importlib.util
 import json
 import math
 import os
@@ -46,7 +45,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / 'bench'))
-from common import machine  # noqa: E402
+from common import load_suite, machine  # noqa: E402
 
 ROBOTS_DIR = ROOT / 'pkm_dynamics' / 'robots'
 #: the node's namespace: its own, so that no other node on the DDS domain answers or publishes
@@ -55,14 +54,6 @@ PREFIX = f'{NAMESPACE}/pkm_dynamics'
 #: a point unanswered this long is a hang
 HANG = 2.0
 RESEND_AFTER = 5.0
-
-
-def load_suite():
-    spec = importlib.util.spec_from_file_location(
-        'test_fuzz_requests', ROOT / 'pkm_dynamics' / 'test' / 'test_fuzz_requests.py')
-    suite = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(suite)
-    return suite
 
 
 def rss_mb(pid):

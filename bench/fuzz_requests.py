@@ -12,7 +12,6 @@ on any violation. Figures as a table and as JSON in ``bench/results/fuzz_request
     .venv/bin/python bench/fuzz_requests.py [--examples N] [--seed S] [--robots a,b]
 """
 import argparse
-import importlib.util
 import json
 from pathlib import Path
 import sys
@@ -23,15 +22,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / 'bench'))
-from common import machine  # noqa: E402
-
-
-def load_suite():
-    spec = importlib.util.spec_from_file_location(
-        'test_fuzz_requests', ROOT / 'pkm_dynamics' / 'test' / 'test_fuzz_requests.py')
-    suite = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(suite)
-    return suite
+from common import load_suite, machine  # noqa: E402
 
 
 def main():
