@@ -12,6 +12,8 @@ ROS-free (core) tests need nothing from here. Node tests use:
   service clients and subscriptions; see `pkm_dynamics.testing.call_service`;
 - `module_node(params)` and `module_ros_node`: the same with module scope, so a test module
   starts each node process once (the processes are stopped when the module ends);
+- `served_robot(example, name, **params)`: a module node serving an example robot, returned
+  with the core's robot of the same description and a `Client` of it;
 - `example_robot(name)`: the text of an example robot description of the source tree.
 rclpy is imported lazily, so ROS-free tests never load it.
 """
@@ -110,3 +112,19 @@ def example_robot():
     def text(name):
         return (ROBOTS / f'{name}.urdf').read_text()
     return text
+
+
+@pytest.fixture(scope='module')
+def served_robot(module_node, module_ros_node, example_robot):
+    """`served_robot(example, name, **params)` starts a node process named `name` serving the
+    example robot `example` (further parameters `params`) for the whole test module and
+    returns `(robot, client, process)`: the core's robot of the same description, a
+    `Client` of that node and its `NodeProcess`."""
+    from pkm_dynamics.core import load_robot
+    from pkm_dynamics.testing import Client
+
+    def serve(example, name, **params):
+        text = example_robot(example)
+        process = module_node(params={'robot_description': text, **params}, name=name)
+        return load_robot(text), Client(module_ros_node, f'/{name}'), process
+    return serve

@@ -8,25 +8,19 @@ import numpy as np
 from numpy.testing import assert_array_equal
 import pytest
 
-from pkm_dynamics.core import load_robot
-from pkm_dynamics.testing import Client, Collector, matched_publisher, spin_until
+from pkm_dynamics.testing import Collector, matched_publisher, spin_until
 
 X0 = [0.3, 0.2, 0.25, 0.4]
 
 
 @pytest.fixture(scope='module')
-def chain(module_node, module_ros_node, example_robot):
-    text = example_robot('heavy_duty_4dof')
-    process = module_node(params={'robot_description': text, 'warning_period': 0.0},
-                          name='bad_chain')
-    return load_robot(text), Client(module_ros_node, '/bad_chain'), process
+def chain(served_robot):
+    return served_robot('heavy_duty_4dof', 'bad_chain', warning_period=0.0)
 
 
 @pytest.fixture(scope='module')
-def pkm(module_node, module_ros_node, example_robot):
-    text = example_robot('planar_3rrr')
-    process = module_node(params={'robot_description': text}, name='bad_pkm')
-    return load_robot(text), Client(module_ros_node, '/bad_pkm'), process
+def pkm(served_robot):
+    return served_robot('planar_3rrr', 'bad_pkm')
 
 
 def id_request(names, points):

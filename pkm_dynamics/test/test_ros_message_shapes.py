@@ -14,25 +14,19 @@ from numpy.testing import assert_array_equal
 import pytest
 import yaml
 
-from pkm_dynamics.core import load_robot
-from pkm_dynamics.testing import Client
 
 README = Path(__file__).resolve().parents[1] / 'README.md'
 X0 = [0.3, 0.2, 0.25, 0.4]
 
 
 @pytest.fixture(scope='module')
-def chain(module_node, module_ros_node, example_robot):
-    text = example_robot('heavy_duty_4dof')
-    module_node(params={'robot_description': text}, name='shape_chain')
-    return load_robot(text), Client(module_ros_node, '/shape_chain')
+def chain(served_robot):
+    return served_robot('heavy_duty_4dof', 'shape_chain')[:2]
 
 
 @pytest.fixture(scope='module')
-def pkm(module_node, module_ros_node, example_robot):
-    text = example_robot('planar_3rrr')
-    module_node(params={'robot_description': text}, name='shape_pkm')
-    return load_robot(text), Client(module_ros_node, '/shape_pkm')
+def pkm(served_robot):
+    return served_robot('planar_3rrr', 'shape_pkm')[:2]
 
 
 def message_class(type_name):

@@ -6,15 +6,10 @@ singularity threshold parameter."""
 import numpy as np
 import pytest
 
-from pkm_dynamics.core import load_robot
-from pkm_dynamics.testing import Client
-
 
 @pytest.fixture(scope='module')
-def gough(module_node, module_ros_node, example_robot):
-    text = example_robot('gough_stewart_6ups')
-    module_node(params={'robot_description': text}, name='refuse_gough')
-    return load_robot(text), Client(module_ros_node, '/refuse_gough')
+def gough(served_robot):
+    return served_robot('gough_stewart_6ups', 'refuse_gough')[:2]
 
 
 def stamped(C):
@@ -72,12 +67,10 @@ def test_dynamics_in_the_base_plane_are_refused(gough):
     assert not any(abs(u) > 1e6 for u in response.effort.effort)
 
 
-def test_pose_off_the_task_manifold_is_named(module_node, module_ros_node, example_robot):
+def test_pose_off_the_task_manifold_is_named(served_robot):
     from pkm_dynamics_interfaces.msg import ErrorCodes
     from pkm_dynamics_interfaces.srv import InverseKinematics
-    text = example_robot('planar_3rrr')
-    module_node(params={'robot_description': text}, name='refuse_planar')
-    robot, client = load_robot(text), Client(module_ros_node, '/refuse_planar')
+    robot, client, _ = served_robot('planar_3rrr', 'refuse_planar')
     P = robot.reference_pose.copy()
     P[2, 3] += 0.05
     response = client.call(InverseKinematics, 'inverse_kinematics',
@@ -86,14 +79,12 @@ def test_pose_off_the_task_manifold_is_named(module_node, module_ros_node, examp
     assert 'off the task manifold' in response.message and 'vz' in response.message
 
 
-def test_loop_singularity_threshold_parameter(module_node, module_ros_node, example_robot):
+def test_loop_singularity_threshold_parameter(served_robot):
     """ik.loop_singularity_threshold: kappa(G_y) beyond it is SINGULAR naming limb and loop."""
     from pkm_dynamics_interfaces.msg import ErrorCodes
     from pkm_dynamics_interfaces.srv import InverseKinematics
-    text = example_robot('irsbot2')
-    module_node(params={'robot_description': text, 'ik.loop_singularity_threshold': 1.5},
-                name='refuse_loop')
-    robot, client = load_robot(text), Client(module_ros_node, '/refuse_loop')
+    robot, client, _ = served_robot('irsbot2', 'refuse_loop',
+                                    **{'ik.loop_singularity_threshold': 1.5})
     response = client.call(InverseKinematics, 'inverse_kinematics', InverseKinematics.Request(
         pose=stamped(robot.task_pose(np.array([0.02, 0.05])))))
     assert response.error_code.val == ErrorCodes.SINGULAR, response.message
