@@ -33,9 +33,9 @@ from .chain_closure import (BOUND_ACCELERATION, BOUND_EFFORT, BOUND_POSITION, BO
                             CLOSURE, NONFINITE_INPUT, NONFINITE_RESULT, OK, SINGULAR_ALPHA,
                             SINGULAR_ANGLE, SINGULAR_DET, STROKE, actuator_force_coefficients, check_strokes,
                             closure)
-from .spatial_kernels import (ad_inv, ad_inv_pose_rz, bracket_scaled, congruence_add, congruence_rz,
-                              congruence_translation, dot, exp_se3, matTvec, matvec, pose_mul, vecmat,
-                              wrench_bias)
+from .spatial_kernels import (ad_inv, ad_inv_pose_rz, bracket_scaled, carry_from_next, congruence_add,
+                              congruence_rz, congruence_translation, dot, exp_se3, matTvec, matvec,
+                              pose_mul, wrench_bias)
 
 
 @kernel
@@ -137,13 +137,7 @@ def parallel_alpha_beta(M, AE, A, V, S, W, w):
     alpha (eqs. 32, 34), delta (eqs. 26, 43, 45) and psi (eqs. 42, 45) into ``S``.  Returns
     SINGULAR_ALPHA (eq. 36) or OK."""
     Mt, pt = W[1], w[2]
-    for i in range(6):
-        for j in range(6):
-            Mt[i, j] = M[0, i, j]
-    congruence_add(AE, W[0], Mt, W[2])                       # eq. 23
-    matTvec(AE, w[1], pt)
-    for j in range(6):
-        pt[j] += V[1, 0, j]                                  # eq. 24
+    carry_from_next(M[0], V[1, 0], AE, W[0], w[1], Mt, pt, W[2])    # eqs. 23-24
     ka, kb, kf = S[13], S[14], S[16]
     M3, M4, ps, xa, xb = M[1], M[2], V[1], V[2], V[3]
     w1, w3, w4, r = w[3], w[4], w[5], w[6]
@@ -155,11 +149,11 @@ def parallel_alpha_beta(M, AE, A, V, S, W, w):
     gamma = pt[2] / kb + kf * ps[1, 2] + kf * ps[2, 2] + ps[2, 3] + ka * kf * ps[2, 4]
     delta = dot(w1, xb[0]) + dot(w3, xb[1]) + dot(w4, xb[2]) + gamma
     psi = S[18:24]
-    vecmat(w1, A[0], psi)
-    vecmat(w3, A[1], r)
+    matTvec(A[0], w1, psi)
+    matTvec(A[1], w3, r)
     for j in range(6):
         psi[j] += r[j]
-    vecmat(w4, A[2], r)
+    matTvec(A[2], w4, r)
     for j in range(6):
         psi[j] += r[j]
     S[11], S[12] = alpha, delta
@@ -225,13 +219,7 @@ def serial_backward(M, AE, A, V, S, X, fk, last, W, w):
     B4, ``U = M^A X``, ``D = X^T U``, ``u = f - X^T p^A`` into ``S``; unless ``last`` (the first
     module: its base is fixed), the module's ``M_E``, ``p_E`` for the previous one."""
     MA, pA, U = W[3], w[2], S[18:24]
-    for i in range(6):
-        for j in range(6):
-            MA[i, j] = M[0, i, j]
-    congruence_add(AE, W[0], MA, W[2])                       # eq. 50a
-    matTvec(AE, w[1], pA)
-    for j in range(6):
-        pA[j] += V[1, 0, j]                                  # eq. 50b
+    carry_from_next(M[0], V[1, 0], AE, W[0], w[1], MA, pA, W[2])    # eqs. 50a-b
     matvec(MA, X, U)                                         # eq. 51
     D = dot(X, U)
     u = fk - dot(X, pA)

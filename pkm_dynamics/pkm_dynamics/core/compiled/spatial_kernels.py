@@ -32,14 +32,6 @@ def matTvec(A, v, out):
         out[j] = s
 
 
-@kernel
-def vecmat(v, A, out):
-    """``out = v^T A`` (6,) (a row vector times a matrix)."""
-    for j in range(6):
-        s = 0.0
-        for i in range(6):
-            s += v[i] * A[i, j]
-        out[j] = s
 
 
 @kernel
@@ -77,6 +69,20 @@ def congruence_add(A, M, out, tmp):
             a = A[k, i]
             for j in range(6):
                 out[i, j] += a * tmp[k, j]
+
+
+@kernel
+def carry_from_next(M_own, p_own, A, M_next, p_next, M_out, p_out, tmp):
+    """The articulated inertia and bias of a body with the next module's carried back by the
+    twist map ``A`` (paper 000 eqs. 23-24 and 50): ``M_out = M_own + A^T M_next A``,
+    ``p_out = p_own + A^T p_next`` (6, 6) and (6,); ``tmp``: (6, 6) scratch."""
+    for i in range(6):
+        for j in range(6):
+            M_out[i, j] = M_own[i, j]
+    congruence_add(A, M_next, M_out, tmp)
+    matTvec(A, p_next, p_out)
+    for j in range(6):
+        p_out[j] += p_own[j]
 
 
 @kernel
