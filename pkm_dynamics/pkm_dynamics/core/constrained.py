@@ -41,7 +41,9 @@ def kkt_forward_dynamics(desc: RobotDescription, q, qd, tau, f_ext=None, gravity
     ``tau`` (n,) on the tree joints, from the KKT system
 
         [[H, G^T], [G, 0]] (qdd, -lambda) = (tau - b, -Gdot qd)
-    """
+
+    so that ``H qdd + b = tau + G^T lambda`` (the module docstring's sign): ``G^T lambda`` is
+    the generalized force of the constraint wrenches."""
     tree = desc.tree
     lc = constraints if constraints is not None else LoopConstraints(desc)
     _, G, bias = lc.evaluate(q, qd)
@@ -56,7 +58,7 @@ def kkt_forward_dynamics(desc: RobotDescription, q, qd, tau, f_ext=None, gravity
     K[n:, :n] = Gr
     rhs = np.concatenate([np.asarray(tau, dtype=float) - b, -br])
     sol = np.linalg.solve(K, rhs)
-    return sol[:n], U @ sol[n:]
+    return sol[:n], -(U @ sol[n:])
 
 
 def kkt_inverse_dynamics(desc: RobotDescription, q, qd, qdd, actuated, f_ext=None, gravity=None,
