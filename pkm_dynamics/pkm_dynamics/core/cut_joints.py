@@ -107,6 +107,27 @@ def _body(arr, i, default):
     return default if i < 0 else arr[i]
 
 
+def _rate_map(geo: CutJointGeometry, C):
+    """``R_kr``, ``d + d_k`` (eq. 50), the rows ``R_kr u_b``, ``B_pos`` (3, 12) of eq. 55 and
+    the map ``B`` (m, 12) of eqs. 55, 59 (rows ``u^T B``) at the absolute body poses ``C``."""
+    Ck, Cr = _body(C, geo.body_k, np.eye(4)), _body(C, geo.body_r, np.eye(4))
+    R_kr = Ck[:3, :3].T @ Cr[:3, :3]
+    dd = Ck[:3, :3].T @ (Cr[:3, 3] - Ck[:3, 3]) + R_kr @ geo.d_r      # d + d_k
+    w = geo.u_b @ R_kr.T                                               # R_kr u_b, rows
+    B_pos = np.hstack([hat(dd), -np.eye(3), -R_kr @ hat(geo.d_r), R_kr])
+    rows = [geo.u_pos @ B_pos]
+    for ua, ub, wb in zip(geo.u_a, geo.u_b, w):
+        rows.append((ua @ np.hstack([hat(wb), np.zeros((3, 3)), -R_kr @ hat(ub), np.zeros((3, 3))]))[None])
+    return R_kr, dd, w, B_pos, np.vstack(rows)
+
+
+def cut_joint_rate_map(geo: CutJointGeometry, C) -> np.ndarray:
+    """``B`` (m, 12) with ``gdot = B (V_k, V_r)`` (eqs. 55, 59; body-fixed twists of k and r).
+    Its transpose maps the multipliers to the constraint wrenches: ``B^T lambda`` = (wrench on
+    k, wrench on r), each (moment, force) about its body frame in that frame."""
+    return _rate_map(geo, C)[4]
+
+
 def cut_joint_constraint(tree: TreeModel, geo: CutJointGeometry, C, V=None, A0=None):
     """Residual, Jacobian and acceleration bias of one cut joint.
 
@@ -116,20 +137,9 @@ def cut_joint_constraint(tree: TreeModel, geo: CutJointGeometry, C, V=None, A0=N
     (m,) ``= Gdot qd`` (eqs. 57, 60; zeros when ``V`` is None).
     """
     k, r = geo.body_k, geo.body_r
-    Ck, Cr = _body(C, k, np.eye(4)), _body(C, r, np.eye(4))
-    Rk, Rr = Ck[:3, :3], Cr[:3, :3]
-    R_kr = Rk.T @ Rr
-    dd = Rk.T @ (Cr[:3, 3] - Ck[:3, 3]) + R_kr @ geo.d_r      # d + d_k
+    R_kr, dd, w, B_pos, Bm = _rate_map(geo, C)
     d = dd - geo.d_k                                             # eq. 50
-    w = geo.u_b @ R_kr.T                                         # R_kr u_b, rows
     g = np.concatenate([geo.u_pos @ d, np.einsum("ij,ij->i", geo.u_a, w)])
-
-    # B maps (V_k, V_r) to (ddot, rotation-constraint rates): rows u^T B
-    B_pos = np.hstack([hat(dd), -np.eye(3), -R_kr @ hat(geo.d_r), R_kr])
-    rows = [geo.u_pos @ B_pos]
-    for ua, ub, wb in zip(geo.u_a, geo.u_b, w):
-        rows.append((ua @ np.hstack([hat(wb), np.zeros((3, 3)), -R_kr @ hat(ub), np.zeros((3, 3))]))[None])
-    Bm = np.vstack(rows)                                         # (m, 12)
     J = np.vstack([body_jacobian(tree, C, k), body_jacobian(tree, C, r)])
     G = Bm @ J
     if V is None:

@@ -583,6 +583,17 @@ class ModuleChainRobot:
         solution found in ``solutions``; see :mod:`.chain_ik`."""
         return chain_inverse_kinematics(self, pose, twist, acceleration, initial, tol, max_iter, search)
 
+    def joint_reactions(self, x, xd, f, wrench=None):
+        """Wrench transmitted by every tree and cut joint (the 4-bars' pin loads) at the state
+        under the actuator forces ``f``: see :mod:`.reactions`."""
+        from .reactions import joint_reactions
+        return joint_reactions(self, x, xd, f, wrench)
+
+    def simulate(self, x0, xd0, duration, **kw):
+        """Integrate the forward dynamics in actuator space: see :mod:`.simulation`."""
+        from .simulation import simulate
+        return simulate(self, x0, xd0, duration, **kw)
+
     def higher_order_inverse_dynamics(self, x, xd, xdd, xddd, xdddd, **kw):
         """``u, du, ddu`` (+ SEA motor feedforward), paper 002: see :mod:`.higher_order`."""
         from .higher_order import higher_order_inverse_dynamics

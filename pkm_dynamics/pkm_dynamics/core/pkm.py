@@ -498,6 +498,17 @@ class ParallelRobot:
             Wg += jac.K.T @ rnea(limb.tree, th, np.zeros(limb.n), np.zeros(limb.n))
         return M, Ct, Wg
 
+    def joint_reactions(self, x, xd, f, wrench=None):
+        """Wrench transmitted by every tree and cut joint (the loops' constraint forces) at the
+        task state ``(pose, V_t)`` under the actuator forces ``f``: see :mod:`.reactions`."""
+        from .reactions import joint_reactions
+        return joint_reactions(self, x, xd, f, wrench)
+
+    def simulate(self, x0, xd0, duration, **kw):
+        """Integrate the forward dynamics in task space: see :mod:`.simulation`."""
+        from .simulation import simulate
+        return simulate(self, x0, xd0, duration, **kw)
+
     def higher_order_inverse_dynamics(self, pose, twist, acceleration, jerk, snap, **kw):
         """``u, du, ddu`` (+ SEA motor feedforward), paper 002: see :mod:`.higher_order`."""
         from .higher_order import higher_order_inverse_dynamics
