@@ -268,6 +268,22 @@ def ad_star(X: np.ndarray) -> np.ndarray:
     return ad(X).T
 
 
+def dexp(X: np.ndarray) -> np.ndarray:
+    """``dexp_X = sum_k ad_X^k / (k+1)!`` (6, 6), the derivative of the exponential: the
+    body-fixed twist of ``exp(X(t))`` is ``dexp_{-X} Xdot``.  The series (an entire function of
+    ``ad_X``) is summed until its terms fall below round-off (at most 60 terms: ``|X|`` up to
+    ~20, far beyond any task coordinate)."""
+    A = ad(X)
+    term = np.eye(6)
+    out = np.eye(6)
+    for k in range(1, 61):
+        term = term @ A / (k + 1)
+        out += term
+        if np.abs(term).max() < 1e-17:
+            break
+    return out
+
+
 def spatial_inertia(mass: float, com, inertia_com) -> np.ndarray:
     """6x6 spatial inertia about the body frame from mass, centre of mass ``com`` and the
     3x3 rotational inertia ``inertia_com`` about the COM (both in body-frame axes)."""
