@@ -232,3 +232,15 @@ def test_pkm_reactions_equal_the_kkt_multipliers(name):
         assert _rel(R.joint_wrenches, W) < 1e-8
         np.testing.assert_allclose(np.einsum("ni,ni->n", tree.X, R.joint_wrenches), tau,
                                    atol=1e-8 * np.abs(R.joint_wrenches).max())
+
+
+def test_pkm_reactions_from_an_ik_solution():
+    robot = load_robot(os.path.join(ROBOTS, "planar_3rrr.urdf"))
+    pose, V, u = robot.task_pose([0.01, 0.0, 0.05]), np.array([0.05, 0.0, -0.1]), np.array([0.2, -0.1, 0.3])
+    a = robot.joint_reactions(pose, V, u)
+    b = robot.joint_reactions(robot.inverse_kinematics(pose), V, u)
+    np.testing.assert_allclose(b.cut_wrenches, a.cut_wrenches, rtol=0, atol=1e-12 * np.abs(a.cut_wrenches).max())
+    B = robot.joint_reactions(np.stack([pose, pose]), np.stack([V, V]), np.stack([u, u]))
+    assert B.joint_wrenches.shape == (2, robot.tree.nq, 6)
+    np.testing.assert_allclose(B.joint_wrenches[1], a.joint_wrenches, rtol=0,
+                               atol=1e-9 * np.abs(a.joint_wrenches).max())

@@ -146,9 +146,9 @@ def _model(robot) -> _Model:
 def _one(robot, m: _Model, x, xd, f, wrench, initial):
     tree = robot.tree
     if m.parallel:
-        sol = robot.inverse_kinematics(x, initial=initial)
+        sol = x if hasattr(x, "limb_theta") else robot.inverse_kinematics(x, initial=initial)
         a = robot.forward_dynamics(sol, xd, f, wrench=wrench)
-        sol = robot.inverse_kinematics(x, xd, a, initial=sol)
+        sol = robot.inverse_kinematics(sol.pose, xd, a, initial=sol)
         q, qd, qdd = sol.q, sol.qd, sol.qdd
     else:
         a = robot.forward_dynamics(x, xd, f, f_ext=wrench)
