@@ -11,7 +11,7 @@ model). Descriptions arriving during a build wait their turn.
 
 Services (``pkm_dynamics_interfaces``): ``~/get_model_info``, ``~/forward_dynamics``,
 ``~/inverse_dynamics`` (one point or a trajectory), ``~/higher_order_inverse_dynamics``,
-``~/inverse_kinematics``, ``~/forward_kinematics``. A run-time payload at the end effector /
+``~/inverse_kinematics``, ``~/forward_kinematics``, ``~/joint_reactions``. A run-time payload at the end effector /
 platform (parameters ``payload.*``) rebuilds the model as a new description does. Topics: the
 feedforward publisher (a reference in, the inverse dynamics of each reference out as it
 arrives), joint-state completion (measured actuator positions in, every tree joint out) and
@@ -41,12 +41,12 @@ import time
 import xml.etree.ElementTree as ET
 
 from diagnostic_msgs.msg import DiagnosticArray
-from geometry_msgs.msg import Accel, Twist
+from geometry_msgs.msg import Accel, Twist, Vector3, Wrench
 import numpy as np
 from pkm_dynamics_interfaces.msg import ErrorCodes
 from pkm_dynamics_interfaces.srv import (ForwardDynamics, ForwardKinematics, GetModelInfo,
                                          HigherOrderInverseDynamics, InverseDynamics,
-                                         InverseKinematics)
+                                         InverseKinematics, JointReactions)
 from rcl_interfaces.msg import (FloatingPointRange, IntegerRange, ParameterDescriptor,
                                 ParameterType, SetParametersResult)
 import rclpy
@@ -289,6 +289,7 @@ class DynamicsNode(LifecycleNode):
                  self._serve(self._higher_order_inverse_dynamics)),
                 (InverseKinematics, 'inverse_kinematics', self._serve(self._inverse_kinematics)),
                 (ForwardKinematics, 'forward_kinematics', self._serve(self._forward_kinematics)),
+                (JointReactions, 'joint_reactions', self._serve(self._joint_reactions)),
             )]
         # /diagnostics at 1 Hz in every lifecycle state (it reports the state), from the
         # ~/get_model_info group: a model build or a long dynamics call does not hold it up
@@ -611,6 +612,37 @@ class DynamicsNode(LifecycleNode):
                          bound='rate 1')
             response.acceleration = floats(model.robot.forward_dynamics(x, xd, f, f_ext=wrench),
                                            'acceleration')
+
+    def _joint_reactions(self, model, request, response):
+        """JointReactions: the state and efforts as in ForwardDynamics, the wrench of every tree
+        and cut joint out (``robot.joint_reactions``, core/reactions.py)."""
+        js = request.joint_state
+        index = name_index(js.name, model.actuated, 'joint_state.name')
+        f = ordered(js.effort, index, len(js.name), 'joint_state.effort', bound='effort')
+        wrench = self._wrench(model, request.wrench)
+        if model.parallel:
+            refuse_fields(set_fields(js, ('position', 'velocity'), 'joint_state.'),
+                          f'robot "{model.name}" is a parallel manipulator: its state is pose '
+                          f'and twist; joint_state carries only name and effort')
+            x = stamped_pose_matrix(request.pose, model.root_link)
+            xd = task_vector(request.twist, model.task_space, 'twist', bound='rate 1')
+        else:
+            refuse_fields(set_fields(request, ('pose', 'twist')),
+                          f'robot "{model.name}" is a module chain: its state is '
+                          f'joint_state (position, velocity), not pose and twist')
+            x = ordered(js.position, index, len(js.name), 'joint_state.position')
+            xd = ordered(js.velocity, index, len(js.name), 'joint_state.velocity', optional=True,
+                         bound='rate 1')
+        r = model.robot.joint_reactions(x, xd, f, wrench=wrench)
+
+        def wrenches(rows, what):
+            return [Wrench(torque=Vector3(x=w[0], y=w[1], z=w[2]),
+                           force=Vector3(x=w[3], y=w[4], z=w[5]))
+                    for w in np.reshape(floats(rows, what), (-1, 6))]
+        response.joint_names = list(r.joints)
+        response.joint_wrenches = wrenches(r.joint_wrenches, 'joint_wrenches')
+        response.cut_joint_names = list(r.cut_joints)
+        response.cut_joint_wrenches = wrenches(r.cut_wrenches, 'cut_joint_wrenches')
 
     def _inverse_dynamics(self, model, request, response):
         if model.parallel:
