@@ -7,8 +7,9 @@ Starts the node on `heavy_duty_4dof` (a chain of two hydraulic-cylinder 4-bar lo
 joint and a telescopic extension), calls each service (model info, inverse dynamics of one
 point and of a trajectory, forward dynamics, higher-order inverse dynamics, forward and
 inverse kinematics of the crane's tool pose), streams a 2 s trajectory through the
-feedforward topic, prints a summary and writes a plot of the feedforward efforts (default
-build/demo/feedforward_efforts.png). A second node serves the 3-RRR planar PKM to show
+feedforward topic, simulates the crane driven by the feedforward it received (the core's
+`robot.simulate`), prints a summary and writes a plot of the feedforward efforts and of the
+simulated tracking error (default build/demo/feedforward_efforts.png). A second node serves the 3-RRR planar PKM to show
 inverse kinematics in task space.
 
 DDS stays on this machine (loopback, a domain of this process); the nodes run as child
@@ -41,6 +42,31 @@ def crane_motion(t):
     ddp = (60 * s - 180 * s**2 + 120 * s**3) / DURATION**2
     d = goal - start
     return start + d * p, d * dp, d * ddp
+
+
+def simulate_feedforward(t, efforts, units):
+    """The crane (the core's model of the same description) simulated with RK4 at 1 ms, driven
+    by the node's feedforward efforts (linearly interpolated between the references): it
+    follows the reference motion; the error is that of the interpolation of the 200 Hz stream
+    (evaluating the inverse dynamics at every integration step instead, it is at round-off)."""
+    from pkm_dynamics.core import load_robot
+    robot = load_robot(str(ROBOTS / 'heavy_duty_4dof.urdf'))
+    x0, xd0, _ = crane_motion(0.0)
+    start = time.monotonic()
+    sim = robot.simulate(x0, xd0, t[-1], dt=1e-3, efforts=lambda s: np.array(
+        [np.interp(s, t, efforts[:, j]) for j in range(efforts.shape[1])]))
+    wall = time.monotonic() - start
+    error = sim.x - np.array([crane_motion(s)[0] for s in sim.t])
+    exact = robot.simulate(x0, xd0, t[-1], dt=1e-3,
+                           efforts=lambda s: robot.inverse_dynamics(*crane_motion(s)))
+    exact_error = np.abs(exact.x - np.array([crane_motion(s)[0] for s in exact.t])).max()
+    print(f'\n== simulation (core, RK4 at 1 ms): the crane driven by that feedforward, '
+          f'{sim.t[-1]:.1f} s in {wall:.2f} s ({sim.t[-1] / wall:.1f}x real time)')
+    worst = np.abs(error).max(axis=0)
+    print('  max |x - x_ref| per actuator: ' + ', '.join(
+        f'{v:.3g} {"rad" if u == "N m" else "m"}' for v, u in zip(worst, units)))
+    print(f'  (the feedforward evaluated at every step instead: max error {exact_error:.2g})')
+    return sim, error
 
 
 def fmt(values, unit=''):
@@ -200,18 +226,26 @@ def run(node, client, pkm_client, plot, types):
         print(f'  {name:10s}: effort from {efforts[:, j].min():10.1f} to '
               f'{efforts[:, j].max():10.1f} {units[j]}')
 
+    t_out = stream_t[:len(got)]
+    sim, error = simulate_feedforward(t_out, efforts, units)
+
     import matplotlib
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
-    t_out = stream_t[:len(got)]
-    fig, axes = plt.subplots(len(names), 1, sharex=True, figsize=(8, 8))
-    for j, (ax, name) in enumerate(zip(axes, names)):
+    fig, axes = plt.subplots(len(names), 2, sharex=True, figsize=(13, 8))
+    for j, (ax, name) in enumerate(zip(axes[:, 0], names)):
         ax.plot(t_out, efforts[:, j])
         ax.set_ylabel(f'{name} [{units[j]}]')
         ax.grid(True)
-    axes[0].set_title(f'{info.robot_name}: feedforward efforts from pkm_dynamics '
-                      f'({len(got)} references, {RATE:.0f} Hz)')
-    axes[-1].set_xlabel('time [s]')
+    for j, (ax, name) in enumerate(zip(axes[:, 1], names)):
+        ax.plot(sim.t, error[:, j] * 1e3)
+        ax.set_ylabel(f'{name} error [{"mrad" if units[j] == "N m" else "mm"}]')
+        ax.grid(True)
+    axes[0, 0].set_title(f'{info.robot_name}: feedforward efforts from pkm_dynamics '
+                         f'({len(got)} references, {RATE:.0f} Hz)', fontsize=10)
+    axes[0, 1].set_title('simulated crane driven by them: x - x_ref', fontsize=10)
+    axes[-1, 0].set_xlabel('time [s]')
+    axes[-1, 1].set_xlabel('time [s]')
     fig.tight_layout()
     plot.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(plot, dpi=100)
