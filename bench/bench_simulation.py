@@ -127,7 +127,7 @@ def main():
     for r in rows:
         print(f"{r['robot']:18s} {r['dt_ms']:4.1f}ms {r['rk4_steps_per_s']:12.0f} {r['rk4_real_time_factor']:8.2f} "
               f"{r['evaluations_per_s']:11.0f} {r['forward_dynamics_us']:8.1f} {r['adaptive_real_time_factor']:12.2f} "
-              f"{r['adaptive_evaluations']:6d} {r['rk4_vs_adaptive_max_dx']:15.2g} {r.get('joint_reactions_us', 0):13.0f}")
+              f"{r['adaptive_evaluations']:6d} {r['rk4_vs_adaptive_max_dx']:15.2g} {r['joint_reactions_us']:13.0f}")
     print(f"crane driven by the inverse dynamics of a 2 s motion (RK4, 1 ms): max |x - x_ref| = "
           f"{track['max_tracking_error']:.2g}, real-time factor {track['real_time_factor']:.1f}")
     out = {"machine": machine(), "simulation": rows, "tracking": track}

@@ -214,7 +214,7 @@ def test_pkm_reactions_equal_the_kkt_multipliers(name):
     desc, tree = robot.description, robot.tree
     act = [tree.joint_index(j) for j in robot.actuated_joints]
     rng = np.random.default_rng(4)
-    for k in range(2):
+    for _ in range(2):
         pose = robot.task_pose(rng.uniform(-0.02, 0.02, robot.dof))
         V = rng.normal(scale=0.1, size=robot.dof)
         sol = robot.inverse_kinematics(pose)
