@@ -128,3 +128,7 @@ def test_pkm_in_task_space():
     assert np.abs(a.x[-1]).max() > 1e-4
     np.testing.assert_allclose(a.x, b.x, atol=1e-9)
     np.testing.assert_allclose(a.pose[-1], robot.task_pose(a.x[-1]))
+    lifted = robot.task_pose(np.zeros(3))
+    lifted[2, 3] += 0.05
+    with pytest.raises(StateError, match="off the task manifold"):
+        robot.simulate(lifted, np.zeros(3), 0.01, efforts=u)

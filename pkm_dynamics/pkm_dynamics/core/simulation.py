@@ -156,7 +156,11 @@ def simulate(robot, x0, xd0, duration: float, efforts=None, controller=None, dt:
     dyn = _Dynamics(robot, efforts, controller, wrench, initial)
     x0 = np.asarray(x0, dtype=float)
     if dyn.parallel and x0.shape == (4, 4):
-        x0 = robot.task_coordinates(x0)
+        pose, x0 = x0, robot.task_coordinates(x0)
+        off = np.abs(robot.task_pose(x0) - pose).max()
+        if not off <= 1e-9:
+            raise StateError(f"x0: the platform pose is off the task manifold of robot "
+                             f"'{robot.description.name}' ({' '.join(robot.task_space)}) by {off:.3g}")
     n = robot.dof if dyn.parallel else robot.n
     xd0 = np.asarray(xd0, dtype=float)
     if x0.shape != (n,) or xd0.shape != (n,) or not (np.isfinite(x0).all() and np.isfinite(xd0).all()):
