@@ -10,8 +10,8 @@ Route (per state):
 2. the cut-joint multipliers ``lambda`` from the tree's equations of motion with the loops as
    constraints (paper 001 eqs. 13, 36): ``G^T lambda = rnea(q, qd, qdd) - S^T u`` — the
    actuators' forces and the constraint forces together produce the motion.  The rows of ``G``
-   are first reduced to an orthonormal basis of their row space (:func:`.constrained.
-   independent_rows`), so ``lambda`` is the minimum-norm member of its family: the components
+   are first reduced to independent combinations (:func:`.constrained.independent_rows`), so
+   ``lambda`` is the minimum-norm member of its family: the components
    a rigid loop cannot determine (e.g. the out-of-plane wrench of a planar 4-bar closed by a
    spatial revolute joint, statically indeterminate) are zero there and carried by the tree
    joints;
@@ -78,9 +78,10 @@ def cut_frames(lc: LoopConstraints, cuts) -> np.ndarray:
 
 
 def loop_multipliers(G: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Minimum-norm ``lambda`` (m,) of ``G^T lambda = y`` (G (m, n), y (n,)), on the row space
-    of ``G`` (paper 001 Remark 4).  Raises :class:`SingularityError` when the equations are
-    inconsistent (the motion is not one the constraint forces and actuators produce)."""
+    """Minimum-norm ``lambda`` (m,) of ``G^T lambda = y`` (G (m, n), y (n,)): the solution in
+    the column space of ``G`` (redundant rows, paper 001 Remark 4, get no share of their own).
+    Raises :class:`SingularityError` when the equations are inconsistent (the motion is not one
+    the constraint forces and actuators produce)."""
     U = independent_rows(G)
     Gr = U.T @ G
     mu = np.linalg.lstsq(Gr.T, y, rcond=None)[0]
