@@ -12,8 +12,10 @@ task-space dynamics), ``higher_order`` (paper 002 recursion), ``taylor`` and ``j
 (the general Taylor route for u, u-dot, u-ddot), ``sea`` (series-elastic feedforward),
 ``examples`` (generated module chains), ``robot`` (``load_robot``), ``forward_state``
 (forward kinematics with rates, tree joints and M_t), ``payload`` (a run-time load at the end
-effector / platform), ``compiled`` (numba kernels of the module chains: flat model,
-per-thread data, one kernel per call).
+effector / platform), ``reactions`` (the wrench every tree and cut joint transmits),
+``simulation`` (``robot.simulate``: RK4 / adaptive integration of the forward dynamics),
+``compiled`` (numba kernels of the module chains: flat model, per-thread data, one kernel per
+call).
 """
 from .errors import (ConvergenceError, DescriptionError, PkmDynamicsError, SingularityError,
                      StateError)
