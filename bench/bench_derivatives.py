@@ -33,13 +33,34 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from bench_module_chain import PinocchioPeer, case_state, interleaved_us  # noqa: E402
+from bench_module_chain import PinocchioPeer, case_state  # noqa: E402
 from common import machine  # noqa: E402
 from pkm_dynamics.core.examples import module_chain_urdf  # noqa: E402
 from pkm_dynamics.core.robot import load_robot  # noqa: E402
 from pkm_dynamics.core.spatial import exp_se3  # noqa: E402
 
 ROBOTS = os.path.join(ROOT, "pkm_dynamics", "robots")
+
+
+def interleaved_us(fns, reps: int, block_s: float = 5e-4) -> list:
+    """Median microseconds per call of each of ``fns``, timed in turns: each repeat runs one
+    block of every function, each block about ``block_s`` long (its call count calibrated
+    once), so that a slow call and a fast one are exposed alike to the preemptions of a loaded
+    machine (equal call counts would give the slow one longer, more often interrupted blocks)."""
+    inners = []
+    for fn in fns:
+        fn()
+        t = time.perf_counter()
+        fn()
+        inners.append(max(1, int(block_s / max(time.perf_counter() - t, 1e-7))))
+    times = [[] for _ in fns]
+    for _ in range(reps):
+        for fn, inner, tl in zip(fns, inners, times):
+            t = time.perf_counter()
+            for _ in range(inner):
+                fn()
+            tl.append((time.perf_counter() - t) / inner)
+    return [float(np.median(tl) * 1e6) for tl in times]
 
 
 def pinocchio_derivatives(peer, Q, QD, tau):
@@ -49,7 +70,7 @@ def pinocchio_derivatives(peer, Q, QD, tau):
     pin.computeConstraintDynamicsDerivatives(peer.model, peer.data, peer.cmodels, peer.cdatas, peer.prox)
 
 
-def chain_row(name, robot, rng, reps, inner) -> dict:
+def chain_row(name, robot, rng, reps) -> dict:
     x, xd, xdd = case_state(robot, rng)
     f = robot.inverse_dynamics(x, xd, xdd)
     n = robot.n
@@ -70,7 +91,7 @@ def chain_row(name, robot, rng, reps, inner) -> dict:
     fd, fdd, idd, pin_fdd, pin_idd = interleaved_us(
         [lambda: robot.forward_dynamics(x, xd, f), lambda: robot.forward_dynamics_derivatives(x, xd, f),
          lambda: robot.inverse_dynamics_derivatives(x, xd, xdd), lambda: pinocchio_derivatives(peer, q, v, tau),
-         lambda: pin.computeRNEADerivatives(peer.model, peer.data, q, v, a_tree)], reps, inner)
+         lambda: pin.computeRNEADerivatives(peer.model, peer.data, q, v, a_tree)], reps)
     return {"robot": name, "n": n, "fd_us": fd, "fd_derivatives_us": fdd, "id_derivatives_us": idd,
             "ratio_fd_derivatives_to_fd": fdd / fd, "pin_constraint_derivatives_us": pin_fdd,
             "ratio_to_pin_constraint_derivatives": fdd / pin_fdd, "pin_rnea_derivatives_us": pin_idd,
@@ -86,7 +107,7 @@ def pkm_row(name, reps) -> dict:
     u = robot.inverse_dynamics(pose, V, A)
     idt, idd, fdd = interleaved_us([lambda: robot.inverse_dynamics(pose, V, A),
                                     lambda: robot.inverse_dynamics_derivatives(pose, V, A),
-                                    lambda: robot.forward_dynamics_derivatives(pose, V, u)], reps, 1)
+                                    lambda: robot.forward_dynamics_derivatives(pose, V, u)], reps, 0.0)
     return {"robot": name, "dof": dp, "id_ms": idt / 1e3, "id_derivatives_ms": idd / 1e3,
             "fd_derivatives_ms": fdd / 1e3, "ratio_id_derivatives_to_id": idd / idt}
 
@@ -96,10 +117,9 @@ def run(quick: bool = False) -> dict:
     cases = [("heavy_duty_4dof", load_robot(os.path.join(ROBOTS, "heavy_duty_4dof.urdf")))]
     ns = [1, 4, 16] if quick else [1, 2, 4, 8, 16, 32]
     cases += [(f"chain_{n}", load_robot(module_chain_urdf(n))) for n in ns]
-    reps = 5 if quick else 15
-    chains = [chain_row(name, robot, rng, reps, max(1, int((40 if quick else 200) / robot.n)))
-              for name, robot in cases]
-    pkms = [pkm_row(name, 3 if quick else 7) for name in ("planar_3rrr", "irsbot2", "gough_stewart_6ups")]
+    reps = 11 if quick else 41
+    chains = [chain_row(name, robot, rng, reps) for name, robot in cases]
+    pkms = [pkm_row(name, 3 if quick else 5) for name in ("planar_3rrr", "irsbot2", "gough_stewart_6ups")]
     return {"benchmark": "bench_derivatives", "machine": machine(), "chains": chains, "pkms": pkms,
             "units": "chains: microseconds per call (median); pkms: milliseconds per state (median)"}
 

@@ -16,6 +16,9 @@ theta'`` (eq. 5), ``k4..k6 = theta'' xd^2`` (eq. 28), so their tangents need ``t
 (:func:`angle_derivatives`).  A serial module's map ``A = Ad_inv(B exp(X x))`` has the
 tangent ``dA/dx = -ad(X) A``.
 
+The twists and biases do not depend on ``xdd``: their tangents are computed along the first
+2n directions only (the xdd entries of the scratch stay at their initial zeros).
+
 Scratch ``T`` (:class:`pkm_dynamics.core.derivatives.ChainTangents`): ``dA`` (n, 3, 6, 6)
 tangents of the twist maps along their own actuator; ``loc`` (n, 24) local scalar tangents;
 ``dps``, ``dacc`` (n, 3, D, 6) tangents of the biases and accelerations of B1, B3, B4
@@ -143,7 +146,7 @@ def parallel_forward_tangents(geo, mats, A, V, S, loc, dA, k, n, nu_Bc, nud, dnu
     nus = V[0]
     tmp, h0, dh, t = w[0], w[1], w[2], w[3]
     for b in range(3):
-        for dd in range(D):
+        for dd in range(2 * n):
             matvec(A[b], dnu[dd], dnus[b, dd])
         matvec(dA[b], nu_Bc, tmp)
         for j in range(6):
@@ -160,11 +163,11 @@ def parallel_forward_tangents(geo, mats, A, V, S, loc, dA, k, n, nu_Bc, nud, dnu
     dnus[2, n + k, 4] += ka * dqd1_v
     for b in range(3):
         matvec(mats[b], nus[b], h0)
-        for dd in range(D):
+        for dd in range(2 * n):
             bias_tangent(nus[b], dnus[b, dd], mats[b], dps[b, dd], h0, dh, t)
     # xi_2, xi_5, xi_8 (eq. 30b, e, h)
     n1, n3, n4 = nus[0], nus[1], nus[2]
-    for dd in range(D):
+    for dd in range(2 * n):
         e1, e3, e4 = dnus[0, dd], dnus[1, dd], dnus[2, dd]
         gq = dqd_x if dd == k else (dqd_v if dd == n + k else 0.0)
         gq1 = dqd1_x if dd == k else (dqd1_v if dd == n + k else 0.0)
@@ -233,14 +236,14 @@ def chain_id_tangents(geo, mats, nud0, A, V, S, xdd, fe, loc, dA, dnus, dxb, dps
             nuk, c, acc = Vk[0, 0], Vk[3, 0], Vk[4, 0]
             xd = Sk[1]
             matvec(Ak, nu, tmp)                                # A nu_Bc
-            for dd in range(D):
+            for dd in range(2 * n):
                 matvec(Ak, dnu[dd], dnus[0, dd])
             bracket_scaled(tmp, X, 1.0, h)                     # dA/dx nu_Bc = [A nu_Bc, X]
             for j in range(6):
                 dnus[0, k, j] += h[j]
                 dnus[0, n + k, j] += X[j]
             matvec(mats[k, 0], nuk, h)                         # M nu
-            for dd in range(D):
+            for dd in range(2 * n):
                 bias_tangent(nuk, dnus[0, dd], mats[k, 0], dps[k, 0, dd], h, dh, t)
             matvec(Ak, nud, tmp)                               # A nud
             for dd in range(D):
@@ -256,8 +259,9 @@ def chain_id_tangents(geo, mats, nud0, A, V, S, xdd, fe, loc, dA, dnus, dxb, dps
                 dacc[k, 0, n + k, j] += dh[j]
                 dacc[k, 0, 2 * n + k, j] += X[j]
         AE = mats[k, 3]
-        for dd in range(D):
+        for dd in range(2 * n):                                # twists do not depend on xdd
             matvec(AE, dnus[0, dd], dnu[dd])
+        for dd in range(D):
             matvec(AE, dacc[k, 0, dd], dnud[dd])
         matvec(AE, Vk[0, 0], nu)
         matvec(AE, Vk[4, 0], nud)
