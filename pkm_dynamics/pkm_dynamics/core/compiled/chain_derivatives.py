@@ -52,7 +52,8 @@ def parallel_local_tangents(geo, S, loc):
     """Tangents of one parallel module's closure quantities (``S`` of :func:`.closure`,
     :func:`.actuator_force_coefficients`) along its actuator, in tree coordinates (``sx``
     applied), into ``loc``: 0-2 ``dk1..dk3/dx``, 3-5 ``dk4..dk6/dx``, 6-8 ``dk4..dk6/dxd``,
-    9-14 ``d(c, s, c1, s1, c2, s2)/dx``, 15 ``dka/dx``, 16 ``dkb/dx``, 17 ``dkf/dx``, 18 ``sx``.
+    9-14 ``d(c, s, c1, s1, c2, s2)/dx``, 15 ``dka/dx``, 16 ``dkb/dx``, 17 ``dkf/dx``, 18 ``sx``,
+    19-20 ``dk1/dx``, ``dk2/dx`` in the paper's coordinates (for the rate terms ``d(k xd)/dx``).
     ``cos q`` etc. are the cosines of eq. 2 as functions of ``d`` (eq. 2, law of cosines)."""
     L, L1, Lc, Lc0, sx = geo[4], geo[5], geo[6], geo[7], geo[1]
     x, xd = S[0], S[1]
@@ -80,7 +81,6 @@ def parallel_local_tangents(geo, S, loc):
     loc[16] = sx * dkb
     loc[17] = sx * (L1 * dc2 / (kb * ke) - kf * (dkb * ke + kb) / (kb * ke))
     loc[18] = sx
-    # (K1, K2 in paper coordinates, for the rate terms: d(qd)/dx = K1 xd)
     loc[19], loc[20] = K1, K2
 
 
