@@ -34,6 +34,7 @@ import numpy as np
 
 from . import taylor as T
 from .derivatives import DynamicsDerivatives
+from .errors import StateError
 from .jet_dynamics import (close_loops, constraint_jacobian_jet, jet_model, pose_jets, rnea_jet, tree_motion_jet,
                            _jacobian_jet)
 
@@ -143,15 +144,22 @@ def _one(robot, inverse, pose, V, third, wrench, initial):
     return value, sol[:, :dp], sol[:, dp:2 * dp], sol[:, 2 * dp:]
 
 
+def _finite(out: tuple) -> tuple:
+    """``out`` if every entry is finite, else :class:`StateError` (never a non-finite result)."""
+    if not all(np.isfinite(a).all() for a in out):
+        raise StateError("the dynamics derivatives are not finite at this state (near a singularity)")
+    return out
+
+
 def _call(robot, inverse, pose, V, third, wrench, initial) -> DynamicsDerivatives:
     pose = np.asarray(pose, dtype=float)
     if pose.ndim == 2:
-        return DynamicsDerivatives(*_one(robot, inverse, pose, V, third, wrench, initial))
+        return DynamicsDerivatives(*_finite(_one(robot, inverse, pose, V, third, wrench, initial)))
     rows = []
     W = None if wrench is None else np.asarray(wrench, dtype=float).reshape(-1, 6)
     for i in range(len(pose)):
         wi = None if W is None else W[i if len(W) > 1 else 0]
-        rows.append(_one(robot, inverse, pose[i], np.asarray(V)[i], np.asarray(third)[i], wi, initial))
+        rows.append(_finite(_one(robot, inverse, pose[i], np.asarray(V)[i], np.asarray(third)[i], wi, initial)))
     return DynamicsDerivatives(*(np.stack(r) for r in zip(*rows)))
 
 
