@@ -567,6 +567,18 @@ class ModuleChainRobot:
         compiled: :mod:`.compiled.chain_kernels`)."""
         return compiled_inverse_dynamics(self.compiled, x, xd, xdd, f_ext)
 
+    def forward_dynamics_derivatives(self, x, xd, f, f_ext=None):
+        """``xdd`` and its exact derivatives ``d_x``, ``d_xd``, ``d_u = M^-1`` (n, n) each (batched:
+        a leading axis): a :class:`~.derivatives.DynamicsDerivatives`; compiled (forward mode)."""
+        from .derivatives import chain_forward_dynamics_derivatives
+        return chain_forward_dynamics_derivatives(self.compiled, x, xd, f, f_ext)
+
+    def inverse_dynamics_derivatives(self, x, xd, xdd, f_ext=None):
+        """``f`` and its exact derivatives ``d_x``, ``d_xd``, ``d_u = M`` (n, n) each (batched:
+        a leading axis): a :class:`~.derivatives.DynamicsDerivatives`; compiled (forward mode)."""
+        from .derivatives import chain_inverse_dynamics_derivatives
+        return chain_inverse_dynamics_derivatives(self.compiled, x, xd, xdd, f_ext)
+
     def forward_kinematics(self, x):
         """End-effector pose (4, 4) in the URDF root frame (batched: (batch, 4, 4)); compiled."""
         return compiled_forward_kinematics(self.compiled, x)

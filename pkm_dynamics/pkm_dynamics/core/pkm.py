@@ -464,6 +464,22 @@ class ParallelRobot:
         a = np.linalg.solve(M_t, rhs)
         return (a, sol) if _return_solution else a
 
+    def forward_dynamics_derivatives(self, x, xd, f, f_ext=None, initial=None):
+        """``Vdot_t`` of :meth:`forward_dynamics` at the pose ``x`` (4, 4), twist ``xd``, efforts
+        ``f`` (wrench ``f_ext``) and its exact derivatives ``d_x`` (along ``x exp(P_p delta)``),
+        ``d_xd`` (delta, delta), ``d_u`` (delta, n_act): a :class:`~.derivatives.DynamicsDerivatives`
+        (forward mode, :mod:`.pkm_derivatives`); batched over a leading axis."""
+        from .pkm_derivatives import pkm_forward_dynamics_derivatives
+        return pkm_forward_dynamics_derivatives(self, x, xd, f, f_ext, initial)
+
+    def inverse_dynamics_derivatives(self, x, xd, xdd, f_ext=None, initial=None):
+        """``u`` of :meth:`inverse_dynamics` at the pose ``x`` (4, 4), twist ``xd``, task
+        acceleration ``xdd`` (wrench ``f_ext``) and its exact derivatives ``d_x``, ``d_xd``,
+        ``d_u`` (n_act, delta) each: a :class:`~.derivatives.DynamicsDerivatives` (forward mode,
+        :mod:`.pkm_derivatives`); batched over a leading axis."""
+        from .pkm_derivatives import pkm_inverse_dynamics_derivatives
+        return pkm_inverse_dynamics_derivatives(self, x, xd, xdd, f_ext, initial)
+
     def mass_matrix(self, sol: PkmIKSolution, poses=None) -> np.ndarray:
         """``M_t`` (delta_p, delta_p), eq. 40: ``sum_l F_l^T H_l^T M_l H_l F_l + P_p^T M_p P_p``.
         ``poses``: per limb ``(P, Ad(P)^-1)`` at the solution if already known."""

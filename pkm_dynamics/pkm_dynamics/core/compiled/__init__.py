@@ -5,7 +5,8 @@ call.  The numpy functions of the core stay the reference route the tests compar
 ``cache`` (where the machine code is kept; imported first, it configures numba),
 ``spatial_kernels`` (scalar SE(3) helpers), ``chain_closure`` (status codes, the loop closure
 of a parallel module), ``chain_kernels`` (paper 000 Algorithm 1 and the
-chain inverse dynamics), ``chain_kinematics`` (tree state and forward kinematics of a chain),
+chain inverse dynamics), ``chain_derivatives`` (their first derivatives, forward mode),
+``chain_kinematics`` (tree state and forward kinematics of a chain),
 ``chain_model`` (model, data, the Python layer), ``warmup`` (compiles
 everything once: ``python -m pkm_dynamics.core.compiled.warmup``).
 """

@@ -8,7 +8,7 @@ import time
 
 
 def warm() -> float:
-    """Run every compiled call (FD, ID, tree state, FK) once, batched, and FD for one state, on a
+    """Run every compiled call (FD, ID, their derivatives, tree state, FK) once, batched, and FD for one state, on a
     generated chain (one compilation covers every module kind: the kernels branch at run time);
     returns seconds."""
     t = time.perf_counter()
@@ -21,6 +21,8 @@ def warm() -> float:
     f = robot.inverse_dynamics(x, x, x, f_ext=np.zeros(6))
     robot.forward_dynamics(x, x, f)
     robot.forward_dynamics(x[0], x[0], f[0])                 # one state: chain_dynamics_one
+    robot.forward_dynamics_derivatives(x, x, f)              # chain_derivatives (one signature)
+    robot.inverse_dynamics_derivatives(x, x, x, f_ext=np.zeros(6))
     robot.tree_state(x, x, x)
     robot.forward_kinematics(x)
     return time.perf_counter() - t
