@@ -107,7 +107,8 @@ def main(quick: bool = False) -> int:
     ss = rs.inverse_kinematics(P, V, A)
     k = ss.condition[:, 0]
     results["singularity_path"] = {"dx": 0.15, "dz": 0.6075, "kappa_F_limb1_start": float(k[0]),
-                                   "kappa_F_limb1_peak": float(k.max()), "outer_iterations": histogram(ss.iterations[1:, 0])}
+                                   "kappa_F_limb1_peak": float(k.max()),
+                                   "outer_iterations": histogram(ss.iterations[1:, 0])}
     print(f"\ninput-singularity path (0.15, 0.6075): kappa(F_1) {k[0]:.3g} -> peak {k.max():.3g}, "
           f"outer iterations {histogram(ss.iterations[1:, 0])}")
 

@@ -681,7 +681,7 @@ class DynamicsNode(LifecycleNode):
         robot = model.robot
         previous = None
         for k, p in enumerate(points):
-            def one(p=p, k=k):
+            def one(p=p, k=k, previous=previous):
                 pose, twist, accel = self._task_point(model, p, f'points[{k}]')
                 w = (spatial_vector(wrenches[min(k, len(wrenches) - 1)], f'wrenches[{k}]')
                      if wrenches else None)

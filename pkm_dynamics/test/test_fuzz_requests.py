@@ -7,8 +7,8 @@ Every service is fuzzed, ``forward_kinematics`` included. Every answer must be a
 outcome: never ``FAILURE`` (an unexpected exception), never ``success`` with a NaN or Inf
 anywhere in the response, never ``success`` with a reported joint beyond its limits (actuator
 strokes and every tree joint the response lists, on module chains and PKMs alike); and after
-each bad request the next good one is answered with the core's own numbers. The core is driven directly as well: it raises a PkmDynamicsError or
-returns finite numbers.
+each bad request the next good one is answered with the core's own numbers. The core is driven
+directly as well: it raises a PkmDynamicsError or returns finite numbers.
 
 CI runs the ``ci`` profile (few examples, derandomized: reproducible); ``bench/fuzz_requests.py``
 runs the same generators much longer and reports the outcomes and answer times."""

@@ -33,7 +33,7 @@ from .compiled import chain_forward_kinematics as compiled_forward_kinematics
 from .compiled import chain_inverse_dynamics as compiled_inverse_dynamics
 from .compiled import chain_tree_state as compiled_tree_state
 from .description import RobotDescription
-from .errors import DescriptionError, SingularityError, StateError
+from .errors import DescriptionError, StateError
 from .parallel_module import (ParallelModule, alpha_beta_terms, assembled_base_inertia,
                               assembled_link_inertia, closure, forward_dynamics_base_frame,
                               module_accelerations, module_adjoints, module_kinematics, module_poses,
@@ -277,7 +277,8 @@ def recognise_modules(desc: RobotDescription) -> ModuleChain:
     prev = -1
     for p in parts:
         if p["base"] != prev:
-            where = "the fixed base" if prev < 0 else f"the output body of the previous module ('{tree.body_names[prev]}')"
+            where = ("the fixed base" if prev < 0 else
+                     f"the output body of the previous module ('{tree.body_names[prev]}')")
             raise DescriptionError(
                 f"module '{p['name']}' does not sit on {where}: list the actuators in chain order, base first "
                 f"(order given: {', '.join(actuated)})")
