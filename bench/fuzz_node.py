@@ -92,7 +92,7 @@ class Remote:
     model built here (the independent numbers). ``call`` raises TimeoutError on a hang."""
 
     def __init__(self, campaign, robot, params=None, text=None):
-        from pkm_dynamics.dynamics_node import Model, STANDARD_GRAVITY
+        from pkm_dynamics.model import STANDARD_GRAVITY, Model
         from pkm_dynamics.testing import NodeProcess
         self.campaign, self.robot = campaign, robot
         text = text if text is not None else (ROBOTS_DIR / f'{robot}.urdf').read_text()
