@@ -80,7 +80,7 @@ class DynamicsNode(ParameterHandling, Services, Streaming, LifecycleNode):
             self._command_joints = self._p('feedforward.joints')
         except ParameterUninitializedException:     # unset: the actuated joints' order
             self._command_joints = None
-        self._ik = self._ik_parameters({})
+        self._options = self._solver_options({})
         self._model = None
         self._model_error = ''
         self._description_note = ''
@@ -213,7 +213,7 @@ class DynamicsNode(ParameterHandling, Services, Streaming, LifecycleNode):
     def _build(self, text, source):
         """The model of ``text``, or None when it is rejected (logged and reported)."""
         try:
-            return Model(text, self._p('gravity'), self._ik, self._payload({}),
+            return Model(text, self._p('gravity'), self._options, self._payload({}),
                          self._command_joints)
         except Exception as exc:  # DescriptionError, or anything a broken text provokes
             message = f'robot description from the {source} rejected: {exc}'
@@ -266,7 +266,7 @@ class DynamicsNode(ParameterHandling, Services, Streaming, LifecycleNode):
     def _publish_diagnostics(self):
         self._diagnostics_pub.publish(self._diagnostics.array(
             self.get_clock().now().to_msg(), f'{self.get_name()}: dynamics', self._model,
-            self._state, self._model_error, self._ik['singularity_threshold']))
+            self._state, self._model_error, self._options.singularity_threshold))
 
 
 def main(args=None):

@@ -11,6 +11,7 @@ from rcl_interfaces.msg import (FloatingPointRange, IntegerRange, ParameterDescr
 from rclpy.parameter import Parameter
 
 from pkm_dynamics.core.errors import DescriptionError
+from pkm_dynamics.core.interface import SolverOptions
 from pkm_dynamics.core.payload import Payload
 from pkm_dynamics.model import STANDARD_GRAVITY, Model
 
@@ -18,6 +19,11 @@ from pkm_dynamics.model import STANDARD_GRAVITY, Model
 OUTPUT_KINDS = ('commands', 'joint_state', 'trajectory', 'motor')
 #: the parameters of the run-time payload (one model rebuild however many change at once)
 PAYLOAD_PARAMETERS = ('payload.mass', 'payload.com', 'payload.inertia')
+#: the solver parameters: the robot's SolverOptions, fixed for a model (a change builds a new one)
+SOLVER_PARAMETERS = {'ik.scheme': 'ik_scheme', 'ik.tolerance': 'tolerance',
+                     'ik.max_iterations': 'max_iterations',
+                     'ik.singularity_threshold': 'singularity_threshold',
+                     'ik.loop_singularity_threshold': 'loop_singularity_threshold'}
 
 
 def _descriptor(description, kind, read_only=False, floating=None, integer=None,
@@ -46,12 +52,12 @@ PARAMETERS = {
     'gravity': (STANDARD_GRAVITY, _descriptor(
         'gravity in the root link frame [m/s^2], 3 values', DA, read_only=True)),
     'ik.tolerance': (1e-10, _descriptor(
-        'PKM inverse kinematics accuracy goal (pose error and loop residual); at most 1e-7 '
+        'inverse kinematics accuracy goal (pose error, PKM: and loop residual); at most 1e-7 '
         '(every solution is also checked to put the platform within 1e-6 of the pose), at least '
         '1e-13 (forward kinematics solves the IK 100 times finer, near machine precision)', D,
         floating=(1e-13, 1e-7))),
     'ik.max_iterations': (50, _descriptor(
-        'PKM inverse kinematics iteration limit (outer iterations per limb); at most 200, so '
+        'inverse kinematics iteration limit (PKM: outer iterations per limb); at most 200, so '
         'that a pose out of reach is refused within the documented answer time', I,
         integer=(1, 200))),
     'ik.scheme': ('nested', _descriptor(
@@ -123,13 +129,11 @@ class ParameterHandling:
         return Payload.from_urdf_inertia(value('payload.mass'), list(value('payload.com')),
                                          list(value('payload.inertia')))
 
-    def _ik_parameters(self, changes):
+    def _solver_options(self, changes):
+        """The :class:`SolverOptions` of the ``ik.*`` parameters, ``changes`` applied."""
         def value(name):
             return changes[name] if name in changes else self._p(name)
-        return {'scheme': value('ik.scheme'), 'tolerance': float(value('ik.tolerance')),
-                'max_iterations': int(value('ik.max_iterations')),
-                'singularity_threshold': float(value('ik.singularity_threshold')),
-                'loop_singularity_threshold': float(value('ik.loop_singularity_threshold'))}
+        return SolverOptions(**{option: value(name) for name, option in SOLVER_PARAMETERS.items()})
 
     def _validate_parameters(self, parameters):
         changes = {p.name: p.value for p in parameters}
@@ -143,41 +147,42 @@ class ParameterHandling:
                                            reason='robot_description cannot be set empty')
             try:
                 self._pending[text] = Model(text, self._p('gravity'),
-                                            self._ik_parameters(changes),
+                                            self._solver_options(changes),
                                             self._payload(changes), self._command_joints)
             except Exception as exc:  # the previous model keeps serving
                 self.get_logger().error(f'new robot_description rejected: {exc}')
                 return SetParametersResult(successful=False,
                                            reason=f'robot_description rejected: {exc}')
-        elif any(name in changes for name in PAYLOAD_PARAMETERS):
-            return self._validate_payload(changes)
+        elif any(name in changes for name in (*PAYLOAD_PARAMETERS, *SOLVER_PARAMETERS)):
+            return self._validate_rebuild(changes)
         return SetParametersResult(successful=True)
 
-    def _validate_payload(self, changes):
-        """Check a new payload and build the model carrying it (kept until applied)."""
+    def _validate_rebuild(self, changes):
+        """Check a new payload or solver options and build the model carrying them (kept until
+        applied): a loaded robot is never changed."""
+        what = 'payload' if any(name in changes for name in PAYLOAD_PARAMETERS) else \
+            'solver parameters'
         try:
             payload = self._payload(changes)
+            options = self._solver_options(changes)
             if self._model is not None:
-                self._pending[PAYLOAD_PARAMETERS] = Model(
-                    self._model.text, self._p('gravity'), self._ik_parameters(changes), payload,
-                    self._command_joints)
+                self._pending['rebuild'] = Model(
+                    self._model.text, self._p('gravity'), options, payload, self._command_joints)
         except Exception as exc:  # the previous model keeps serving
-            self.get_logger().error(f'new payload rejected: {exc}')
-            return SetParametersResult(successful=False, reason=f'payload rejected: {exc}')
+            self.get_logger().error(f'new {what} rejected: {exc}')
+            return SetParametersResult(successful=False, reason=f'{what} rejected: {exc}')
         return SetParametersResult(successful=True)
 
     def _apply_parameters(self, parameters):
         changes = {p.name: p.value for p in parameters}
-        self._ik = self._ik_parameters(changes)
+        self._options = self._solver_options(changes)
         if 'robot_description' in changes:
             model = self._pending.pop(changes['robot_description'], None)
-            self._pending.clear()
-            if model is not None and self._state in ('inactive', 'active'):
-                self._use(model, 'robot_description parameter')
-        elif any(name in changes for name in PAYLOAD_PARAMETERS):
-            model = self._pending.pop(PAYLOAD_PARAMETERS, None)
-            self._pending.clear()
-            if model is not None and self._state in ('inactive', 'active'):
-                self._use(model, 'payload parameters')
-        elif self._model is not None:
-            self._model.set_ik(self._ik)
+            source = 'robot_description parameter'
+        else:
+            model = self._pending.pop('rebuild', None)
+            source = 'payload parameters' if any(
+                name in changes for name in PAYLOAD_PARAMETERS) else 'solver parameters'
+        self._pending.clear()
+        if model is not None and self._state in ('inactive', 'active'):
+            self._use(model, source)

@@ -4,18 +4,15 @@ false`` with an error code and a message naming the problem.
 
 :class:`Services` is a part of :class:`~pkm_dynamics.dynamics_node.DynamicsNode` (a mixin: it
 uses the node's model, lifecycle state, diagnostics, clock and logger)."""
-from geometry_msgs.msg import Accel, Twist
+from geometry_msgs.msg import Twist
 import numpy as np
 from pkm_dynamics_interfaces.msg import ErrorCodes
 from trajectory_msgs.msg import JointTrajectoryPoint
 
-from pkm_dynamics.conversions import (TWIST_COMPONENTS, RequestError, check_frame, check_points,
-                                      core_error, flagged_vector, floats, matrix_pose,
-                                      name_index, ordered, refuse_fields, set_fields,
-                                      spatial_vector, stamped_pose_matrix, task_message,
-                                      task_vector, pose_matrix)
+from pkm_dynamics.conversions import (RequestError, check_points, core_error, flagged_vector,
+                                      floats, matrix_pose, name_index, ordered, spatial_vector,
+                                      stamped_pose_matrix, task_message)
 from pkm_dynamics.core.forward_state import forward_state
-from pkm_dynamics.core.higher_order import higher_order_inverse_dynamics
 
 #: request queue depth of every service (the ROS default, 10, drops a burst's further requests
 #: silently while a long call is served)
@@ -94,42 +91,16 @@ class Services:
         js = request.joint_state
         index = name_index(js.name, model.actuated, 'joint_state.name')
         count = len(js.name)
-        f = ordered(js.effort, index, count, 'joint_state.effort', bound='effort')
+        u = ordered(js.effort, index, count, 'joint_state.effort', bound='effort')
         wrench = self._wrench(model, request.wrench)
         response.joint_names = list(model.actuated)
-        if model.parallel:
-            refuse_fields(set_fields(js, ('position', 'velocity'), 'joint_state.'),
-                          f'robot "{model.name}" is a parallel manipulator: its state is pose '
-                          f'and twist; joint_state carries only name and effort')
-            pose = stamped_pose_matrix(request.pose, model.root_link)
-            twist = task_vector(request.twist, model.task_space, 'twist', bound='rate 1')
-            a = model.robot.forward_dynamics(pose, twist, f, wrench=wrench)
-            response.platform_acceleration = task_message(floats(a, 'platform_acceleration'),
-                                                          model.task_space, Accel)
-        else:
-            refuse_fields(set_fields(request, ('pose', 'twist')),
-                          f'robot "{model.name}" is a module chain: its state is '
-                          f'joint_state (position, velocity), not pose and twist')
-            x = ordered(js.position, index, count, 'joint_state.position')
-            xd = ordered(js.velocity, index, count, 'joint_state.velocity', optional=True,
-                         bound='rate 1')
-            response.acceleration = floats(model.robot.forward_dynamics(x, xd, f, f_ext=wrench),
-                                           'acceleration')
+        x, xd = model.space.forward_dynamics_state(model, request, index, count)
+        model.space.forward_dynamics_answer(
+            model, response, model.robot.forward_dynamics(x, xd, u, wrench=wrench))
 
     def _inverse_dynamics(self, model, request, response):
-        if model.parallel:
-            points = request.task_trajectory.points
-            if request.trajectory.points:
-                raise RequestError(ErrorCodes.INVALID_REQUEST,
-                                   f'robot "{model.name}" is a parallel manipulator: give the '
-                                   f'motion as task_trajectory (platform pose and twist), not '
-                                   f'as trajectory')
-        else:
-            points = request.trajectory.points
-            if request.task_trajectory.points:
-                raise RequestError(ErrorCodes.INVALID_REQUEST,
-                                   f'robot "{model.name}" is a module chain: give the motion '
-                                   f'as trajectory (actuator space), not as task_trajectory')
+        trajectory = model.space.trajectory(model, request)
+        points = trajectory.points
         if not points:
             raise RequestError(ErrorCodes.INVALID_REQUEST, 'the trajectory has no points')
         check_points(len(points))
@@ -139,12 +110,25 @@ class Services:
                                f'wrenches has {len(wrenches)} entries: give 0, 1 or one per '
                                f'point ({len(points)})')
         out = response.feedforward
-        out.header = (request.task_trajectory if model.parallel else request.trajectory).header
+        out.header = trajectory.header
         out.joint_names = list(model.actuated)
-        if model.parallel:
-            self._task_inverse_dynamics(model, request, points, wrenches, out)
-        else:
-            self._actuator_inverse_dynamics(model, request, points, wrenches, out)
+        read = model.space.point_reader(model, trajectory)
+        robot = model.robot
+        previous = None             # each point's state starts from the previous one's
+        for k, p in enumerate(points):
+            def one(p=p, k=k, previous=previous):
+                x, xd, xdd = read(p, k)
+                w = (spatial_vector(wrenches[min(k, len(wrenches) - 1)], f'wrenches[{k}]')
+                     if wrenches else None)
+                state = robot.joint_motion(x, xd, xdd, initial=previous)
+                return state, robot.inverse_dynamics(state, xd, xdd, wrench=w)
+            state, u = self._at_point(k, one)
+            previous = state
+            out.points.append(JointTrajectoryPoint(
+                positions=floats(state.actuators), velocities=floats(state.actuators_d),
+                accelerations=floats(state.actuators_dd),
+                effort=self._at_point(k, floats, u, 'effort'),
+                time_from_start=p.time_from_start))
         response.failed_point = -1
         response.message = f'{len(points)} point(s)'
 
@@ -159,87 +143,9 @@ class Services:
             error.point = k
             raise error from exc
 
-    def _actuator_inverse_dynamics(self, model, request, points, wrenches, out):
-        names = request.trajectory.joint_names
-        index = name_index(names, model.actuated, 'trajectory.joint_names')
-        n = len(names)
-        robot = model.robot
-        for k, p in enumerate(points):
-            def one(p=p, k=k):
-                x = ordered(p.positions, index, n, f'points[{k}].positions')
-                xd = ordered(p.velocities, index, n, f'points[{k}].velocities', optional=True,
-                             bound='rate 1')
-                xdd = ordered(p.accelerations, index, n, f'points[{k}].accelerations',
-                              optional=True, bound='rate 2')
-                w = (spatial_vector(wrenches[min(k, len(wrenches) - 1)], f'wrenches[{k}]')
-                     if wrenches else None)
-                return x, xd, xdd, robot.inverse_dynamics(x, xd, xdd, f_ext=w)
-            x, xd, xdd, f = self._at_point(k, one)
-            out.points.append(JointTrajectoryPoint(
-                positions=floats(x), velocities=floats(xd), accelerations=floats(xdd),
-                effort=self._at_point(k, floats, f, 'effort'), time_from_start=p.time_from_start))
-
-    def _task_inverse_dynamics(self, model, request, points, wrenches, out):
-        check_frame(request.task_trajectory.header.frame_id, model.root_link,
-                    'task_trajectory.header.frame_id')
-        robot = model.robot
-        previous = None
-        for k, p in enumerate(points):
-            def one(p=p, k=k, previous=previous):
-                pose, twist, accel = self._task_point(model, p, f'points[{k}]')
-                w = (spatial_vector(wrenches[min(k, len(wrenches) - 1)], f'wrenches[{k}]')
-                     if wrenches else None)
-                sol = robot.inverse_kinematics(pose, twist, accel, initial=previous)
-                return sol, robot.inverse_dynamics(sol, twist, accel, wrench=w)
-            sol, u = self._at_point(k, one)
-            previous = sol
-            out.points.append(JointTrajectoryPoint(
-                positions=floats(sol.actuators), velocities=floats(sol.actuators_d),
-                accelerations=floats(sol.actuators_dd),
-                effort=self._at_point(k, floats, u, 'effort'),
-                time_from_start=p.time_from_start))
-
-    @staticmethod
-    def _task_point(model, p, what):
-        """(pose, V_t, dV_t) of a MultiDOFJointTrajectoryPoint (missing rates: zero)."""
-        if len(p.transforms) != 1:
-            raise RequestError(ErrorCodes.INVALID_SIZE,
-                               f'{what}.transforms has {len(p.transforms)} entries: give one '
-                               f'(the platform pose)')
-        for field in ('velocities', 'accelerations'):
-            if len(getattr(p, field)) > 1:
-                raise RequestError(ErrorCodes.INVALID_SIZE,
-                                   f'{what}.{field} has {len(getattr(p, field))} entries: give '
-                                   f'0 or 1')
-        pose = pose_matrix(p.transforms[0], f'{what}.transforms[0]')
-        zero = np.zeros(len(model.task_space))
-        twist = (task_vector(p.velocities[0], model.task_space, f'{what}.velocities[0]',
-                             bound='rate 1') if p.velocities else zero)
-        accel = (task_vector(p.accelerations[0], model.task_space, f'{what}.accelerations[0]',
-                             bound='rate 2') if p.accelerations else zero)
-        return pose, twist, accel
-
     def _higher_order_inverse_dynamics(self, model, request, response):
-        if model.parallel:
-            refuse_fields(set_fields(request, ('motion',)),
-                          f'robot "{model.name}" is a parallel manipulator: give the motion as '
-                          f'pose, twist, acceleration, jerk, snap (task space)')
-            ts = model.task_space
-            x = stamped_pose_matrix(request.pose, model.root_link)
-            ders = [task_vector(getattr(request, f), ts, f, bound=f'rate {k}') for k, f in
-                    enumerate(('twist', 'acceleration', 'jerk', 'snap'), start=1)]
-        else:
-            refuse_fields(set_fields(request, ('pose', 'twist', 'acceleration', 'jerk', 'snap')),
-                          f'robot "{model.name}" is a module chain: give the motion as motion '
-                          f'(actuator space)')
-            m = request.motion
-            index = name_index(m.name, model.actuated, 'motion.name')
-            n = len(m.name)
-            x = ordered(m.position, index, n, 'motion.position')
-            ders = [ordered(getattr(m, f), index, n, f'motion.{f}', optional=True,
-                            bound=f'rate {k}')
-                    for k, f in enumerate(('velocity', 'acceleration', 'jerk', 'snap'), start=1)]
-        result = higher_order_inverse_dynamics(model.robot, x, *ders)
+        x, ders = model.space.higher_order_state(model, request)
+        result = model.robot.higher_order_inverse_dynamics(x, *ders)
         names = list(model.actuated)
         response.effort.name = names
         response.effort.effort = floats(result.u, 'effort.effort')
@@ -263,7 +169,7 @@ class Services:
     def _inverse_kinematics(self, model, request, response):
         pose = stamped_pose_matrix(request.pose, model.root_link)
         # PKM: the platform twist's task components; module chain: the whole end-effector twist
-        ts = model.task_space if model.parallel else None
+        ts = model.robot.twist_components
         twist = flagged_vector(request.has_twist, request.twist, ts, 'twist', 'rate 1')
         accel = flagged_vector(request.has_acceleration, request.acceleration, ts,
                                'acceleration', 'rate 2')
@@ -282,16 +188,13 @@ class Services:
                                    f'{list(model.tree_joints)}')
             values = ordered(seed.position, list(range(len(seed.name))), len(seed.name),
                              'seed.position')
-            initial = np.zeros(len(model.tree_joints))
+            # the robot's start values (module chain: its actuators, PKM: every tree joint),
+            # unnamed ones at the robot's default start
+            joints = model.robot.seed_joints
+            initial = np.array(model.robot.seed_reference, dtype=float)
             for name, v in zip(seed.name, values):
-                initial[model.tree_joints.index(name)] = v
-            if not model.parallel:  # a module chain starts from its actuator values
-                missing = [n for n in model.actuated if n not in seed.name]
-                if missing:
-                    raise RequestError(ErrorCodes.INVALID_REQUEST,
-                                       f'seed: a module chain is seeded by its actuated joints; '
-                                       f'missing {missing}')
-                initial = initial[[model.tree_joints.index(n) for n in model.actuated]]
+                if name in joints:
+                    initial[joints.index(name)] = v
         sol = model.robot.inverse_kinematics(pose, twist, accel, initial=initial)
         self._diagnostics.condition(np.max(sol.condition))
         response.actuator_state.name = list(model.actuated)
@@ -304,19 +207,14 @@ class Services:
         if sol.qdd is not None:
             response.actuator_acceleration = floats(sol.actuators_dd)
             response.joint_acceleration = floats(sol.qdd)
-        if model.parallel:
-            response.limb_names = [limb.name for limb in model.robot.limbs]
-            response.iterations = [int(i) for i in sol.iterations]
-            response.condition = floats(sol.condition)
-        else:                       # the whole chain is one serial limb
-            response.limb_names = [model.name]
-            response.iterations = [int(sol.iterations)]
-            response.condition = [float(sol.condition)]
-            if len(sol.solutions) > 1:
-                response.message = (
-                    f'{len(sol.solutions)} solutions within the strokes; returned the one nearest '
-                    f'{"the seed" if initial is not None else "mid-stroke"}; the others '
-                    f'({list(model.actuated)}): {[floats(s) for s in sol.solutions[1:]]}')
+        response.limb_names = list(model.robot.limb_names)
+        response.iterations = [int(i) for i in sol.iterations]
+        response.condition = floats(sol.condition)
+        if sol.solutions is not None and len(sol.solutions) > 1:
+            response.message = (
+                f'{len(sol.solutions)} solutions within the strokes; returned the one nearest '
+                f'{"the seed" if initial is not None else "mid-stroke"}; the others '
+                f'({list(model.actuated)}): {[floats(s) for s in sol.solutions[1:]]}')
         response.residual = float(sol.residual)
 
     def _forward_kinematics(self, model, request, response):
@@ -340,13 +238,12 @@ class Services:
         response.pose.pose = matrix_pose(state.pose)
         response.has_twist = state.twist is not None
         if response.has_twist:
-            components = model.task_space if model.parallel else TWIST_COMPONENTS
-            response.twist = task_message(state.twist, components, Twist)
+            response.twist = task_message(state.twist, model.robot.twist_components, Twist)
         response.joint_state.header = header
         response.joint_state.name = list(model.tree_joints)
         response.joint_state.position = floats(state.q)
         if state.qd is not None:
             response.joint_state.velocity = floats(state.qd)
-        if model.parallel:
+        if state.mass_matrix is not None:     # PKM: M_t in task_space order
             response.task_space = list(model.task_space)
             response.mass_matrix = floats(state.mass_matrix)

@@ -17,10 +17,10 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint, MultiDOFJointTrajectory
 
-from pkm_dynamics.conversions import (RequestError, check_frame, check_points, core_error, floats,
+from pkm_dynamics.conversions import (RequestError, check_points, core_error, floats,
                                       name_index, ordered)
 from pkm_dynamics.core.bounds import check_limits
-from pkm_dynamics.core.higher_order import higher_order_inverse_dynamics
+from pkm_dynamics.core.forward_state import forward_state
 
 #: the streaming topics by role, under fixed names resolved as the main node's (``~`` is
 #: ``<namespace>/<name>``); remapped the ROS way (``--ros-args -r``, launch ``remappings=``)
@@ -49,11 +49,13 @@ class Streaming:
                                ('trajectory', JointTrajectory), ('motor', JointState)):
             if kind in self._outputs:
                 self._pub[kind] = self._lifecycle_publisher(msg_type, kind, qos)
-        self._reference_sub = self._stream(JointTrajectory, 'reference', qos, 'reference',
-                                           self._feedforward, counted=True)
-        self._task_reference_sub = self._stream(MultiDOFJointTrajectory, 'task_reference',
-                                                qos, 'task reference', self._task_feedforward,
-                                                counted=True)
+        # one reference topic per state space; a robot answers the one of its own space
+        self._reference_subs = {
+            role: self._stream(msg_type, role, qos, what, self._feedforward_of(space),
+                               counted=True)
+            for role, msg_type, what, space in (
+                ('reference', JointTrajectory, 'reference', 'actuator'),
+                ('task_reference', MultiDOFJointTrajectory, 'task reference', 'task'))}
 
     def _topic(self, role):
         """The topic of ``role`` (:data:`TOPICS`), resolved as a topic of this node: its
@@ -116,71 +118,55 @@ class Streaming:
         self._streams.append(subscription)
         return subscription
 
-    def _reference_points(self, model, msg, task_space):
+    def _reference_points(self, model, msg, space):
         """The points of a reference to answer (all of them with the trajectory output, else
-        the first), once the reference is checked to fit the robot's kind and to have points."""
-        if model.parallel != task_space:
-            kind, form, sub = (('a module chain', 'JointTrajectory', self._reference_sub)
-                               if task_space else
-                               ('a parallel manipulator', 'MultiDOFJointTrajectory',
-                                self._task_reference_sub))
+        the first), once the reference is checked to be in the robot's state space (``space``:
+        that of the topic it came on) and to have points."""
+        if model.robot.state_space != space:
+            own = model.space
             raise RequestError(ErrorCodes.INVALID_REQUEST,
-                               f'robot "{model.name}" is {kind}: send the reference as {form} '
-                               f'on {sub.topic_name}')
+                               f'robot "{model.name}" is {own.robot_is}: send the reference as '
+                               f'{own.reference_form} on '
+                               f'{self._reference_subs[own.reference_role].topic_name}')
         if not msg.points:
             raise RequestError(ErrorCodes.INVALID_REQUEST, 'the reference has no points')
         check_points(len(msg.points))
         return msg.points if 'trajectory' in self._outputs else msg.points[:1]
 
-    def _feedforward(self, model, msg):
-        """Feedforward of one actuator-space reference (JointTrajectory)."""
-        points = self._reference_points(model, msg, task_space=False)
-        index = name_index(msg.joint_names, model.actuated, 'joint_names')
-        n = len(msg.joint_names)
-        states = []
-        for k, p in enumerate(points):
-            x = ordered(p.positions, index, n, f'points[{k}].positions')
-            xd = ordered(p.velocities, index, n, f'points[{k}].velocities', optional=True,
-                         bound='rate 1')
-            xdd = ordered(p.accelerations, index, n, f'points[{k}].accelerations',
-                          optional=True, bound='rate 2')
-            states.append((x, xd, xdd, model.robot.inverse_dynamics(x, xd, xdd)))
-        motor = self._motor(model, *states[0][:3]) if 'motor' in self._pub else None
-        self._publish(model, msg, states, motor)
+    def _feedforward_of(self, space):
+        """The handler of the references of the state space ``space``."""
+        def feedforward(model, msg):
+            self._feedforward(model, msg, space)
+        return feedforward
 
-    def _task_feedforward(self, model, msg):
-        """Feedforward of one task-space reference (MultiDOFJointTrajectory, PKMs)."""
-        points = self._reference_points(model, msg, task_space=True)
-        check_frame(msg.header.frame_id, model.root_link, 'header.frame_id')
+    def _feedforward(self, model, msg, space):
+        """Feedforward of one reference (JointTrajectory in actuator space,
+        MultiDOFJointTrajectory in task space): the state of each point (a PKM's inverse
+        kinematics starts from the previous reference's), its inverse dynamics, and the
+        series-elastic motor feedforward of the first point (jerk and snap are not in
+        trajectory_msgs: taken as zero)."""
+        points = self._reference_points(model, msg, space)
+        read = model.space.point_reader(model, msg, what=None)
         robot = model.robot
         previous = model.ff_solution
         states = []
         for k, p in enumerate(points):
-            pose, twist, accel = self._task_point(model, p, f'points[{k}]')
-            sol = robot.inverse_kinematics(pose, twist, accel, initial=previous)
-            self._diagnostics.condition(np.max(sol.condition))
-            u = robot.inverse_dynamics(sol, twist, accel)
-            previous = sol
-            states.append((sol.actuators, sol.actuators_d, sol.actuators_dd, u))
+            x, xd, xdd = read(p, k)
+            state = robot.joint_motion(x, xd, xdd, initial=previous)
+            if state.condition is not None:
+                self._diagnostics.condition(np.max(state.condition))
+            u = robot.inverse_dynamics(state, xd, xdd)
+            previous = state
+            states.append((state.actuators, state.actuators_d, state.actuators_dd, u))
             if k == 0:
-                first = (pose, twist, accel, sol)
+                first = (x, xd, xdd, state)
         motor = None
         if 'motor' in self._pub and model.series_elastic:
-            pose, twist, accel, sol = first
-            zero = np.zeros_like(twist)
-            motor = higher_order_inverse_dynamics(robot, pose, twist, accel, zero, zero,
-                                                  q_guess=sol.q)
+            x, xd, xdd, state = first
+            zero = np.zeros_like(xd)
+            motor = robot.higher_order_inverse_dynamics(x, xd, xdd, zero, zero, q_guess=state.q)
         model.ff_solution = previous
         self._publish(model, msg, states, motor)
-
-    @staticmethod
-    def _motor(model, x, xd, xdd):
-        """Series-elastic motor feedforward of a reference point (jerk and snap are not in
-        trajectory_msgs: taken as zero)."""
-        if not model.series_elastic:
-            return None
-        zero = np.zeros_like(x)
-        return higher_order_inverse_dynamics(model.robot, x, xd, xdd, zero, zero)
 
     def _publish(self, model, msg, states, motor):
         for k, state in enumerate(states):      # all or nothing: no output with NaN or Inf
@@ -232,22 +218,16 @@ class Streaming:
         index = name_index(msg.name, model.actuated, 'name', allow_extra=True)
         n = len(msg.name)
         x = ordered(msg.position, index, n, 'position')
-        velocity = None
-        if model.parallel:          # beyond a stroke: no platform pose to complete
-            tree = model.description.tree
-            check_limits(tree, [tree.joint_index(j) for j in model.actuated], x, 'position')
-            _, sol = model.robot.forward_kinematics(
-                x, initial=model.completion_solution, return_solution=True)
-            q = sol.q
-            model.completion_solution = sol
-        else:
-            xd = (ordered(msg.velocity, index, n, 'velocity', bound='rate 1') if len(msg.velocity)
-                  else None)
-            q, qd, _ = model.robot.tree_state(x, xd)
-            velocity = qd if xd is not None else None
-        out = JointState(name=list(model.tree_joints), position=floats(q))
-        if velocity is not None:
-            out.velocity = floats(velocity)
+        xd = (ordered(msg.velocity, index, n, 'velocity', bound='rate 1') if len(msg.velocity)
+              else None)
+        tree = model.description.tree       # beyond a stroke: no state to complete
+        check_limits(tree, [tree.joint_index(j) for j in model.actuated], x, 'position')
+        state = forward_state(model.robot, x, xd, initial=model.completion_solution,
+                              joints_only=True)
+        model.completion_solution = state.solution
+        out = JointState(name=list(model.tree_joints), position=floats(state.q))
+        if state.qd is not None:
+            out.velocity = floats(state.qd)
         out.header = msg.header
         self._completion_pub.publish(out)
 

@@ -151,7 +151,7 @@ def test_inverse_dynamics_with_wrench(served):
     else:
         X, XD, XDD = actuator_motion(robot, MODULE_CHAINS[served.name], 2)
         request = trajectory_request(robot.actuated_joints, X, XD, XDD)
-        expected = robot.inverse_dynamics(X, XD, XDD, f_ext=w)
+        expected = robot.inverse_dynamics(X, XD, XDD, wrench=w)
     request.wrenches = [wrench]
     response = served.client.call(InverseDynamics, 'inverse_dynamics', request)
     assert response.success, response.message
@@ -257,7 +257,7 @@ def test_inverse_kinematics(served):
         assert response.success, response.message
         expected = robot.inverse_kinematics(P)
         assert_ik_positions(response, robot, expected)
-        assert list(response.iterations) == [expected.iterations]
+        assert list(response.iterations) == list(expected.iterations)
         assert response.residual == expected.residual <= 1e-9
         # several configurations reach the pose: the message says so (heavy_duty_4dof's pose)
         several = len(expected.solutions) > 1
