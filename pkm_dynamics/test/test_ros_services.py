@@ -276,6 +276,15 @@ def test_inverse_kinematics(served):
         expected = robot.inverse_kinematics(P, V, initial=expected.actuators)
         assert_array_equal(response.actuator_state.velocity, expected.actuators_d)
         assert_array_equal(response.joint_state.velocity, expected.qd)
+        # a seed naming one actuator: the others start at mid-stroke (robot.seed_reference)
+        named = robot.actuated_joints[-1]
+        request.seed.name, request.seed.position = [named], [expected.actuators[-1]]
+        response = served.client.call(InverseKinematics, 'inverse_kinematics', request)
+        assert response.success, response.message
+        start = robot.seed_reference.copy()
+        start[-1] = expected.actuators[-1]
+        assert_array_equal(response.actuator_state.position,
+                           robot.inverse_kinematics(P, V, initial=start).actuators)
         return
     poses, V, A = task_motion(robot, PKMS[served.name], 2)
     request.pose.pose = matrix_pose(poses[-1])
