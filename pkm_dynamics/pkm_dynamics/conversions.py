@@ -220,18 +220,16 @@ def set_fields(msg, names, prefix=''):
     return given
 
 
-def flagged_vector(given, msg, task_space, what, bound):
+def flagged_vector(given, msg, components, what, bound):
     """A Twist / Accel with a ``has_<what>`` flag: None when not ``given`` (then the message
     must be all zero: INVALID_REQUEST otherwise, a value would be silently ignored), else its
-    task-space components (``task_space``) or, with ``task_space`` None, the whole
-    (angular, linear) 6-vector."""
+    ``components`` (the robot's ``twist_components``: a PKM's task space, all six for a module
+    chain)."""
     if not given:
         refuse_fields([what] if msg != type(msg)() else [],
                       f'has_{what} is false: set has_{what}: true to use it, or leave it zero')
         return None
-    if task_space is None:
-        return spatial_vector(msg, what, bound)
-    return task_vector(msg, task_space, what, bound)
+    return task_vector(msg, components, what, bound)
 
 
 def spatial_vector(msg, what, bound=None):
