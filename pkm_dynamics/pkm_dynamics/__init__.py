@@ -2,5 +2,5 @@
 
 `pkm_dynamics.core` holds the math and never imports ROS; the node modules beside it
 (`dynamics_node` with `model`, `node_parameters`, `services`, `streaming`, `spinning`;
-`conversions`, `diagnostics`) convert messages to arrays and back.
+`conversions`, `state_messages`, `diagnostics`) convert messages to arrays and back.
 """

@@ -36,8 +36,8 @@ and converts the results back. Bad input never stops the node: services answer
 throttled warning and publish nothing. By concern: this module (the node class: lifecycle,
 robot description, ``main``), ``model`` (one loaded robot), ``node_parameters``
 (declarations, validation, run-time changes), ``services`` (the service handlers),
-``streaming`` (feedforward and joint-state completion topics), ``spinning`` (executor threads
-and signals).
+``streaming`` (feedforward and joint-state completion topics), ``state_messages`` (the state's
+message fields in each state space), ``spinning`` (executor threads and signals).
 """
 import signal
 
