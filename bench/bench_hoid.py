@@ -81,10 +81,12 @@ def main():
     res = run(quick)
     mc = res["machine"]
     print(f"second-order inverse dynamics (u, du, ddu), median per call, {mc['cpu']}, Python {mc['python']}")
-    print(f"{'robot':22s} {'recursion [ms]':>15s} {'api call [ms]':>14s} {'taylor route [ms]':>18s} {'paper [ms]':>11s}")
+    print(f"{'robot':22s} {'recursion [ms]':>15s} {'api call [ms]':>14s} {'taylor route [ms]':>18s} "
+          f"{'paper [ms]':>11s}")
     for name, r in res["robots"].items():
         paper = f"{PAPER_MS:.2f}" if name.startswith("gough") else "-"
-        print(f"{name:22s} {r['recursion_ms']:15.3f} {r['api_call_ms']:14.3f} {r['taylor_route_ms']:18.3f} {paper:>11s}")
+        print(f"{name:22s} {r['recursion_ms']:15.3f} {r['api_call_ms']:14.3f} {r['taylor_route_ms']:18.3f} "
+              f"{paper:>11s}")
     print("paper 002: MATLAB, Intel Core i7-4810MQ 2.8 GHz, mean of 10000 calls (recursion, theta given)")
     os.makedirs(os.path.join(ROOT, "bench", "results"), exist_ok=True)
     with open(os.path.join(ROOT, "bench", "results", "bench_hoid.json"), "w", encoding="utf-8") as f:

@@ -105,7 +105,7 @@ class PinocchioPeer:
         q = self.pin.neutral(m)
         v = np.zeros(m.nv)
         tau = np.zeros(m.nv)
-        for name, jid, qi, vi in zip(self.robot.tree_joints, self.jids, Q, QD):
+        for _name, jid, qi, vi in zip(self.robot.tree_joints, self.jids, Q, QD):
             j = m.joints[jid]
             if j.nq == 2:                       # continuous joint: (cos, sin)
                 q[j.idx_q], q[j.idx_q + 1] = np.cos(qi), np.sin(qi)
@@ -168,7 +168,8 @@ def paper_round_trip(robot) -> dict:
     cols = [cyl((20 + 10 * np.sin(t)) * r, 10 * r * np.cos(t), -10 * r * np.sin(t), off1, g["L1"], g["L11"])]
     if robot.n == 4:
         cols = [(0.5 * np.sin(0.5 * t), 0.25 * np.cos(0.5 * t), -0.125 * np.sin(0.5 * t))] + cols + [
-            cyl((-70 + 15 * np.sin(2 * t)) * r, 30 * r * np.cos(2 * t), -60 * r * np.sin(2 * t), off2, g["L2"], g["L21"]),
+            cyl((-70 + 15 * np.sin(2 * t)) * r, 30 * r * np.cos(2 * t), -60 * r * np.sin(2 * t), off2, g["L2"],
+                g["L21"]),
             (0.3 + 0.2 * np.sin(t), 0.2 * np.cos(t), -0.2 * np.sin(t))]
     X, XD, XDD = (np.column_stack([c[i] for c in cols]) for i in range(3))
     out = robot.forward_dynamics(X, XD, robot.inverse_dynamics(X, XD, XDD))
@@ -298,7 +299,8 @@ def table(res: dict) -> str:
                      f"{p['mean_sum_abs_error']:.3g}, relative {p['mean_relative_error']:.3g} "
                      "(paper: 7.66e-16 / 1.25e-13 rel. 1-DoF; 5.21e-14 / 2.42e-13 rel. 4-DoF)")
     m = res["machine"]
-    lines.append(f"per-module time, largest chain / median over chain sizes: FD {s['fd_per_module_ratio_nmax_to_median']:.2f}, "
+    lines.append("per-module time, largest chain / median over chain sizes: "
+                 f"FD {s['fd_per_module_ratio_nmax_to_median']:.2f}, "
                  f"ID {s['id_per_module_ratio_nmax_to_median']:.2f} (about 1 = flat = O(n))")
     st = res["start_up"]
     lines.append(f"start-up to the first crane FD: cold (empty numba cache) {st['cold_s']:.1f} s, warm "

@@ -29,6 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import machine  # noqa: E402
 from pkm_dynamics.core.constrained import kkt_inverse_dynamics  # noqa: E402
 from pkm_dynamics.core.pkm import ParallelRobot, parabolic_trajectory, sample  # noqa: E402
+from pkm_dynamics.core.interface import SolverOptions  # noqa: E402
 
 ROBOT = os.path.join(ROOT, "pkm_dynamics", "robots", "irsbot2_paths.urdf")
 
@@ -101,13 +102,14 @@ def main(quick: bool = False) -> int:
     print(f"{'task-space FD (eq. 39), IK given':<34}{us_fd:>10.0f}")
     print(f"{'ID including IK (warm start)':<34}{us_full:>10.0f}")
 
-    rs = ParallelRobot(ROBOT, singularity_threshold=None)
+    rs = ParallelRobot(ROBOT, options=SolverOptions(singularity_threshold=None))
     t = np.arange(0.0, 1 / 6 + 1e-12, 0.001)
     P, V, A = parabolic_trajectory(t, rs.reference_pose, 0.15, 0.6075)
     ss = rs.inverse_kinematics(P, V, A)
     k = ss.condition[:, 0]
     results["singularity_path"] = {"dx": 0.15, "dz": 0.6075, "kappa_F_limb1_start": float(k[0]),
-                                   "kappa_F_limb1_peak": float(k.max()), "outer_iterations": histogram(ss.iterations[1:, 0])}
+                                   "kappa_F_limb1_peak": float(k.max()),
+                                   "outer_iterations": histogram(ss.iterations[1:, 0])}
     print(f"\ninput-singularity path (0.15, 0.6075): kappa(F_1) {k[0]:.3g} -> peak {k.max():.3g}, "
           f"outer iterations {histogram(ss.iterations[1:, 0])}")
 

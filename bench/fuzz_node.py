@@ -92,14 +92,15 @@ class Remote:
     model built here (the independent numbers). ``call`` raises TimeoutError on a hang."""
 
     def __init__(self, campaign, robot, params=None, text=None):
-        from pkm_dynamics.dynamics_node import Model, STANDARD_GRAVITY
+        from pkm_dynamics.core.interface import SolverOptions
+        from pkm_dynamics.model import STANDARD_GRAVITY, Model
         from pkm_dynamics.testing import NodeProcess
         self.campaign, self.robot = campaign, robot
         text = text if text is not None else (ROBOTS_DIR / f'{robot}.urdf').read_text()
         params = dict(params if params is not None else {'robot_description': text})
-        ik = {'scheme': 'nested', 'tolerance': 1e-10, 'max_iterations': 50,
-              'singularity_threshold': 1e6, 'loop_singularity_threshold': 1e4}
-        self.model = Model(text, STANDARD_GRAVITY, ik)
+        # the node's default solver parameters (config/pkm_dynamics.yaml)
+        options = SolverOptions(singularity_threshold=1e6)
+        self.model = Model(text, STANDARD_GRAVITY, options)
         campaign.started += 1
         self.process = NodeProcess(campaign.workdir, params=params,
                                    name=f'node_{campaign.started}',
@@ -248,7 +249,7 @@ class Campaign:
         m = remote.model
         for count in (1000, 1001, 100000):
             r = srv.InverseDynamics.Request()
-            if m.parallel:
+            if m.kind == 'parallel':
                 r.task_trajectory.points = [self._task_point(remote)] * count
             else:
                 x = self.suite.nominal_state(m)
@@ -506,7 +507,7 @@ class Campaign:
         joint_states.wait_for_publisher(self.ros)
         states_pub = matched_publisher(self.ros, JointState, f'{NAMESPACE}/actuator_states', 100)
         actuators = self.suite.nominal_actuators(m)
-        if m.parallel:
+        if m.kind == 'parallel':
             ref_pub = matched_publisher(self.ros, MultiDOFJointTrajectory,
                                         f'{PREFIX}/task_reference', 100)
             C = m.robot.reference_pose
@@ -517,7 +518,7 @@ class Campaign:
         sent = 0
         for k in range(self.args.topic_messages):
             good = k % 5 == 0
-            if m.parallel:
+            if m.kind == 'parallel':
                 p = MultiDOFJointTrajectoryPoint()
                 pos = C[:3, 3].tolist() if good else self.bad_vector(C[:3, 3].tolist())
                 t = Transform()
@@ -561,7 +562,7 @@ class Campaign:
             elif np.any(x < tree.lower[idx] - 1e-9) or np.any(x > tree.upper[idx] + 1e-9):
                 self.tally.add(robot, 'beyond_limits', f'completion {list(x)}')
         # the good ones: the last outputs are the core's numbers
-        if m.parallel:
+        if m.kind == 'parallel':
             expected = m.robot.inverse_dynamics(C, np.zeros(m.robot.dof), np.zeros(m.robot.dof))
         else:
             expected = m.robot.inverse_dynamics(np.array(x0), np.full(len(x0), 0.01),

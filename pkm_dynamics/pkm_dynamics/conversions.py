@@ -9,7 +9,7 @@ checked finite before they go into a message (:func:`floats`).
 """
 import math
 
-from geometry_msgs.msg import Pose, Twist
+from geometry_msgs.msg import Pose, Twist, Vector3, Wrench
 import numpy as np
 from pkm_dynamics_interfaces.msg import ErrorCodes
 
@@ -220,18 +220,16 @@ def set_fields(msg, names, prefix=''):
     return given
 
 
-def flagged_vector(given, msg, task_space, what, bound):
+def flagged_vector(given, msg, components, what, bound):
     """A Twist / Accel with a ``has_<what>`` flag: None when not ``given`` (then the message
     must be all zero: INVALID_REQUEST otherwise, a value would be silently ignored), else its
-    task-space components (``task_space``) or, with ``task_space`` None, the whole
-    (angular, linear) 6-vector."""
+    ``components`` (the robot's ``twist_components``: a PKM's task space, all six for a module
+    chain)."""
     if not given:
         refuse_fields([what] if msg != type(msg)() else [],
                       f'has_{what} is false: set has_{what}: true to use it, or leave it zero')
         return None
-    if task_space is None:
-        return spatial_vector(msg, what, bound)
-    return task_vector(msg, task_space, what, bound)
+    return task_vector(msg, components, what, bound)
 
 
 def spatial_vector(msg, what, bound=None):
@@ -279,7 +277,16 @@ def floats(values, what='a result'):
     return a.tolist()
 
 
+def wrench_messages(rows, what):
+    """``geometry_msgs/Wrench`` messages of (k, 6) (moment, force) rows; NON_FINITE naming
+    ``what`` if a value is NaN or Inf."""
+    values = floats(rows, what)
+    return [Wrench(torque=Vector3(x=values[i], y=values[i + 1], z=values[i + 2]),
+                   force=Vector3(x=values[i + 3], y=values[i + 4], z=values[i + 5]))
+            for i in range(0, len(values), 6)]
+
+
 __all__ = ['BOUNDS', 'RequestError', 'bounded', 'check_frame', 'check_points', 'core_error',
            'finite', 'flagged_vector', 'floats', 'matrix_pose', 'matrix_quaternion', 'name_index',
            'ordered', 'pose_matrix', 'quaternion_matrix', 'refuse_fields', 'set_fields',
-           'spatial_vector', 'stamped_pose_matrix', 'task_message', 'task_vector']
+           'spatial_vector', 'stamped_pose_matrix', 'task_message', 'task_vector', 'wrench_messages']

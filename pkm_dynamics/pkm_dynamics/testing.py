@@ -119,7 +119,7 @@ class NodeProcess:
                     self.process.kill()
                     self.process.wait()
                     raise TimeoutError(f'node did not exit within {timeout} s of SIGINT; '
-                                       f'log:\n{self.log()}')
+                                       f'log:\n{self.log()}') from None
             return self.process.returncode
         finally:
             self._log_file.close()

@@ -118,12 +118,15 @@ def gough_stewart() -> str:
         # U joint: two R joints at b; housing; P joint along d; rod frame at the S centre a
         out.append(f'  <link name="leg{i}_cardan"/>\n')
         out.append(f'  <link name="leg{i}_housing">' +
-                   _inertial(p["m_housing"], 0.3 * L0 * d, _rod_inertia(p["m_housing"], 0.6 * L0, 0.02, d)) + '</link>\n')
+                   _inertial(p["m_housing"], 0.3 * L0 * d, _rod_inertia(p["m_housing"], 0.6 * L0, 0.02, d))
+                   + '</link>\n')
         out.append(f'  <link name="leg{i}_rod">' +
                    _inertial(p["m_rod"], -0.3 * L0 * d, _rod_inertia(p["m_rod"], 0.6 * L0, 0.012, d)) + '</link>\n')
         out.append(_joint(f"leg{i}_u1", "revolute", "base", f"leg{i}_cardan", b, e1, (-1.2, 1.2, 50, 5)))
-        out.append(_joint(f"leg{i}_u2", "revolute", f"leg{i}_cardan", f"leg{i}_housing", [0, 0, 0], e2, (-1.2, 1.2, 50, 5)))
-        out.append(_joint(f"leg{i}_p", "prismatic", f"leg{i}_housing", f"leg{i}_rod", L0 * d, d, (-0.08, 0.08, 500, 0.5)))
+        out.append(_joint(f"leg{i}_u2", "revolute", f"leg{i}_cardan", f"leg{i}_housing", [0, 0, 0], e2,
+                          (-1.2, 1.2, 50, 5)))
+        out.append(_joint(f"leg{i}_p", "prismatic", f"leg{i}_housing", f"leg{i}_rod", L0 * d, d,
+                          (-0.08, 0.08, 500, 0.5)))
         if leg < 5:
             rel = a - centre
             cuts.append(f'  <constraint name="leg{i}_s" type="spherical"><parent link="leg{i}_rod"/>'
@@ -131,9 +134,10 @@ def gough_stewart() -> str:
                         f'<child_origin xyz="{_v(rel)}"/></constraint>\n')
         else:
             out.append(f'  <link name="leg{i}_s1"/>\n  <link name="leg{i}_s2"/>\n  <link name="leg{i}_s3"/>\n')
-            out.append(_joint(f"leg{i}_sx", "revolute", f"leg{i}_rod", f"leg{i}_s1", [0, 0, 0], [1, 0, 0], (-1.5, 1.5, 50, 5)))
-            out.append(_joint(f"leg{i}_sy", "revolute", f"leg{i}_s1", f"leg{i}_s2", [0, 0, 0], [0, 1, 0], (-1.5, 1.5, 50, 5)))
-            out.append(_joint(f"leg{i}_sz", "revolute", f"leg{i}_s2", f"leg{i}_s3", [0, 0, 0], [0, 0, 1], (-1.5, 1.5, 50, 5)))
+            s_limit = (-1.5, 1.5, 50, 5)
+            out.append(_joint(f"leg{i}_sx", "revolute", f"leg{i}_rod", f"leg{i}_s1", [0, 0, 0], [1, 0, 0], s_limit))
+            out.append(_joint(f"leg{i}_sy", "revolute", f"leg{i}_s1", f"leg{i}_s2", [0, 0, 0], [0, 1, 0], s_limit))
+            out.append(_joint(f"leg{i}_sz", "revolute", f"leg{i}_s2", f"leg{i}_s3", [0, 0, 0], [0, 0, 1], s_limit))
             out.append(f'  <joint name="leg{i}_to_platform" type="fixed"><parent link="leg{i}_s3"/>'
                        f'<child link="platform"/><origin xyz="{_v(centre - a)}" rpy="0 0 0"/></joint>\n')
     out += _platform_and_extension(p["m_platform"], p["r_platform_disc"], cuts,
@@ -166,14 +170,16 @@ def planar_3rrr() -> str:
         out.append(f'  <link name="limb{i}_distal">' +
                    _inertial(p["m2"], 0.5 * p["l2"] * e2, _rod_inertia(p["m2"], p["l2"], 0.008, e2)) + '</link>\n')
         out.append(_joint(f"limb{i}_a", "revolute", "base", f"limb{i}_proximal", A, z, (-3.14, 3.14, 20, 10)))
-        out.append(_joint(f"limb{i}_b", "revolute", f"limb{i}_proximal", f"limb{i}_distal", B - A, z, (-3.14, 3.14, 20, 10)))
+        out.append(_joint(f"limb{i}_b", "revolute", f"limb{i}_proximal", f"limb{i}_distal", B - A, z,
+                          (-3.14, 3.14, 20, 10)))
         if leg < 2:
             cuts.append(f'  <constraint name="limb{i}_c" type="revolute"><parent link="limb{i}_distal"/>'
                         f'<parent_origin xyz="{_v(Cp - B)}"/><parent_axis xyz="0 0 1"/>'
                         f'<child link="platform"/><child_origin xyz="{_v(Cp)}"/></constraint>\n')
         else:
             out.append(f'  <link name="limb{i}_end"/>\n')
-            out.append(_joint(f"limb{i}_c", "revolute", f"limb{i}_distal", f"limb{i}_end", Cp - B, z, (-3.14, 3.14, 20, 10)))
+            out.append(_joint(f"limb{i}_c", "revolute", f"limb{i}_distal", f"limb{i}_end", Cp - B, z,
+                              (-3.14, 3.14, 20, 10)))
             out.append(f'  <joint name="limb{i}_to_platform" type="fixed"><parent link="limb{i}_end"/>'
                        f'<child link="platform"/><origin xyz="{_v(-Cp)}" rpy="0 0 0"/></joint>\n')
     out += _platform_and_extension(p["m_platform"], 0.06, cuts,

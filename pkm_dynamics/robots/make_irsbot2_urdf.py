@@ -4,8 +4,8 @@ embedding for PKM with hybrid limbs), Sec. 6, geometry of eq. 47, bodies as the 
 primitives of Sec. 6.4.2 in aluminium (rho = 2700 kg/m^3).
 
 Run ``python make_irsbot2_urdf.py > irsbot2.urdf`` and
-``python make_irsbot2_urdf.py --paths > irsbot2_paths.urdf`` (see ``PAPER_PATH_LENGTHS``).  The description is the URDF of a
-spanning tree of the whole PKM plus the loop closures and the ``<pkm_dynamics>`` block:
+``python make_irsbot2_urdf.py --paths > irsbot2_paths.urdf`` (see ``PAPER_PATH_LENGTHS``).  The description is the
+URDF of a spanning tree of the whole PKM plus the loop closures and the ``<pkm_dynamics>`` block:
 
 * limb 1 (right, x > 0) and limb 2 (limb 1 turned by pi about the vertical z axis, so both
   limbs are "structurally identical" with the same joint sign conventions);

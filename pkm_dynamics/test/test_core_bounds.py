@@ -45,8 +45,8 @@ def test_forward_dynamics_of_huge_values_is_refused_naming_the_field(crane):
         crane.forward_dynamics(X0, Z4, [-1e155, 0.0, 0.0, 0.0])
     with pytest.raises(StateError, match=r'xdd\[3\] = 1e\+300'):
         crane.inverse_dynamics(X0, Z4, [0.0, 0.0, 0.0, 1e300])
-    with pytest.raises(StateError, match=r'f_ext\[5\]'):
-        crane.inverse_dynamics(X0, Z4, Z4, f_ext=[0, 0, 0, 0, 0, 1e200])
+    with pytest.raises(StateError, match=r'wrench\[5\]'):
+        crane.inverse_dynamics(X0, Z4, Z4, wrench=[0, 0, 0, 0, 0, 1e200])
 
 
 def test_at_the_bounds_the_dynamics_is_finite_and_consistent(crane):

@@ -55,8 +55,8 @@ def test_kernels_match_the_reference_route(robot):
     FD stays below 1e-10 relative."""
     rng = np.random.default_rng(12)
     X, XD, XDD, FE = _states(robot, rng, 20)
-    f = robot.inverse_dynamics(X, XD, XDD, f_ext=FE)                 # compiled, one batch
-    xdd = robot.forward_dynamics(X, XD, f, f_ext=FE)
+    f = robot.inverse_dynamics(X, XD, XDD, wrench=FE)                 # compiled, one batch
+    xdd = robot.forward_dynamics(X, XD, f, wrench=FE)
     for k in range(len(X)):
         f_ref = reference_id(robot.chain, X[k], XD[k], XDD[k], FE[k])
         _close(f[k], f_ref)
@@ -68,7 +68,7 @@ def test_kernels_match_the_reference_route(robot):
 def test_single_state_and_shared_wrench_match_the_batch(robot):
     rng = np.random.default_rng(3)
     X, XD, XDD, FE = _states(robot, rng, 4)
-    f = robot.inverse_dynamics(X, XD, XDD, f_ext=FE[0])              # one wrench for every row
+    f = robot.inverse_dynamics(X, XD, XDD, wrench=FE[0])              # one wrench for every row
     for k in range(len(X)):
         single = robot.inverse_dynamics(X[k].tolist(), XD[k], XDD[k], FE[0])
         assert single.shape == (robot.n,)
@@ -129,8 +129,8 @@ def test_non_finite_input_raises_state_error_naming_it(which):
     args[which][1, 2] = np.nan
     kind, msg = _message(robot.inverse_dynamics, *args)
     assert kind is StateError and msg.startswith(("x ", "xd ", "xdd ")[which]) and "NaN or Inf" in msg
-    with pytest.raises(StateError, match="f_ext holds NaN or Inf"):
-        robot.forward_dynamics(np.full(3, 0.1), np.zeros(3), np.zeros(3), f_ext=[0, 0, np.inf, 0, 0, 0])
+    with pytest.raises(StateError, match="wrench holds NaN or Inf"):
+        robot.forward_dynamics(np.full(3, 0.1), np.zeros(3), np.zeros(3), wrench=[0, 0, np.inf, 0, 0, 0])
 
 
 def test_bad_shapes_raise_state_error():
@@ -139,8 +139,8 @@ def test_bad_shapes_raise_state_error():
         robot.inverse_dynamics(np.zeros(2), np.zeros(2), np.zeros(2))
     with pytest.raises(StateError, match="different shapes"):
         robot.inverse_dynamics(np.zeros(3), np.zeros((2, 3)), np.zeros(3))
-    with pytest.raises(StateError, match=r"f_ext has shape \(2, 6\)"):
-        robot.inverse_dynamics(np.zeros((3, 3)), np.zeros((3, 3)), np.zeros((3, 3)), f_ext=np.zeros((2, 6)))
+    with pytest.raises(StateError, match=r"wrench has shape \(2, 6\)"):
+        robot.inverse_dynamics(np.zeros((3, 3)), np.zeros((3, 3)), np.zeros((3, 3)), wrench=np.zeros((2, 6)))
 
 
 def _unlimited(chain: ModuleChain) -> ModuleChain:
@@ -243,7 +243,7 @@ def test_any_input_layout_uses_the_one_compiled_signature():
     np.testing.assert_array_equal(robot.inverse_dynamics(ro, ro, ro), expected)
     np.testing.assert_array_equal(robot.inverse_dynamics([0.1] * 3, ro, np.broadcast_to(ro, (3,))), expected)
     fe = np.broadcast_to(np.ones(6), (2, 6))
-    robot.forward_dynamics(np.broadcast_to(ro, (2, 3)), strided[:2], strided[:2], f_ext=fe)
+    robot.forward_dynamics(np.broadcast_to(ro, (2, 3)), strided[:2], strided[:2], wrench=fe)
     assert len(chain_kernels.chain_dynamics.signatures) == 1
 
 
@@ -330,5 +330,5 @@ def test_robot_pickles_with_fresh_scratch():
     X, XD, XDD, FE = _states(robot, np.random.default_rng(9), 3)
     copy = pickle.loads(pickle.dumps(robot))
     assert copy.compiled is not robot.compiled
-    np.testing.assert_array_equal(copy.inverse_dynamics(X, XD, XDD, f_ext=FE),
-                                  robot.inverse_dynamics(X, XD, XDD, f_ext=FE))
+    np.testing.assert_array_equal(copy.inverse_dynamics(X, XD, XDD, wrench=FE),
+                                  robot.inverse_dynamics(X, XD, XDD, wrench=FE))

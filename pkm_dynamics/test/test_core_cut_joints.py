@@ -11,7 +11,8 @@ from pkm_dynamics.core.cut_joints import LoopConstraints
 from pkm_dynamics.core.description import parse_description
 from pkm_dynamics.core.tree_dynamics import frame_pose
 
-INERTIA = '<inertial><origin xyz="{c}"/><mass value="{m}"/><inertia ixx="0.02" ixy="0.001" ixz="0" iyy="0.03" iyz="0.002" izz="0.025"/></inertial>'
+INERTIA = ('<inertial><origin xyz="{c}"/><mass value="{m}"/>'
+           '<inertia ixx="0.02" ixy="0.001" ixz="0" iyy="0.03" iyz="0.002" izz="0.025"/></inertial>')
 
 # two chains from the base whose tips meet at W at the zero configuration (links world-aligned)
 CHAIN = [

@@ -58,10 +58,10 @@ def test_inverse_dynamics_derivatives_match_central_differences(chain):
     rng = np.random.default_rng(5)
     for _ in range(3):
         x, xd, xdd, fe = _state(chain, rng)
-        d = chain.inverse_dynamics_derivatives(x, xd, xdd, f_ext=fe)
+        d = chain.inverse_dynamics_derivatives(x, xd, xdd, wrench=fe)
         assert isinstance(d, DynamicsDerivatives)
-        np.testing.assert_allclose(d.value, chain.inverse_dynamics(x, xd, xdd, f_ext=fe), rtol=1e-13, atol=1e-9)
-        fn = lambda a, b, c: chain.inverse_dynamics(a, b, c, f_ext=fe)      # noqa: E731
+        np.testing.assert_allclose(d.value, chain.inverse_dynamics(x, xd, xdd, wrench=fe), rtol=1e-13, atol=1e-9)
+        fn = lambda a, b, c: chain.inverse_dynamics(a, b, c, wrench=fe)      # noqa: E731
         for which, jac in enumerate((d.d_x, d.d_xd, d.d_u)):
             assert jac.shape == (chain.n, chain.n)
             assert _relative(jac, _central(fn, [x, xd, xdd], which, 1e-6)) <= 1e-6
@@ -71,10 +71,10 @@ def test_forward_dynamics_derivatives_match_central_differences(chain):
     rng = np.random.default_rng(6)
     for _ in range(3):
         x, xd, xdd, fe = _state(chain, rng)
-        f = chain.inverse_dynamics(x, xd, xdd, f_ext=fe)
-        d = chain.forward_dynamics_derivatives(x, xd, f, f_ext=fe)
-        np.testing.assert_allclose(d.value, chain.forward_dynamics(x, xd, f, f_ext=fe), rtol=1e-12, atol=1e-12)
-        fn = lambda a, b, c: chain.forward_dynamics(a, b, c, f_ext=fe)      # noqa: E731
+        f = chain.inverse_dynamics(x, xd, xdd, wrench=fe)
+        d = chain.forward_dynamics_derivatives(x, xd, f, wrench=fe)
+        np.testing.assert_allclose(d.value, chain.forward_dynamics(x, xd, f, wrench=fe), rtol=1e-12, atol=1e-12)
+        fn = lambda a, b, c: chain.forward_dynamics(a, b, c, wrench=fe)      # noqa: E731
         steps = (1e-6, 1e-6, 1e-6 * max(1.0, np.abs(f).max()))
         for which, jac in enumerate((d.d_x, d.d_xd, d.d_u)):
             assert _relative(jac, _central(fn, [x, xd, f], which, steps[which])) <= 1e-6
@@ -99,9 +99,9 @@ def test_batch_matches_single_states(chain):
     rng = np.random.default_rng(8)
     rows = [_state(chain, rng) for _ in range(4)]
     X, XD, XDD, FE = (np.array([r[i] for r in rows]) for i in range(4))
-    F = chain.inverse_dynamics(X, XD, XDD, f_ext=FE)
+    F = chain.inverse_dynamics(X, XD, XDD, wrench=FE)
     for method, third in ((chain.inverse_dynamics_derivatives, XDD), (chain.forward_dynamics_derivatives, F)):
-        batch = method(X, XD, third, f_ext=FE)
+        batch = method(X, XD, third, wrench=FE)
         assert batch.value.shape == (4, chain.n) and batch.d_x.shape == (4, chain.n, chain.n)
         for k in range(4):
             one = method(X[k], XD[k], third[k], FE[k])

@@ -185,7 +185,7 @@ def test_batched_call_and_key_access(gsp):
     r = higher_order_inverse_dynamics(gsp, np.array(poses), V[:, 0], V[:, 1], V[:, 2], V[:, 3])
     assert r["u"].shape == (7, 6) and r.du.shape == (7, 6) and r["ddu"].shape == (7, 6)
     assert r.motor_torque.shape == (7, 6) and r.tree_motion.shape == (7, 5, 21)
-    for k, t in enumerate(ts):
+    for k in range(len(ts)):
         one = higher_order_inverse_dynamics(gsp, poses[k], *V[k])
         assert rel(r.ddu[k], one.ddu) < 1e-10
     with pytest.raises(KeyError):

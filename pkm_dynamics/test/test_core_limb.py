@@ -60,7 +60,7 @@ def test_H_is_the_constraint_null_space_and_matches_finite_differences(robot, st
     for limb, theta in zip(robot.limbs, sol.limb_theta):
         assert loop_residual(limb, theta) <= 1e-10
         H = constraint_resolution(limb, theta)
-        for g, G, _ in loop_constraints(limb, forward_kinematics(limb.tree, theta)):
+        for _, G, _ in loop_constraints(limb, forward_kinematics(limb.tree, theta)):
             assert np.abs(G @ H).max() < 1e-12                  # all rows, redundant ones too
         h = 1e-6
         q = theta[limb.independent]
@@ -89,7 +89,8 @@ def test_Gdot_matrix_against_bias_and_finite_differences(robot):
                 _, _, bias = cut_joint_constraint(limb.tree, geo, C, V, A0)
                 np.testing.assert_allclose(Gd @ thd, bias, atol=1e-11)
                 np.testing.assert_allclose(_cut_bias(geo, C, V, A0), bias, atol=1e-12)
-                fd = (cut_joint_constraint(limb.tree, geo, Cp)[1] - cut_joint_constraint(limb.tree, geo, Cm)[1]) / (2 * h)
+                fd = (cut_joint_constraint(limb.tree, geo, Cp)[1]
+                      - cut_joint_constraint(limb.tree, geo, Cm)[1]) / (2 * h)
                 np.testing.assert_allclose(Gd, fd, atol=1e-7)
 
 

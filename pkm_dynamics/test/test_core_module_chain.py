@@ -219,7 +219,7 @@ def test_inverse_dynamics_matches_kkt(case):
         for wrench in (None, fe):
             Q, QD, QDD, act, F_tree = _kkt_case(robot, x, xd, xdd, wrench)
             ref = kkt_inverse_dynamics(robot.description, Q, QD, QDD, act, f_ext=F_tree)
-            assert _rel(robot.inverse_dynamics(x, xd, xdd, f_ext=wrench), ref) < 1e-9
+            assert _rel(robot.inverse_dynamics(x, xd, xdd, wrench=wrench), ref) < 1e-9
 
 
 @pytest.mark.parametrize("case", ROBOT_CASES)
@@ -233,9 +233,9 @@ def test_forward_dynamics_matches_kkt(case):
             tau = np.zeros(robot.tree.nq)
             tau[act] = f
             qdd, _ = kkt_forward_dynamics(robot.description, Q, QD, tau, f_ext=F_tree)
-            assert _rel(robot.forward_dynamics(x, xd, f, f_ext=wrench), qdd[act]) < 1e-9
+            assert _rel(robot.forward_dynamics(x, xd, f, wrench=wrench), qdd[act]) < 1e-9
             # the passive joints too: tree_state's accelerations are the KKT ones
-            xdd = robot.forward_dynamics(x, xd, f, f_ext=wrench)
+            xdd = robot.forward_dynamics(x, xd, f, wrench=wrench)
             assert _rel(robot.tree_state(x, xd, xdd)[2], qdd) < 1e-9
 
 

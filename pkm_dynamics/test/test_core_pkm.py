@@ -11,6 +11,7 @@ import pytest
 from pkm_dynamics.core.constrained import kkt_inverse_dynamics
 from pkm_dynamics.core.errors import ConvergenceError, DescriptionError, SingularityError, StateError
 from pkm_dynamics.core.pkm import ParallelRobot, parabolic_trajectory, sample
+from pkm_dynamics.core.interface import SolverOptions
 from pkm_dynamics.core.robot import load_robot
 from pkm_dynamics.core.spatial import Ad_inv
 
@@ -162,7 +163,7 @@ def test_input_singularity_path_condition_and_threshold():
     """Sec. 6.4.3: along the path near the input singularity kappa(F_(1)) grows by orders of
     magnitude (Fig. 20b) while the outer loop still needs few iterations (Fig. 21); a threshold
     below the peak turns the IK into a SingularityError naming the limb."""
-    r = ParallelRobot(PATHS, singularity_threshold=None)
+    r = ParallelRobot(PATHS, options=SolverOptions(singularity_threshold=None))
     P, V, A = path(r, SINGULAR, 0.001, t_end=1 / 6)
     s = r.inverse_kinematics(P, V, A)
     k1 = s.condition[:, 0]
@@ -174,7 +175,7 @@ def test_input_singularity_path_condition_and_threshold():
     assert abs(peak - len(P) // 2) < len(P) // 8              # at the apex of the path
     u = r.inverse_dynamics(s, V, A)
     assert np.abs(u).max() > 3 * np.abs(u[: len(P) // 4]).max()   # large torques near it (Fig. 20a)
-    strict = ParallelRobot(PATHS, singularity_threshold=0.5 * k1.max())
+    strict = ParallelRobot(PATHS, options=SolverOptions(singularity_threshold=0.5 * k1.max()))
     with pytest.raises(SingularityError, match=r"limb1.*kappa\(F\)"):
         strict.inverse_kinematics(P, V, A)
     # the printed amplitude leaves this reconstruction's workspace: a clear error, not an answer

@@ -14,6 +14,7 @@ from pkm_dynamics.core.errors import SingularityError, StateError
 from pkm_dynamics.core.ik_refinement import loop_conditions
 from pkm_dynamics.core.limb import _evaluate
 from pkm_dynamics.core.pkm import ParallelRobot, sample
+from pkm_dynamics.core.interface import SolverOptions
 from pkm_dynamics.core.spatial import Ad_inv, log_se3, pose_inv
 from pkm_dynamics.core.tree_dynamics import kinematics
 
@@ -86,10 +87,11 @@ def test_loop_singularity_threshold_names_limb_and_loop(irsbot2):
     start = walk(irsbot2, [0.068, 0.29])
     pose = irsbot2.task_pose([0.066, 0.285])
     k = worst_loop_condition(irsbot2, irsbot2.inverse_kinematics(pose, initial=start))
-    strict = ParallelRobot(irsbot2.description, loop_singularity_threshold=0.5 * k)
+    strict = ParallelRobot(irsbot2.description, options=SolverOptions(loop_singularity_threshold=0.5 * k))
     with pytest.raises(SingularityError, match=r"limb1 loop l1_j\d.*kappa\(G_y\)"):
         strict.inverse_kinematics(pose, initial=start)
-    ParallelRobot(irsbot2.description, loop_singularity_threshold=2 * k).inverse_kinematics(pose, initial=start)
+    lenient = ParallelRobot(irsbot2.description, options=SolverOptions(loop_singularity_threshold=2 * k))
+    lenient.inverse_kinematics(pose, initial=start)
 
 
 # -- defect 2: working mode of the start, joint limits ---------------------------------------------
@@ -172,7 +174,7 @@ def test_a_seed_picks_the_working_mode():
 
 @pytest.fixture(scope="module")
 def gough():
-    return ParallelRobot(str(ROBOTS / "gough_stewart_6ups.urdf"), singularity_threshold=1e6)
+    return ParallelRobot(str(ROBOTS / "gough_stewart_6ups.urdf"), options=SolverOptions(singularity_threshold=1e6))
 
 
 def test_dynamics_in_the_base_plane_are_refused(gough):
@@ -193,7 +195,7 @@ def test_output_singularity_is_refused_naming_the_limbs(gough):
     s = gough.inverse_kinematics(pose)
     kJ = np.linalg.cond(s.J_IK)
     assert s.condition.max() < 0.5 * kJ
-    strict = ParallelRobot(gough.description, singularity_threshold=0.9 * kJ)
+    strict = ParallelRobot(gough.description, options=SolverOptions(singularity_threshold=0.9 * kJ))
     z = np.zeros(6)
     for call in (lambda: strict.inverse_dynamics(pose, z, z), lambda: strict.forward_dynamics(pose, z, z),
                  lambda: strict.higher_order_inverse_dynamics(pose, z, z, z, z)):
@@ -247,7 +249,7 @@ def test_ik_state_is_exact_along_the_input_singularity_path(scheme):
     kappa(F) reaches ~100 and kappa(G_y) ~700 on these samples (3e3 at the apex); every sample of
     the IK trajectory is exact to 1e-10 relative (through the partition alone: up to 9e-9)."""
     from pkm_dynamics.core.pkm import parabolic_trajectory
-    robot = ParallelRobot(str(ROBOTS / "irsbot2_paths.urdf"), singularity_threshold=None)
+    robot = ParallelRobot(str(ROBOTS / "irsbot2_paths.urdf"), options=SolverOptions(singularity_threshold=None))
     P, V, A = parabolic_trajectory(np.arange(0, 1 / 6, 0.002), robot.reference_pose, 0.15, 0.6075)
     s = robot.inverse_kinematics(P, V, A, scheme=scheme)
     kappa = [worst_loop_condition(robot, sample(s, i)) for i in range(len(P))]

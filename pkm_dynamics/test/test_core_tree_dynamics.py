@@ -148,12 +148,15 @@ def test_exp_se3_equals_matrix_exponential_at_every_angle():
 BAD = {
     "two parents": ('<joint name="j2" type="revolute"><parent link="a"/><child link="b"/>'
                     '<axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>', "two parents"),
-    "mimic": ('<link name="c"><inertial><mass value="1"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial></link>'
+    "mimic": ('<link name="c"><inertial><mass value="1"/>'
+              '<inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial></link>'
               '<joint name="jm" type="revolute"><parent link="b"/><child link="c"/><axis xyz="0 0 1"/>'
               '<limit lower="-1" upper="1" effort="1" velocity="1"/><mimic joint="j"/></joint>', "jm"),
-    "floating": ('<link name="c"><inertial><mass value="1"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial></link>'
+    "floating": ('<link name="c"><inertial><mass value="1"/>'
+                 '<inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial></link>'
                  '<joint name="jf" type="floating"><parent link="b"/><child link="c"/></joint>', "jf"),
-    "zero mass": ('<link name="c"><inertial><mass value="0"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial></link>'
+    "zero mass": ('<link name="c"><inertial><mass value="0"/>'
+                  '<inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial></link>'
                   '<joint name="jz" type="revolute"><parent link="b"/><child link="c"/><axis xyz="0 0 1"/>'
                   '<limit lower="-1" upper="1" effort="1" velocity="1"/></joint>', "'c'"),
     "massless subtree": ('<link name="c"/><joint name="jn" type="revolute"><parent link="b"/><child link="c"/>'

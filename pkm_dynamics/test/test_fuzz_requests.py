@@ -7,8 +7,8 @@ Every service is fuzzed, ``forward_kinematics`` included. Every answer must be a
 outcome: never ``FAILURE`` (an unexpected exception), never ``success`` with a NaN or Inf
 anywhere in the response, never ``success`` with a reported joint beyond its limits (actuator
 strokes and every tree joint the response lists, on module chains and PKMs alike); and after
-each bad request the next good one is answered with the core's own numbers. The core is driven directly as well: it raises a PkmDynamicsError or
-returns finite numbers.
+each bad request the next good one is answered with the core's own numbers. The core is driven
+directly as well: it raises a PkmDynamicsError or returns finite numbers.
 
 CI runs the ``ci`` profile (few examples, derandomized: reproducible); ``bench/fuzz_requests.py``
 runs the same generators much longer and reports the outcomes and answer times."""
@@ -101,7 +101,7 @@ def nominal_state(model):
 def nominal_actuators(model):
     """Actuator values of an admissible state: mid-stroke (module chains), the reference pose's
     IK solution (PKMs)."""
-    if not model.parallel:
+    if model.kind != 'parallel':
         return nominal_state(model)
     return model.robot.inverse_kinematics(model.robot.reference_pose).actuators.tolist()
 
@@ -114,7 +114,7 @@ def poses(draw, model):
 
     from pkm_dynamics.conversions import matrix_quaternion
     robot = model.robot
-    C = robot.reference_pose if model.parallel else robot.forward_kinematics(
+    C = robot.reference_pose if model.kind == 'parallel' else robot.forward_kinematics(
         np.array(nominal_state(model)))
     position = draw(values(C[:3, 3].tolist(), spread=0.05).filter(lambda v: len(v) == 3)
                     | st.lists(st.floats(-1e12, 1e12), min_size=3, max_size=3))
@@ -138,7 +138,7 @@ def spatial(kind, six):
 def task_rate(model, kind, order):
     """A Twist / Accel with the task-space components of a rate (rarely one outside)."""
     from pkm_dynamics.conversions import TWIST_COMPONENTS
-    inside = [c in model.task_space for c in TWIST_COMPONENTS] if model.parallel else [True] * 6
+    inside = [c in model.task_space for c in TWIST_COMPONENTS] if model.kind == 'parallel' else [True] * 6
 
     def six(v):
         return (list(v) + [0.0] * 6)[:6]
@@ -157,7 +157,7 @@ def requests(draw, model, service):
     from trajectory_msgs.msg import (JointTrajectoryPoint,
                                      MultiDOFJointTrajectoryPoint)
     n = len(model.actuated)
-    x0 = nominal_state(model) if not model.parallel else None
+    x0 = nominal_state(model) if model.kind != 'parallel' else None
     effort = values([0.0] * n, spread=1e3)
     wrench = values([0.0] * 6, spread=10.0).filter(lambda v: len(v) == 6).map(
         lambda v: spatial(Wrench, v))
@@ -165,7 +165,7 @@ def requests(draw, model, service):
         r = srv.ForwardDynamics.Request()
         r.joint_state.name = draw(names(model.actuated))
         r.joint_state.effort = draw(effort)
-        if model.parallel:
+        if model.kind == 'parallel':
             r.pose.pose = draw(poses(model))
             r.twist = draw(task_rate(model, Twist, 1))
         else:
@@ -175,7 +175,7 @@ def requests(draw, model, service):
     elif service == 'inverse_dynamics':
         r = srv.InverseDynamics.Request()
         count = draw(st.integers(1, 3))
-        if model.parallel:
+        if model.kind == 'parallel':
             def point(_):
                 p = MultiDOFJointTrajectoryPoint()
                 pose = draw(poses(model))
@@ -196,7 +196,7 @@ def requests(draw, model, service):
         r.wrenches = draw(st.lists(wrench, max_size=2))
     elif service == 'higher_order_inverse_dynamics':
         r = srv.HigherOrderInverseDynamics.Request()
-        if model.parallel:
+        if model.kind == 'parallel':
             r.pose.pose = draw(poses(model))
             r.twist = draw(task_rate(model, Twist, 1))
             r.acceleration, r.jerk, r.snap = (draw(task_rate(model, Accel, k)) for k in (2, 3, 4))
@@ -280,7 +280,7 @@ def good_request_is_right(node):
     from geometry_msgs.msg import Transform, Twist
     model, robot = node.model, node.model.robot
     r = srv.InverseDynamics.Request()
-    if model.parallel:
+    if model.kind == 'parallel':
         from pkm_dynamics.conversions import matrix_quaternion
         C = robot.reference_pose
         t = Transform()
@@ -322,7 +322,7 @@ def test_core_raises_a_named_error_or_returns_finite_numbers(nodes, robot):
     model = nodes(robot).model
     robot_ = model.robot
     n = len(model.actuated)
-    if model.parallel:
+    if model.kind == 'parallel':
         state = st.tuples(poses(model), rates(robot_.dof, 1), values([0.0] * n, 1e3))
     else:
         state = st.tuples(values(nominal_state(model)), rates(n, 1), rates(n, 2))
@@ -332,7 +332,7 @@ def test_core_raises_a_named_error_or_returns_finite_numbers(nodes, robot):
         from pkm_dynamics.conversions import RequestError, pose_matrix
         a, b, c = state
         try:
-            if model.parallel:
+            if model.kind == 'parallel':
                 pose = pose_matrix(a)
                 out = [robot_.inverse_dynamics(pose, b, np.zeros(len(b))),
                        robot_.forward_dynamics(pose, b, c)]

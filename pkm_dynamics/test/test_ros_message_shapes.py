@@ -121,8 +121,10 @@ def test_readme_topic_examples_fill_their_messages():
     commands = readme_commands('topic pub')
     assert len(commands) >= 3, commands
     flags = {'-1', '--once', '--keep-alive'}              # options without a value
+    shell = {'>', '&', '|', ';', '&&'}                    # the command ends at these
     for _, command in commands:
         words = shlex.split(command)[3:]                  # after `ros2 topic pub`
+        words = words[:next((k for k, w in enumerate(words) if w in shell), len(words))]
         positional = []
         while words:
             word = words.pop(0)

@@ -151,7 +151,7 @@ def test_inverse_dynamics_with_wrench(served):
     else:
         X, XD, XDD = actuator_motion(robot, MODULE_CHAINS[served.name], 2)
         request = trajectory_request(robot.actuated_joints, X, XD, XDD)
-        expected = robot.inverse_dynamics(X, XD, XDD, f_ext=w)
+        expected = robot.inverse_dynamics(X, XD, XDD, wrench=w)
     request.wrenches = [wrench]
     response = served.client.call(InverseDynamics, 'inverse_dynamics', request)
     assert response.success, response.message
@@ -257,7 +257,7 @@ def test_inverse_kinematics(served):
         assert response.success, response.message
         expected = robot.inverse_kinematics(P)
         assert_ik_positions(response, robot, expected)
-        assert list(response.iterations) == [expected.iterations]
+        assert list(response.iterations) == list(expected.iterations)
         assert response.residual == expected.residual <= 1e-9
         # several configurations reach the pose: the message says so (heavy_duty_4dof's pose)
         several = len(expected.solutions) > 1
@@ -276,6 +276,15 @@ def test_inverse_kinematics(served):
         expected = robot.inverse_kinematics(P, V, initial=expected.actuators)
         assert_array_equal(response.actuator_state.velocity, expected.actuators_d)
         assert_array_equal(response.joint_state.velocity, expected.qd)
+        # a seed naming one actuator: the others start at mid-stroke (robot.seed_reference)
+        named = robot.actuated_joints[-1]
+        request.seed.name, request.seed.position = [named], [expected.actuators[-1]]
+        response = served.client.call(InverseKinematics, 'inverse_kinematics', request)
+        assert response.success, response.message
+        start = robot.seed_reference.copy()
+        start[-1] = expected.actuators[-1]
+        assert_array_equal(response.actuator_state.position,
+                           robot.inverse_kinematics(P, V, initial=start).actuators)
         return
     poses, V, A = task_motion(robot, PKMS[served.name], 2)
     request.pose.pose = matrix_pose(poses[-1])

@@ -190,7 +190,7 @@ def test_queued_takes_what_waits_up_to_one_queue_depth():
     """The streaming callbacks' drain: the delivered message, then what waits in the queue,
     oldest first, never more than the queue depth in one callback."""
     from types import SimpleNamespace
-    from pkm_dynamics.dynamics_node import queued
+    from pkm_dynamics.streaming import queued
 
     class Handle:
         def __init__(self, waiting):

@@ -10,7 +10,8 @@ constrained dynamics of tree + cut joints: the independent check path), ``parall
 ``module_chain`` (paper 000), ``limb`` and ``pkm`` (paper 001: constraint embedding, limb IK,
 task-space dynamics), ``higher_order`` (paper 002 recursion), ``taylor`` and ``jet_dynamics``
 (the general Taylor route for u, u-dot, u-ddot), ``sea`` (series-elastic feedforward),
-``examples`` (generated module chains), ``robot`` (``load_robot``), ``forward_state``
+``examples`` (generated module chains), ``robot`` (``load_robot``), ``interface`` (the one
+robot interface of every kind: ``Robot``, ``SolverOptions``, ``IKSolution``), ``forward_state``
 (forward kinematics with rates, tree joints and M_t), ``payload`` (a run-time load at the end
 effector / platform), ``reactions`` (the wrench every tree and cut joint transmits),
 ``simulation`` (``robot.simulate``: RK4 / adaptive integration of the forward dynamics),
@@ -22,6 +23,7 @@ from .errors import (ConvergenceError, DescriptionError, PkmDynamicsError, Singu
 from .tree import TreeModel, build_tree, load_tree, read_description
 from .description import (ActuatorSpec, CutJoint, PlatformSpec, RobotDescription,
                           parse_description)
+from .interface import IKSolution, Robot, SolverOptions
 from .robot import load_robot, robot_from_description
 from . import spatial, tree_dynamics
 
@@ -29,5 +31,5 @@ __all__ = [
     "ConvergenceError", "DescriptionError", "PkmDynamicsError", "SingularityError", "StateError",
     "TreeModel", "build_tree", "load_tree", "read_description", "spatial", "tree_dynamics",
     "ActuatorSpec", "CutJoint", "PlatformSpec", "RobotDescription", "parse_description",
-    "load_robot", "robot_from_description",
+    "load_robot", "robot_from_description", "IKSolution", "Robot", "SolverOptions",
 ]

@@ -23,11 +23,11 @@ iteration:
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
 
 import numpy as np
 
 from .errors import ConvergenceError, SingularityError, StateError
+from .interface import IKSolution
 from .spatial import Ad_inv, log_se3, pose_inv
 from .tree_dynamics import frame_jacobian, kinematics
 
@@ -37,28 +37,6 @@ REALISABLE = 1e-6
 SEARCH_MAX_STROKES = 6
 #: stroke-normalized distance below which two solutions are the same configuration
 SAME_SOLUTION = 1e-6
-
-
-@dataclass(frozen=True)
-class ChainIKSolution:
-    """Inverse kinematics of a module chain: actuator values ``actuators`` (n,) (rates
-    ``actuators_d`` and accelerations ``actuators_dd`` when a twist / acceleration was given),
-    every tree joint ``q`` (nq,) (``qd``, ``qdd``), the Gauss-Newton ``iterations`` of the
-    returned solution, the final pose error ``residual`` (norm of the body-frame error twist,
-    m and rad), the condition number of the end-effector Jacobian ``condition`` and every
-    distinct solution found within the strokes, ``solutions`` (k, n), nearest to the reference
-    configuration first (its first row is ``actuators``)."""
-
-    actuators: np.ndarray
-    q: np.ndarray
-    iterations: int
-    residual: float
-    condition: float
-    actuators_d: np.ndarray | None = None
-    qd: np.ndarray | None = None
-    actuators_dd: np.ndarray | None = None
-    qdd: np.ndarray | None = None
-    solutions: np.ndarray | None = None
 
 
 def chain_jacobian(robot, x) -> tuple:
@@ -83,6 +61,13 @@ def stroke_metric(chain) -> tuple:
     bounded = np.isfinite(lower) & np.isfinite(upper)
     scale = np.where(bounded, np.where(bounded, upper - lower, 1.0), 2 * np.pi)
     return lower, upper, scale, ~bounded
+
+
+def mid_stroke(chain) -> np.ndarray:
+    """The default reference configuration (n,): the middle of every stroke, 0 for a joint
+    without limits."""
+    lower, upper, _, turns = stroke_metric(chain)
+    return np.where(turns, 0.0, 0.5 * (np.where(turns, 0.0, lower) + np.where(turns, 0.0, upper)))
 
 
 def stroke_distance(chain, a, b) -> float:
@@ -172,7 +157,7 @@ def pose_solutions(robot, T_star, reference, tol: float, max_iter: int, search: 
 
 def chain_inverse_kinematics(robot, pose_target, twist=None, acceleration=None,
                              initial=None, tol: float = 1e-10, max_iter: int = 50,
-                             search: bool = True) -> ChainIKSolution:
+                             search: bool = True) -> IKSolution:
     """Actuator values of a module chain for an end-effector pose (4, 4): the solution within the
     strokes nearest the reference configuration (``initial`` (n,), default mid-stroke), see the
     module docstring; a chain with fewer than 6 actuators reaches the poses of its workspace
@@ -189,9 +174,8 @@ def chain_inverse_kinematics(robot, pose_target, twist=None, acceleration=None,
     T_star = np.asarray(pose_target, dtype=float)
     if T_star.shape != (4, 4) or not np.all(np.isfinite(T_star)):
         raise StateError(f"pose must be a finite 4x4 matrix, got shape {T_star.shape}")
-    lower, upper, _, turns = stroke_metric(chain)
     if initial is None:
-        reference = np.where(turns, 0.0, 0.5 * (np.where(turns, 0.0, lower) + np.where(turns, 0.0, upper)))
+        reference = mid_stroke(chain)
     else:
         reference = _as_state("initial", initial, n).copy()
         _check_actuators(chain, reference)
@@ -227,6 +211,6 @@ def chain_inverse_kinematics(robot, pose_target, twist=None, acceleration=None,
             qdd = None
     elif acceleration is not None:
         raise StateError("an acceleration needs a twist")
-    return ChainIKSolution(actuators=x, q=q, iterations=it, residual=residual, condition=cond,
-                           actuators_d=xd, qd=qd, actuators_dd=xdd, qdd=qdd,
-                           solutions=np.array([s[0] for s in found]))
+    return IKSolution(pose=T_star, actuators=x, q=q, iterations=np.array([it]), residual=residual,
+                      condition=np.array([cond]), actuators_d=xd, qd=qd, actuators_dd=xdd, qdd=qdd,
+                      solutions=np.array([s[0] for s in found]))

@@ -152,7 +152,7 @@ def cut_joint_constraint(tree: TreeModel, geo: CutJointGeometry, C, V=None, A0=N
     bdot_pos = np.cross(d_dot, wk) - dR_kr @ hat(geo.d_r) @ wr + dR_kr @ vr
     bias_pos = geo.u_pos @ (B_pos @ np.concatenate([Ak, Ar]) + bdot_pos)
     bias_rot = []
-    for i, (ua, ub, wb) in enumerate(zip(geo.u_a, geo.u_b, w)):
+    for ua, ub, wb in zip(geo.u_a, geo.u_b, w):
         wdot = dR_kr @ ub
         rate = np.cross(wdot, wk) - dR_kr @ hat(ub) @ wr        # Bdot_rot (V_k, V_r)
         acc = np.cross(wb, Ak[:3]) - R_kr @ hat(ub) @ Ar[:3]    # B_rot (Vdot_k, Vdot_r)

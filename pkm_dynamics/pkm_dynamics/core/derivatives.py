@@ -80,11 +80,11 @@ def _head(model: ChainModel) -> tuple:
     return heads
 
 
-def _call(model: ChainModel, inverse: bool, x, xd, t, f_ext) -> DynamicsDerivatives:
+def _call(model: ChainModel, inverse: bool, x, xd, t, wrench) -> DynamicsDerivatives:
     head = _head(model)
     d = model._local.data
     n = model.n
-    x, xd, t, fe, single = _batch(model, d, x, xd, t, f_ext)
+    x, xd, t, fe, single = _batch(model, d, x, xd, t, wrench)
     B = x.shape[0]
     value, DX, DXD, DU = np.empty((B, n)), np.empty((B, n, n)), np.empty((B, n, n)), np.empty((B, n, n))
     kernel = KD.chain_dynamics_derivatives
@@ -102,15 +102,15 @@ def _call(model: ChainModel, inverse: bool, x, xd, t, f_ext) -> DynamicsDerivati
     return DynamicsDerivatives(value, DX, DXD, DU)
 
 
-def chain_forward_dynamics_derivatives(model: ChainModel, x, xd, f, f_ext=None) -> DynamicsDerivatives:
+def chain_forward_dynamics_derivatives(model: ChainModel, x, xd, f, wrench=None) -> DynamicsDerivatives:
     """Forward dynamics of a module chain (Algorithm 1 of paper 000) and its derivatives:
     ``value = xdd``, ``d_x = dxdd/dx``, ``d_xd = dxdd/dxd``, ``d_u = dxdd/df = M^-1``; inputs and
-    errors as :func:`.compiled.chain_forward_dynamics` (``f_ext`` held constant)."""
-    return _call(model, False, x, xd, f, f_ext)
+    errors as :func:`.compiled.chain_forward_dynamics` (``wrench`` held constant)."""
+    return _call(model, False, x, xd, f, wrench)
 
 
-def chain_inverse_dynamics_derivatives(model: ChainModel, x, xd, xdd, f_ext=None) -> DynamicsDerivatives:
+def chain_inverse_dynamics_derivatives(model: ChainModel, x, xd, xdd, wrench=None) -> DynamicsDerivatives:
     """Inverse dynamics of a module chain and its derivatives: ``value = f``, ``d_x = df/dx``,
     ``d_xd = df/dxd``, ``d_u = df/dxdd = M``; inputs and errors as
-    :func:`.compiled.chain_inverse_dynamics` (``f_ext`` held constant)."""
-    return _call(model, True, x, xd, xdd, f_ext)
+    :func:`.compiled.chain_inverse_dynamics` (``wrench`` held constant)."""
+    return _call(model, True, x, xd, xdd, wrench)

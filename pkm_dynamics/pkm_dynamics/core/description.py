@@ -36,7 +36,7 @@ two frames coincide up to the cut joint's own freedom.  Axes are given in their 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -284,3 +284,14 @@ def parse_description(description: str, gravity=None, files: bool = True) -> Rob
                                "(<pkm_dynamics><actuator joint=\"...\"/></pkm_dynamics>)")
     return RobotDescription(tree.name, tree, tuple(cuts), tuple(actuators), end_effector, platform,
                             ET.tostring(root, encoding="unicode"))
+
+
+def as_description(description, gravity=None) -> RobotDescription:
+    """``description`` as a :class:`RobotDescription`: parsed (:func:`parse_description`) when it
+    is URDF text or a file path; an already parsed one is taken as it is, with its gravity
+    replaced by ``gravity`` when given (the robot constructors' argument)."""
+    if not isinstance(description, RobotDescription):
+        return parse_description(description, gravity)
+    if gravity is None:
+        return description
+    return replace(description, tree=description.tree.with_gravity(gravity))

@@ -41,12 +41,15 @@ class ForwardState:
     solution: object = None
 
 
-def chain_forward_state(robot, x, xd=None) -> ForwardState:
-    """Forward kinematics of a module chain (``ModuleChainRobot``): ``x``, ``xd`` (n,)."""
+def chain_forward_state(robot, x, xd=None, joints_only: bool = False) -> ForwardState:
+    """Forward kinematics of a module chain (``ModuleChainRobot``): ``x``, ``xd`` (n,);
+    ``joints_only``: the tree joints only (``pose``, ``twist`` None)."""
     from .chain_ik import chain_jacobian
     x = np.asarray(x, dtype=float)
-    pose = robot.forward_kinematics(x)
     q, qd, _ = robot.tree_state(x, xd)
+    if joints_only:
+        return ForwardState(None, None, q, qd if xd is not None else None)
+    pose = robot.forward_kinematics(x)
     twist = None
     if xd is not None:
         J, _ = chain_jacobian(robot, x)
@@ -67,12 +70,12 @@ def task_twist(J_IK, xd) -> np.ndarray:
     return V
 
 
-def pkm_forward_state(robot, x, xd=None, initial=None) -> ForwardState:
+def pkm_forward_state(robot, x, xd=None, initial=None, joints_only: bool = False) -> ForwardState:
     """Forward kinematics of a parallel manipulator (``ParallelRobot``): ``x``, ``xd``
     (n_act,); ``initial``: start pose (4, 4) or a previous solution (default: the reference
-    pose)."""
+    pose); ``joints_only``: without ``M_t``."""
     pose, sol = robot.forward_kinematics(x, initial=initial, return_solution=True)
-    M_t = robot.mass_matrix(sol)
+    M_t = None if joints_only else robot.mass_matrix(sol)
     if xd is None:
         return ForwardState(pose, None, sol.q, None, M_t, sol)
     V = task_twist(sol.J_IK, xd)
@@ -80,9 +83,11 @@ def pkm_forward_state(robot, x, xd=None, initial=None) -> ForwardState:
     return ForwardState(pose, V, sol.q, moving.qd, M_t, sol)
 
 
-def forward_state(robot, x, xd=None, initial=None) -> ForwardState:
-    """:func:`chain_forward_state` or :func:`pkm_forward_state`, by the kind of ``robot``
-    (``initial`` is used by PKMs only)."""
-    if getattr(robot.description, "platform", None) is None:
-        return chain_forward_state(robot, x, xd)
-    return pkm_forward_state(robot, x, xd, initial)
+def forward_state(robot, x, xd=None, initial=None, joints_only: bool = False) -> ForwardState:
+    """:func:`chain_forward_state` or :func:`pkm_forward_state`, by the robot's state space
+    (``initial``, a previous ``ForwardState.solution``, is used by PKMs only);
+    ``joints_only``: what joint-state completion needs, ``q`` and ``qd`` (the module chain's
+    pose and twist and the PKM's ``M_t`` are not computed: None)."""
+    if robot.state_space == "actuator":
+        return chain_forward_state(robot, x, xd, joints_only)
+    return pkm_forward_state(robot, x, xd, initial, joints_only)

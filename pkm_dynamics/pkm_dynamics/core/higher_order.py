@@ -162,7 +162,7 @@ def simple_limb_model(desc: RobotDescription) -> SimpleLimbModel:
     seen = np.zeros(tree.nq, dtype=int)
     for _, bodies, _ in chains:
         seen[bodies] += 1
-        for a, b in zip(bodies[:-1], bodies[1:]):
+        for a in bodies[:-1]:
             if len(children[a]) != 1:
                 raise DescriptionError(f"body '{tree.body_names[a]}' branches: the limbs are not serial chains")
     if np.any(seen != 1):

@@ -32,8 +32,9 @@ from .compiled import chain_forward_dynamics as compiled_forward_dynamics
 from .compiled import chain_forward_kinematics as compiled_forward_kinematics
 from .compiled import chain_inverse_dynamics as compiled_inverse_dynamics
 from .compiled import chain_tree_state as compiled_tree_state
-from .description import RobotDescription
-from .errors import DescriptionError, SingularityError, StateError
+from .description import RobotDescription, as_description
+from .errors import DescriptionError, StateError
+from .interface import IKSolution, SolverOptions
 from .parallel_module import (ParallelModule, alpha_beta_terms, assembled_base_inertia,
                               assembled_link_inertia, closure, forward_dynamics_base_frame,
                               module_accelerations, module_adjoints, module_kinematics, module_poses,
@@ -277,7 +278,8 @@ def recognise_modules(desc: RobotDescription) -> ModuleChain:
     prev = -1
     for p in parts:
         if p["base"] != prev:
-            where = "the fixed base" if prev < 0 else f"the output body of the previous module ('{tree.body_names[prev]}')"
+            where = ("the fixed base" if prev < 0 else
+                     f"the output body of the previous module ('{tree.body_names[prev]}')")
             raise DescriptionError(
                 f"module '{p['name']}' does not sit on {where}: list the actuators in chain order, base first "
                 f"(order given: {', '.join(actuated)})")
@@ -528,18 +530,27 @@ def _as_state(name: str, v, n: int) -> np.ndarray:
 
 class ModuleChainRobot:
     """A heavy-duty parallel-serial manipulator (module chain of paper 000) built from a robot
-    description; see :func:`pkm_dynamics.core.load_robot`.
+    description; see :func:`pkm_dynamics.core.load_robot`.  It follows the robot interface of
+    :mod:`.interface` in actuator space: ``x``, ``xd``, ``xdd`` are the actuator positions,
+    rates and accelerations (n,).
 
-    Attributes: ``actuated_joints`` (names, chain order), ``tree_joints`` (every moving joint of
-    the spanning tree, the order of :meth:`tree_state`), ``modules`` (model data), ``chain``,
-    ``description``, ``end_effector`` (link name), ``gravity`` (3,).
+    Attributes: those of :class:`~.interface.Robot` (``actuated_joints`` in chain order,
+    ``tree_joints`` the order of :meth:`tree_state`, ``options``, ...), ``modules`` (model
+    data), ``chain``, ``gravity`` (3,).
 
     Every method takes one state (arrays of shape ``(n,)``) or a batch (leading axis,
     ``(batch, n)``) and returns arrays of matching leading shape.  Singular or infeasible
     states raise :class:`~pkm_dynamics.core.errors.SingularityError` /
     :class:`~pkm_dynamics.core.errors.StateError` naming the module and the value."""
 
-    def __init__(self, desc: RobotDescription):
+    kind = "module_chain"
+    state_space = "actuator"
+    task_space = ()
+    twist_components = ("wx", "wy", "wz", "vx", "vy", "vz")
+
+    def __init__(self, description, gravity=None, options: SolverOptions | None = None):
+        desc = as_description(description, gravity)
+        self._options = SolverOptions() if options is None else options
         self.description = desc
         self.tree = desc.tree
         self.chain = recognise_modules(desc)
@@ -551,55 +562,85 @@ class ModuleChainRobot:
         self.end_effector = self.chain.end_effector
         self.gravity = self.chain.gravity.copy()
         self.name = desc.name
+        self.root_link = self.tree.root_link
+        self.limb_names = (self.name,)          # the whole chain is one serial limb
+        self.seed_joints = self.actuated_joints
 
     @property
     def n(self) -> int:
         return self.chain.n
 
-    def forward_dynamics(self, x, xd, f, f_ext=None):
-        """Actuator accelerations ``xdd`` from positions, velocities and actuator forces
-        (Algorithm 1, O(n), compiled: :mod:`.compiled.chain_kernels`).  ``f_ext`` (6,) or
-        (batch, 6): wrench (moment, force) acting on the end effector, in its frame."""
-        return compiled_forward_dynamics(self.compiled, x, xd, f, f_ext)
+    @property
+    def options(self) -> SolverOptions:
+        """The solver options, fixed at construction."""
+        return self._options
 
-    def inverse_dynamics(self, x, xd, xdd, f_ext=None):
-        """Actuator forces ``f`` for positions, velocities and accelerations (analytic, O(n),
-        compiled: :mod:`.compiled.chain_kernels`)."""
-        return compiled_inverse_dynamics(self.compiled, x, xd, xdd, f_ext)
+    def forward_dynamics(self, x, xd, u, wrench=None):
+        """Actuator accelerations ``xdd`` from positions, velocities and actuator forces ``u``
+        (Algorithm 1, O(n), compiled: :mod:`.compiled.chain_kernels`).  ``wrench`` (6,) or
+        (batch, 6): (moment, force) acting on the end effector, in its frame."""
+        return compiled_forward_dynamics(self.compiled, x, xd, u, wrench)
 
-    def forward_dynamics_derivatives(self, x, xd, f, f_ext=None):
+    def inverse_dynamics(self, x, xd, xdd, wrench=None):
+        """Actuator forces ``u`` for positions, velocities and accelerations (analytic, O(n),
+        compiled: :mod:`.compiled.chain_kernels`).  ``x`` may be an :class:`~.interface.IKSolution`
+        (its actuators)."""
+        if isinstance(x, IKSolution):
+            x = x.actuators
+        return compiled_inverse_dynamics(self.compiled, x, xd, xdd, wrench)
+
+    def forward_dynamics_derivatives(self, x, xd, u, wrench=None):
         """``xdd`` and its exact derivatives ``d_x``, ``d_xd``, ``d_u = M^-1`` (n, n) each (batched:
         a leading axis): a :class:`~.derivatives.DynamicsDerivatives`; compiled (forward mode)."""
         from .derivatives import chain_forward_dynamics_derivatives
-        return chain_forward_dynamics_derivatives(self.compiled, x, xd, f, f_ext)
+        return chain_forward_dynamics_derivatives(self.compiled, x, xd, u, wrench)
 
-    def inverse_dynamics_derivatives(self, x, xd, xdd, f_ext=None):
+    def inverse_dynamics_derivatives(self, x, xd, xdd, wrench=None):
         """``f`` and its exact derivatives ``d_x``, ``d_xd``, ``d_u = M`` (n, n) each (batched:
         a leading axis): a :class:`~.derivatives.DynamicsDerivatives`; compiled (forward mode)."""
         from .derivatives import chain_inverse_dynamics_derivatives
-        return chain_inverse_dynamics_derivatives(self.compiled, x, xd, xdd, f_ext)
+        return chain_inverse_dynamics_derivatives(self.compiled, x, xd, xdd, wrench)
 
-    def forward_kinematics(self, x):
+    def forward_kinematics(self, actuators):
         """End-effector pose (4, 4) in the URDF root frame (batched: (batch, 4, 4)); compiled."""
-        return compiled_forward_kinematics(self.compiled, x)
+        return compiled_forward_kinematics(self.compiled, actuators)
 
     def tree_state(self, x, xd=None, xdd=None):
         """``(positions, velocities, accelerations)`` of every tree joint (order ``tree_joints``)
         with all loops closed.  ``xd``/``xdd`` default to zero; compiled."""
         return compiled_tree_state(self.compiled, x, xd, xdd)
 
-    def inverse_kinematics(self, pose, twist=None, acceleration=None, initial=None,
-                           tol: float = 1e-10, max_iter: int = 50, search: bool = True) -> ChainIKSolution:
-        """Actuator values (and rates, accelerations) for an end-effector pose (4, 4) in the
-        URDF root frame: the solution nearest ``initial`` (default: mid-stroke), with every
-        solution found in ``solutions``; see :mod:`.chain_ik`."""
-        return chain_inverse_kinematics(self, pose, twist, acceleration, initial, tol, max_iter, search)
+    def joint_motion(self, x, xd=None, xdd=None, initial=None) -> IKSolution:
+        """The whole chain at the actuator state ``(x, xd, xdd)`` (n,): the actuators and every
+        tree joint (:meth:`tree_state`); rates not given stay None.  ``initial`` is not needed
+        (the loop closures are explicit, eqs. 2, 4-5)."""
+        q, qd, qdd = self.tree_state(x, xd, xdd)
+        xd = None if xd is None else np.asarray(xd, dtype=float)
+        xdd = None if xdd is None else np.asarray(xdd, dtype=float)
+        return IKSolution(actuators=np.asarray(x, dtype=float), q=q, qd=None if xd is None else qd,
+                          qdd=None if xdd is None else qdd, actuators_d=xd, actuators_dd=xdd)
 
-    def joint_reactions(self, x, xd, f, wrench=None):
+    @property
+    def seed_reference(self) -> np.ndarray:
+        """Where :meth:`inverse_kinematics` starts without ``initial``: mid-stroke (n,)."""
+        return mid_stroke(self.chain)
+
+    def inverse_kinematics(self, pose, twist=None, acceleration=None, initial=None, *,
+                           search: bool = True) -> IKSolution:
+        """Actuator values (and rates, accelerations) for an end-effector pose (4, 4) in the
+        URDF root frame: the solution nearest ``initial`` (actuator values (n,) or a previous
+        :class:`~.interface.IKSolution`; default: mid-stroke), with every solution found in
+        ``solutions``; tolerance and iteration limit from ``options``; see :mod:`.chain_ik`."""
+        if isinstance(initial, IKSolution):
+            initial = initial.actuators
+        return chain_inverse_kinematics(self, pose, twist, acceleration, initial, self.options.tolerance,
+                                        self.options.max_iterations, search)
+
+    def joint_reactions(self, x, xd, u, wrench=None):
         """Wrench transmitted by every tree and cut joint (the 4-bars' pin loads) at the state
-        under the actuator forces ``f``: see :mod:`.reactions`."""
+        under the actuator forces ``u``: see :mod:`.reactions`."""
         from .reactions import joint_reactions
-        return joint_reactions(self, x, xd, f, wrench)
+        return joint_reactions(self, x, xd, u, wrench)
 
     def simulate(self, x0, xd0, duration, **kw):
         """Integrate the forward dynamics in actuator space: see :mod:`.simulation`."""
@@ -613,4 +654,4 @@ class ModuleChainRobot:
 
 
 # inverse kinematics lives in its own module; importable from here as before.
-from .chain_ik import ChainIKSolution, chain_inverse_kinematics, chain_jacobian  # noqa: E402,F401
+from .chain_ik import chain_inverse_kinematics, chain_jacobian, mid_stroke  # noqa: E402,F401

@@ -367,7 +367,8 @@ def alpha_beta_terms(mod: ParallelModule, st: ParallelModuleState, Mt: np.ndarra
     psi = w1 @ st.A1 + w3 @ st.A3 + w4 @ st.A4               # s_x^T Psi, eqs. 42, 45
     delta = w1 @ xi[2] + w3 @ xi[5] + w4 @ xi[8] + gamma     # s_x^T xi*_delta, eqs. 43, 45
     if not abs(alpha) > 0.0:
-        raise SingularityError(f"module '{mod.name}': actuator inertia alpha = {alpha:.3g} at x = {st.x:.6g} m (eq. 36)")
+        raise SingularityError(f"module '{mod.name}': actuator inertia alpha = {alpha:.3g} at x = {st.x:.6g} m "
+                               "(eq. 36)")
     return {"alpha": float(alpha), "psi": psi, "delta": float(delta), "rows": (r1, r3, r4)}
 
 

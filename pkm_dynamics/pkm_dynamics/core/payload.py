@@ -92,13 +92,8 @@ def description_with_payload(desc: RobotDescription, payload: Payload) -> RobotD
 
 
 def robot_with_payload(robot, payload: Payload):
-    """A new robot of the same kind and solver settings as ``robot`` (built by
-    :func:`.robot.robot_from_description` or :class:`.pkm.ParallelRobot`) carrying ``payload``
-    (added to whatever ``robot`` already carries)."""
-    desc = description_with_payload(robot.description, payload)
-    if desc.platform is None:
-        from .module_chain import ModuleChainRobot
-        return ModuleChainRobot(desc)
-    from .pkm import ParallelRobot
-    return ParallelRobot(desc, ik_scheme=robot.ik_scheme, tol=robot.tol, max_iter=robot.max_iter,
-                         singularity_threshold=robot.singularity_threshold)
+    """A new robot of the same kind and solver options as ``robot`` (built by
+    :func:`.robot.robot_from_description` or a robot class) carrying ``payload`` (added to
+    whatever ``robot`` already carries)."""
+    from .robot import robot_from_description
+    return robot_from_description(description_with_payload(robot.description, payload), robot.options)

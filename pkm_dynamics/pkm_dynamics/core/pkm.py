@@ -21,56 +21,29 @@ sample from the previous one, as the paper does along its paths (Sec. 6.4.1).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 
 from .bounds import check_effort, check_limits, check_rate
-from .description import RobotDescription, parse_description
+from .description import as_description
 from .errors import ConvergenceError, DescriptionError, SingularityError, StateError
 from .limb import (TWIST_COMPONENTS, _body_jacobian_derivative, build_limbs, constraint_resolution_derivative,
                    limb_inverse_kinematics_compound, limb_inverse_kinematics_nested, limb_jacobians,
                    limb_platform_pose, tree_coriolis_matrix)
-from .ik_refinement import LOOP_SINGULARITY_THRESHOLD, check_loop_conditions, limb_rates, refine_to_round_off
+from .ik_refinement import check_loop_conditions, limb_rates, refine_to_round_off
+from .interface import IKSolution, SolverOptions
 from .spatial import Ad, Ad_inv, ad, exp_se3, log_se3, pose_inv
 from .tree_dynamics import crba, forward_kinematics, kinematics, relative_adjoints, relative_poses, rnea
 from .working_mode import apply_joint_limits, solve_on_working_mode
 
 #: default threshold on kappa(F_(l)), kappa(J_IK) and kappa(M_t) above which the robot reports
-#: an input or output singularity
-SINGULARITY_THRESHOLD = 1e4
+#: an input or output singularity (:class:`~.interface.SolverOptions`)
+SINGULARITY_THRESHOLD = SolverOptions.singularity_threshold
 #: largest deviation (m, rad) of a requested pose from the task manifold C_ref exp(P_p x)
 TASK_MANIFOLD_TOLERANCE = 1e-9
 
 
-@dataclass
-class PkmIKSolution:
-    """Result of :meth:`ParallelRobot.inverse_kinematics` for one pose (or a batch: every
-    array then has a leading axis and the lists hold one entry per sample).
-
-    ``actuators`` (n_act,), ``q`` (n,) all tree joints of the robot description (and
-    ``qd``, ``qdd`` when a twist / acceleration was given); ``limb_theta``: per limb its
-    limb-tree joints (n_l,) (also the warm start of the next call); ``J_IK`` (n_act,
-    delta_p) (eq. 30); ``condition``: ``kappa(F_(l))`` per limb (Fig. 20b); ``iterations``:
-    outer IK iterations per limb; ``inner``: per limb, per outer step, the inner (loop
-    constraint) iterations of each FC (nested scheme; Figs. 11-12); ``residual``: largest loop
-    residual |g| after IK."""
-
-    pose: np.ndarray
-    actuators: np.ndarray
-    q: np.ndarray
-    J_IK: np.ndarray
-    condition: np.ndarray
-    iterations: np.ndarray
-    residual: np.ndarray
-    limb_theta: list
-    limb_thetad: list | None = None
-    limb_thetadd: list | None = None
-    qd: np.ndarray | None = None
-    qdd: np.ndarray | None = None
-    actuators_d: np.ndarray | None = None
-    actuators_dd: np.ndarray | None = None
-    inner: list = field(default_factory=list)
+#: the inverse kinematics result (:class:`~.interface.IKSolution`, one type for every robot kind)
+PkmIKSolution = IKSolution
 
 
 def parabolic_trajectory(t, reference_pose, dx, dz, cycles: float = 3.0, period: float = 1.0):
@@ -96,13 +69,16 @@ class ParallelRobot:
     """A PKM with hybrid limbs (paper 001), built from a robot description with a platform.
 
     Parameters: ``description`` (URDF text, path or :class:`RobotDescription`), ``gravity``;
-    ``independent``: optional tree-joint names to use as independent loop coordinates;
-    ``ik_scheme``: ``"nested"`` (Algorithms 1+2) or ``"compound"`` (Algorithm 3); ``tol``:
-    IK accuracy goal epsilon (pose error norm and loop residual); ``max_iter``;
-    ``singularity_threshold``: largest admissible ``kappa(F_(l))`` of a limb (input
-    singularity) and ``kappa(J_IK)`` (output singularity; ID, FD and HOID) (None: never raise);
-    ``loop_singularity_threshold``: largest admissible ``kappa(G_y)`` of a loop at an IK
-    solution (:mod:`.ik_refinement`; None: never raise).
+    ``options`` (:class:`~.interface.SolverOptions`, fixed for the robot's life):
+    ``ik_scheme`` ``"nested"`` (Algorithms 1+2) or ``"compound"`` (Algorithm 3),
+    ``tolerance``: IK accuracy goal epsilon (pose error norm and loop residual),
+    ``max_iterations``, ``singularity_threshold``: largest admissible ``kappa(F_(l))`` of a limb
+    (input singularity) and ``kappa(J_IK)`` (output singularity; ID, FD and HOID) (None: never
+    raise), ``loop_singularity_threshold``: largest admissible ``kappa(G_y)`` of a loop at an
+    IK solution (:mod:`.ik_refinement`; None: never raise); ``independent``: optional
+    tree-joint names to use as independent loop coordinates.  The robot interface of
+    :mod:`.interface` in task space: ``x`` is the platform pose (4, 4) (or its
+    :class:`~.interface.IKSolution`), ``xd``, ``xdd`` the task twist ``V_t`` and its derivative.
 
     Every IK solution is refined to round-off (so rates and accelerations are exact for it),
     lies on the working mode of its start and within the joint limits (:mod:`.working_mode`).
@@ -113,27 +89,21 @@ class ParallelRobot:
     ``tree_joints``, ``task_space``, ``limbs``, ``reference_pose``.
     """
 
-    def __init__(self, description, gravity=None, independent=None, ik_scheme: str = "nested",
-                 tol: float = 1e-10, max_iter: int = 50,
-                 singularity_threshold: float | None = SINGULARITY_THRESHOLD,
-                 loop_singularity_threshold: float | None = LOOP_SINGULARITY_THRESHOLD):
-        desc = description if isinstance(description, RobotDescription) else \
-            parse_description(description, gravity)
-        if gravity is not None and isinstance(description, RobotDescription):
-            from dataclasses import replace
-            desc = replace(desc, tree=desc.tree.with_gravity(gravity))
+    kind = "parallel"
+    state_space = "task"
+
+    def __init__(self, description, gravity=None, options: SolverOptions | None = None, independent=None):
+        desc = as_description(description, gravity)
         if desc.platform is None:
             raise DescriptionError(f"robot '{desc.name}' has no <platform>: not a parallel manipulator")
-        if ik_scheme not in ("nested", "compound"):
-            raise StateError(f"ik_scheme '{ik_scheme}' is not 'nested' or 'compound'")
+        self._options = SolverOptions() if options is None else options
         self.description = desc
         self.tree = desc.tree
-        self.ik_scheme = ik_scheme
-        self.tol = float(tol)
-        self.max_iter = int(max_iter)
-        self.singularity_threshold = singularity_threshold
-        self.loop_singularity_threshold = loop_singularity_threshold
+        self.name = desc.name
+        self.root_link = desc.tree.root_link
+        self.end_effector = desc.platform.link
         self.limbs: tuple = build_limbs(desc, independent)
+        self.limb_names = tuple(limb.name for limb in self.limbs)
         self.task_space = tuple(desc.platform.task_space)
         dp = len(self.task_space)
         self.P_p = np.zeros((6, dp))
@@ -159,7 +129,7 @@ class ParallelRobot:
             raise DescriptionError(f"robot '{desc.name}' has {len(self._act)} actuators for a "
                                    f"{dp}-DOF task space: under-actuated")
 
-    # -- names ------------------------------------------------------------------------------
+    # -- names and solver options (read-only: ``options`` is fixed) ----------------------------
     @property
     def actuated_joints(self) -> tuple:
         return self.description.actuated_joints
@@ -167,6 +137,23 @@ class ParallelRobot:
     @property
     def tree_joints(self) -> tuple:
         return self.tree.joint_names
+
+    seed_joints = tree_joints
+
+    @property
+    def twist_components(self) -> tuple:
+        return self.task_space
+
+    @property
+    def options(self) -> SolverOptions:
+        """The solver options, fixed at construction."""
+        return self._options
+
+    ik_scheme = property(lambda self: self.options.ik_scheme)
+    tol = property(lambda self: self.options.tolerance)
+    max_iter = property(lambda self: self.options.max_iterations)
+    singularity_threshold = property(lambda self: self.options.singularity_threshold)
+    loop_singularity_threshold = property(lambda self: self.options.loop_singularity_threshold)
 
     @property
     def dof(self) -> int:
@@ -295,15 +282,16 @@ class ParallelRobot:
             raise StateError("an acceleration needs a twist")
         return sol
 
-    def inverse_kinematics(self, pose, twist=None, acceleration=None, initial=None,
-                           scheme: str | None = None, tol: float | None = None) -> PkmIKSolution:
+    def inverse_kinematics(self, pose, twist=None, acceleration=None, initial=None, *,
+                           scheme: str | None = None, tol: float | None = None) -> IKSolution:
         """Actuator values and every tree-joint value for the platform pose ``pose`` (4, 4)
         (paper 001 eq. 23 per limb, Algorithms 1-3), plus their rates and accelerations when the
         task twist ``V_t`` (delta_p,) and acceleration ``Vdot_t`` (delta_p,) are given (eqs.
         27-30).  Batched: ``pose`` (N, 4, 4), ``twist``/``acceleration`` (N, delta_p); each
         sample starts from the previous solution.  ``initial``: start configuration (a previous
         :class:`PkmIKSolution` or tree-joint values (n,); default: the reference configuration).
-        ``scheme``: ``"nested"`` or ``"compound"``, ``tol``: accuracy goal (defaults: the robot's)."""
+        ``scheme``: ``"nested"`` or ``"compound"``, ``tol``: accuracy goal (defaults: the robot's
+        ``options``; per call, for comparing schemes and for the forward kinematics' inner solves)."""
         scheme = self.ik_scheme if scheme is None else scheme
         if scheme not in ("nested", "compound"):
             raise StateError(f"IK scheme '{scheme}' is not 'nested' or 'compound'")
@@ -412,13 +400,12 @@ class ParallelRobot:
             out.append(r)
         return np.stack(out)
 
-    def inverse_dynamics(self, pose, twist, acceleration, wrench=None, initial=None):
+    def inverse_dynamics(self, x, xd, xdd, wrench=None, *, initial=None):
         """Inverse-dynamics feedforward ``u`` (n_act,) (paper 001 eq. 45) for the task motion
-        ``(pose (4,4), V_t, Vdot_t)``, optional platform wrench ``W_EE`` (6,) (body-fixed, in
-        the platform frame).  ``pose`` may be a :class:`PkmIKSolution`.  Batched over a
-        leading axis of pose/twist/acceleration/wrench."""
-        return self._one(self._inverse_dynamics_one, pose, twist, acceleration, initial=initial,
-                         wrench=wrench)
+        ``(x = pose (4,4), xd = V_t, xdd = Vdot_t)``, optional platform wrench ``W_EE`` (6,)
+        (body-fixed, in the platform frame).  ``x`` may be an :class:`~.interface.IKSolution`;
+        ``initial``: where its IK starts.  Batched over a leading axis of x/xd/xdd/wrench."""
+        return self._one(self._inverse_dynamics_one, x, xd, xdd, initial=initial, wrench=wrench)
 
     def _inverse_dynamics_one(self, pose, twist, acceleration, initial=None, wrench=None,
                               _return_solution=False):
@@ -432,11 +419,11 @@ class ParallelRobot:
         u = self._solve_u(sol.J_IK, W)
         return (u, sol) if _return_solution else u
 
-    def forward_dynamics(self, pose, twist, u, wrench=None, initial=None):
-        """Task acceleration ``Vdot_t`` (delta_p,) from eq. 39 for actuator forces ``u``
-        (n_act,) at the task state ``(pose, V_t)``: ``M_t Vdot_t = J_IK^T u + W_EE - (C_t V_t +
-        W_grav)``.  Batched over a leading axis."""
-        return self._one(self._forward_dynamics_one, pose, twist, u, initial=initial, wrench=wrench)
+    def forward_dynamics(self, x, xd, u, wrench=None, *, initial=None):
+        """Task acceleration ``xdd = Vdot_t`` (delta_p,) from eq. 39 for actuator forces ``u``
+        (n_act,) at the task state ``(x = pose, xd = V_t)``: ``M_t Vdot_t = J_IK^T u + W_EE -
+        (C_t V_t + W_grav)``.  Batched over a leading axis."""
+        return self._one(self._forward_dynamics_one, x, xd, u, initial=initial, wrench=wrench)
 
     def _forward_dynamics_one(self, pose, twist, u, initial=None, wrench=None, _return_solution=False):
         V = self._vec(twist, "twist")
@@ -464,21 +451,21 @@ class ParallelRobot:
         a = np.linalg.solve(M_t, rhs)
         return (a, sol) if _return_solution else a
 
-    def forward_dynamics_derivatives(self, x, xd, f, f_ext=None, initial=None):
+    def forward_dynamics_derivatives(self, x, xd, u, wrench=None, *, initial=None):
         """``Vdot_t`` of :meth:`forward_dynamics` at the pose ``x`` (4, 4), twist ``xd``, efforts
-        ``f`` (wrench ``f_ext``) and its exact derivatives ``d_x`` (along ``x exp(P_p delta)``),
+        ``u`` (``wrench`` on the platform) and its exact derivatives ``d_x`` (along ``x exp(P_p delta)``),
         ``d_xd`` (delta, delta), ``d_u`` (delta, n_act): a :class:`~.derivatives.DynamicsDerivatives`
         (forward mode, :mod:`.pkm_derivatives`); batched over a leading axis."""
         from .pkm_derivatives import pkm_forward_dynamics_derivatives
-        return pkm_forward_dynamics_derivatives(self, x, xd, f, f_ext, initial)
+        return pkm_forward_dynamics_derivatives(self, x, xd, u, wrench, initial)
 
-    def inverse_dynamics_derivatives(self, x, xd, xdd, f_ext=None, initial=None):
+    def inverse_dynamics_derivatives(self, x, xd, xdd, wrench=None, *, initial=None):
         """``u`` of :meth:`inverse_dynamics` at the pose ``x`` (4, 4), twist ``xd``, task
-        acceleration ``xdd`` (wrench ``f_ext``) and its exact derivatives ``d_x``, ``d_xd``,
+        acceleration ``xdd`` (``wrench`` on the platform) and its exact derivatives ``d_x``, ``d_xd``,
         ``d_u`` (n_act, delta) each: a :class:`~.derivatives.DynamicsDerivatives` (forward mode,
         :mod:`.pkm_derivatives`); batched over a leading axis."""
         from .pkm_derivatives import pkm_inverse_dynamics_derivatives
-        return pkm_inverse_dynamics_derivatives(self, x, xd, xdd, f_ext, initial)
+        return pkm_inverse_dynamics_derivatives(self, x, xd, xdd, wrench, initial)
 
     def mass_matrix(self, sol: PkmIKSolution, poses=None) -> np.ndarray:
         """``M_t`` (delta_p, delta_p), eq. 40: ``sum_l F_l^T H_l^T M_l H_l F_l + P_p^T M_p P_p``.
@@ -514,24 +501,45 @@ class ParallelRobot:
             Wg += jac.K.T @ rnea(limb.tree, th, np.zeros(limb.n), np.zeros(limb.n))
         return M, Ct, Wg
 
-    def joint_reactions(self, x, xd, f, wrench=None):
+    def joint_reactions(self, x, xd, u, wrench=None):
         """Wrench transmitted by every tree and cut joint (the loops' constraint forces) at the
-        task state ``(pose, V_t)`` under the actuator forces ``f``: see :mod:`.reactions`."""
+        task state ``(pose, V_t)`` under the actuator forces ``u``: see :mod:`.reactions`."""
         from .reactions import joint_reactions
-        return joint_reactions(self, x, xd, f, wrench)
+        return joint_reactions(self, x, xd, u, wrench)
 
     def simulate(self, x0, xd0, duration, **kw):
         """Integrate the forward dynamics in task space: see :mod:`.simulation`."""
         from .simulation import simulate
         return simulate(self, x0, xd0, duration, **kw)
 
-    def higher_order_inverse_dynamics(self, pose, twist, acceleration, jerk, snap, **kw):
-        """``u, du, ddu`` (+ SEA motor feedforward), paper 002: see :mod:`.higher_order`."""
+    def higher_order_inverse_dynamics(self, x, xd, xdd, xddd, xdddd, **kw):
+        """``u, du, ddu`` (+ SEA motor feedforward), paper 002, for the platform pose ``x``, task
+        twist ``xd`` and its 1st..3rd derivatives: see :mod:`.higher_order`."""
         from .higher_order import higher_order_inverse_dynamics
-        return higher_order_inverse_dynamics(self, pose, twist, acceleration, jerk, snap, **kw)
+        return higher_order_inverse_dynamics(self, x, xd, xdd, xddd, xdddd, **kw)
+
+    def joint_motion(self, x, xd=None, xdd=None, initial=None) -> IKSolution:
+        """The whole robot at the task state ``(x = pose, xd = V_t, xdd = Vdot_t)``: its inverse
+        kinematics (:meth:`inverse_kinematics`, from ``initial``)."""
+        return self.inverse_kinematics(x, xd, xdd, initial=initial)
+
+    @property
+    def seed_reference(self) -> np.ndarray:
+        """Where :meth:`inverse_kinematics` starts without ``initial``: the reference
+        configuration of the description, all tree joints 0 (nq,)."""
+        return np.zeros(self.tree.nq)
+
+    def tree_state(self, x, xd=None, xdd=None):
+        """``(q, qd, qdd)`` of every tree joint (order ``tree_joints``) at the platform pose
+        ``x`` (4, 4), task twist ``xd`` and its derivative (delta_p,) (default zero): the inverse
+        kinematics of the motion (eqs. 23, 27-29).  Batched over a leading axis."""
+        pose = np.asarray(x, dtype=float)
+        zero = np.zeros(pose.shape[:-2] + (self.dof,))
+        sol = self.inverse_kinematics(pose, zero if xd is None else xd, zero if xdd is None else xdd)
+        return sol.q, sol.qd, sol.qdd
 
     # -- forward kinematics -------------------------------------------------------------------
-    def forward_kinematics(self, actuators, initial=None, tol: float | None = None,
+    def forward_kinematics(self, actuators, *, initial=None, tol: float | None = None,
                            max_iter: int | None = None, return_solution: bool = False):
         """Platform pose (4, 4) for actuator values (n_act,): Newton's method on the inverse
         kinematics, ``x <- x + J_IK^-1 (theta_act - f_IK(x))`` with the pose updated as
@@ -544,7 +552,7 @@ class ParallelRobot:
         if a.ndim == 2:
             out, init = [], initial
             for row in a:
-                C, s = self.forward_kinematics(row, init, tol, max_iter, return_solution=True)
+                C, s = self.forward_kinematics(row, initial=init, tol=tol, max_iter=max_iter, return_solution=True)
                 out.append(C)
                 init = s
             return np.stack(out)

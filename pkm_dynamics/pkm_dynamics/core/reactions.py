@@ -152,7 +152,7 @@ def _one(robot, m: _Model, x, xd, f, wrench, initial):
         sol = robot.inverse_kinematics(sol.pose, xd, a, initial=sol)
         q, qd, qdd = sol.q, sol.qd, sol.qdd
     else:
-        a = robot.forward_dynamics(x, xd, f, f_ext=wrench)
+        a = robot.forward_dynamics(x, xd, f, wrench=wrench)
         q, qd, qdd = robot.tree_state(x, xd, a)
     tau = np.zeros(tree.nq)
     tau[m.actuated] = f

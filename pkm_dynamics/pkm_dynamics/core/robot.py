@@ -2,23 +2,26 @@
 from __future__ import annotations
 
 from .description import RobotDescription, parse_description
+from .interface import SolverOptions
 
 
-def load_robot(description: str, gravity=None):
+def load_robot(description: str, gravity=None, options: SolverOptions | None = None):
     """Build the model of a robot from its description (URDF text or file path).
 
-    ``gravity``: 3-vector in the URDF root frame (default ``(0, 0, -9.80665)``).  Returns a
-    :class:`~pkm_dynamics.core.module_chain.ModuleChainRobot` for module chains (no
-    ``<platform>``), a :class:`~pkm_dynamics.core.pkm.ParallelRobot` for parallel manipulators.
-    Raises :class:`~pkm_dynamics.core.errors.DescriptionError` naming what is wrong."""
+    ``gravity``: 3-vector in the URDF root frame (default ``(0, 0, -9.80665)``); ``options``:
+    the solver settings (:class:`~.interface.SolverOptions`, default ``SolverOptions()``), fixed
+    for the robot's life.  Returns a :class:`~pkm_dynamics.core.module_chain.ModuleChainRobot`
+    for module chains (no ``<platform>``), a :class:`~pkm_dynamics.core.pkm.ParallelRobot` for
+    parallel manipulators; both follow :class:`~.interface.Robot`.  Raises
+    :class:`~pkm_dynamics.core.errors.DescriptionError` naming what is wrong."""
     desc = parse_description(description, gravity)
-    return robot_from_description(desc)
+    return robot_from_description(desc, options)
 
 
-def robot_from_description(desc: RobotDescription):
+def robot_from_description(desc: RobotDescription, options: SolverOptions | None = None):
     """The robot object of an already parsed description (see :func:`load_robot`)."""
     if desc.platform is not None:
         from .pkm import ParallelRobot
-        return ParallelRobot(desc)
+        return ParallelRobot(desc, options=options)
     from .module_chain import ModuleChainRobot
-    return ModuleChainRobot(desc)
+    return ModuleChainRobot(desc, options=options)

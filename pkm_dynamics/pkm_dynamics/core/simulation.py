@@ -102,7 +102,7 @@ class _Dynamics:
                 self.warm = sol
                 rate = task_coordinate_rates(robot.P_p, x, xd)
             else:
-                xdd = self.robot.forward_dynamics(x, xd, f, f_ext=self.wrench)
+                xdd = self.robot.forward_dynamics(x, xd, f, wrench=self.wrench)
                 rate = xd
         except PkmDynamicsError as exc:
             raise type(exc)(f"simulation at t = {t:.6g} s: {exc}") from exc

@@ -14,9 +14,10 @@ without a cache (``CACHING`` is False: every process compiles them again, a few 
 
 numba checks a cached kernel only against its own source file, not against the files of the
 functions it inlined: a kernel cached before an edit of :mod:`.spatial_kernels` (or of the
-scalar functions of :mod:`..spatial` it compiles) would keep the old helpers.  So locations 2 and 3 get a subdirectory named after a hash of every source of
-this package (:func:`source_hash`): any edit starts a fresh cache.  A ``NUMBA_CACHE_DIR`` the
-user set is used as it is (processes started from this one inherit the chosen directory).
+scalar functions of :mod:`..spatial` it compiles) would keep the old helpers.  So locations 2
+and 3 get a subdirectory named after a hash of every source of this package (:func:`source_hash`):
+any edit starts a fresh cache.  A ``NUMBA_CACHE_DIR`` the user set is used as it is (processes
+started from this one inherit the chosen directory).
 """
 from __future__ import annotations
 

@@ -7,7 +7,6 @@ returns a status with ``status = (code, row, module)``.
 """
 from __future__ import annotations
 
-import math
 
 from .cache import kernel
 from .chain_closure import (BOUND_ACCELERATION, BOUND_POSITION, BOUND_VELOCITY, NONFINITE_INPUT, OK,

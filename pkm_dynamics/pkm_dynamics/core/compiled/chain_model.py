@@ -18,7 +18,7 @@ from ..errors import PkmDynamicsError, SingularityError, StateError
 from . import chain_kernels as K
 from . import chain_kinematics as KK
 
-_NAMES = ("x", "xd", "third", "f_ext")
+_NAMES = ("x", "xd", "third", "wrench")
 
 
 @dataclass(frozen=True)
@@ -147,8 +147,8 @@ def _batch(model: ChainModel, data: ChainData, x, xd, t, f_ext):
     fe = np.asarray(f_ext, dtype=float)
     B = x.shape[0]
     if fe.shape != (6,) and (fe.shape != (B, 6) or single):
-        raise StateError(f"f_ext has shape {fe.shape}, expected (6,)" + ("" if single else f" or ({B}, 6)"))
-    return x, xd, t, _rows(fe, 6, "f_ext"), single
+        raise StateError(f"wrench has shape {fe.shape}, expected (6,)" + ("" if single else f" or ({B}, 6)"))
+    return x, xd, t, _rows(fe, 6, "wrench"), single
 
 
 def _raise(model: ChainModel, status, arrays, reference, fe=None, names=("x", "xd", "xdd")) -> None:
@@ -163,8 +163,8 @@ def _raise(model: ChainModel, status, arrays, reference, fe=None, names=("x", "x
     rows = [a[row] for a in arrays]
     if code == K.NONFINITE_INPUT:
         if idx == 3:
-            check_effort(fe, "f_ext")
-            raise StateError(f"f_ext is not finite: {fe.tolist()}")
+            check_effort(fe, "wrench")
+            raise StateError(f"wrench is not finite: {fe.tolist()}")
         _as_state(names[idx], rows[idx], model.n)
     if code == K.STROKE:
         _check_actuators(chain, rows[0])

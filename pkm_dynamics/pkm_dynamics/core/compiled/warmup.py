@@ -18,7 +18,7 @@ def warm() -> float:
     from ..robot import load_robot
     robot = load_robot(module_chain_urdf(2))
     x = np.zeros((2, robot.n))
-    f = robot.inverse_dynamics(x, x, x, f_ext=np.zeros(6))
+    f = robot.inverse_dynamics(x, x, x, wrench=np.zeros(6))
     robot.forward_dynamics(x, x, f)
     robot.forward_dynamics(x[0], x[0], f[0])                 # one state: chain_dynamics_one
     robot.forward_dynamics_derivatives(x, x, f)              # chain_derivatives (one signature)

@@ -1,0 +1,264 @@
+"""The node's services: each handler converts a request into arrays (``conversions``), calls
+the core and fills the response; :meth:`Services._serve` turns any failure into ``success =
+false`` with an error code and a message naming the problem.
+
+:class:`Services` is a part of :class:`~pkm_dynamics.dynamics_node.DynamicsNode` (a mixin: it
+uses the node's model, lifecycle state, diagnostics, clock and logger)."""
+from geometry_msgs.msg import Twist
+import numpy as np
+from pkm_dynamics_interfaces.msg import ErrorCodes
+from trajectory_msgs.msg import JointTrajectoryPoint
+
+from pkm_dynamics.conversions import (RequestError, check_points, core_error, flagged_vector,
+                                      floats, matrix_pose, name_index, ordered, spatial_vector,
+                                      stamped_pose_matrix, task_message, wrench_messages)
+from pkm_dynamics.core.forward_state import forward_state
+
+#: request queue depth of every service (the ROS default, 10, drops a burst's further requests
+#: silently while a long call is served)
+SERVICE_QUEUE_DEPTH = 1000
+
+
+class Services:
+    """The service handlers (part of the node class)."""
+
+    def _on_get_model_info(self, request, response):
+        model = self._model
+        if model is None:
+            response.success = False
+            response.error_code.val = (ErrorCodes.INVALID_DESCRIPTION if 'rejected' in
+                                       self._model_error else ErrorCodes.NO_MODEL)
+            response.message = self._model_error
+            return response
+        response.success = True
+        response.error_code.val = ErrorCodes.SUCCESS
+        response.message = 'model loaded' + self._description_note + (
+            '' if self._state == 'active' else f'; the node is {self._state}, not serving')
+        response.robot_name = model.name
+        response.kind = model.kind
+        response.tree_joints = list(model.tree_joints)
+        response.actuated_joints = list(model.actuated)
+        response.series_elastic_joints = list(model.series_elastic)
+        response.end_effector = model.end_effector or ''
+        response.task_space = list(model.task_space)
+        response.num_bodies = model.num_bodies
+        response.total_mass = float(model.total_mass)
+        response.gravity = model.gravity
+        payload = model.payload
+        response.payload_link = model.end_effector or ''
+        response.payload_mass = payload.mass
+        response.payload_com = floats(payload.com)
+        response.payload_inertia = floats(payload.inertia[[0, 0, 0, 1, 1, 2], [0, 1, 2, 1, 2, 2]])
+        return response
+
+    def _serve(self, handler):
+        """Service callback around ``handler(model, request, response)``: any failure becomes
+        success = false, an error code and a message on a fresh response."""
+        def callback(request, response):
+            model = self._model
+            try:
+                self._require_active()
+                if model is None:
+                    raise RequestError(ErrorCodes.NO_MODEL, self._model_error)
+                handler(model, request, response)
+            except Exception as exc:
+                code, message = core_error(exc)
+                if code == ErrorCodes.FAILURE:
+                    self.get_logger().error(f'{handler.__name__[1:]}: unexpected {message}')
+                self._diagnostics.error(handler.__name__[1:], message)
+                failed_point = getattr(exc, 'point', None)
+                response = type(response)()
+                response.success = False
+                response.error_code.val = code
+                response.message = message
+                if hasattr(response, 'failed_point'):
+                    response.failed_point = -1 if failed_point is None else failed_point
+                return response
+            response.success = True
+            response.error_code.val = ErrorCodes.SUCCESS
+            if not response.message:
+                response.message = 'ok'
+            return response
+        return callback
+
+    @staticmethod
+    def _wrench(model, wrenches, what='wrench'):
+        if not wrenches:
+            return None
+        return spatial_vector(wrenches[0], what)
+
+    def _forward_dynamics(self, model, request, response):
+        js = request.joint_state
+        index = name_index(js.name, model.actuated, 'joint_state.name')
+        count = len(js.name)
+        u = ordered(js.effort, index, count, 'joint_state.effort', bound='effort')
+        wrench = self._wrench(model, request.wrench)
+        response.joint_names = list(model.actuated)
+        x, xd = model.space.forward_dynamics_state(model, request, index, count)
+        model.space.forward_dynamics_answer(
+            model, response, model.robot.forward_dynamics(x, xd, u, wrench=wrench))
+
+    def _joint_reactions(self, model, request, response):
+        """JointReactions: the state and efforts as in ForwardDynamics, the wrench of every tree
+        and cut joint out (``robot.joint_reactions``, core/reactions.py)."""
+        js = request.joint_state
+        index = name_index(js.name, model.actuated, 'joint_state.name')
+        count = len(js.name)
+        u = ordered(js.effort, index, count, 'joint_state.effort', bound='effort')
+        wrench = self._wrench(model, request.wrench)
+        x, xd = model.space.forward_dynamics_state(model, request, index, count)
+        r = model.robot.joint_reactions(x, xd, u, wrench=wrench)
+        response.joint_names = list(r.joints)
+        response.joint_wrenches = wrench_messages(r.joint_wrenches, 'joint_wrenches')
+        response.cut_joint_names = list(r.cut_joints)
+        response.cut_joint_wrenches = wrench_messages(r.cut_wrenches, 'cut_joint_wrenches')
+
+    def _inverse_dynamics(self, model, request, response):
+        trajectory = model.space.trajectory(model, request)
+        points = trajectory.points
+        if not points:
+            raise RequestError(ErrorCodes.INVALID_REQUEST, 'the trajectory has no points')
+        check_points(len(points))
+        wrenches = list(request.wrenches)
+        if len(wrenches) not in (0, 1, len(points)):
+            raise RequestError(ErrorCodes.INVALID_SIZE,
+                               f'wrenches has {len(wrenches)} entries: give 0, 1 or one per '
+                               f'point ({len(points)})')
+        out = response.feedforward
+        out.header = trajectory.header
+        out.joint_names = list(model.actuated)
+        read = model.space.point_reader(model, trajectory)
+        robot = model.robot
+        previous = None             # each point's state starts from the previous one's
+        for k, p in enumerate(points):
+            def one(p=p, k=k, previous=previous):
+                x, xd, xdd = read(p, k)
+                w = (spatial_vector(wrenches[min(k, len(wrenches) - 1)], f'wrenches[{k}]')
+                     if wrenches else None)
+                state = robot.joint_motion(x, xd, xdd, initial=previous)
+                return state, robot.inverse_dynamics(state, xd, xdd, wrench=w)
+            state, u = self._at_point(k, one)
+            previous = state
+            out.points.append(JointTrajectoryPoint(
+                positions=floats(state.actuators), velocities=floats(state.actuators_d),
+                accelerations=floats(state.actuators_dd),
+                effort=self._at_point(k, floats, u, 'effort'),
+                time_from_start=p.time_from_start))
+        response.failed_point = -1
+        response.message = f'{len(points)} point(s)'
+
+    @staticmethod
+    def _at_point(k, fn, *args):
+        """fn(*args); an exception gets ``point = k`` and the point in its message."""
+        try:
+            return fn(*args)
+        except Exception as exc:
+            code, message = core_error(exc)
+            error = RequestError(code, f'point {k}: {message}')
+            error.point = k
+            raise error from exc
+
+    def _higher_order_inverse_dynamics(self, model, request, response):
+        x, ders = model.space.higher_order_state(model, request)
+        result = model.robot.higher_order_inverse_dynamics(x, *ders)
+        names = list(model.actuated)
+        response.effort.name = names
+        response.effort.effort = floats(result.u, 'effort.effort')
+        response.effort.effort_rate = floats(result.du, 'effort.effort_rate')
+        response.effort.effort_acceleration = floats(result.ddu, 'effort.effort_acceleration')
+        motion = np.asarray(result.actuator_motion)
+        am = response.actuator_motion
+        am.name = names
+        am.position, am.velocity, am.acceleration, am.jerk, am.snap = (
+            floats(motion[k]) for k in range(5))
+        response.series_elastic = result.motor_position is not None
+        if response.series_elastic:
+            mf = response.motor
+            mf.name = names
+            mf.position = floats(result.motor_position)
+            mf.velocity = floats(result.motor_velocity)
+            mf.acceleration = floats(result.motor_acceleration)
+            mf.torque = floats(result.motor_torque, 'motor.torque')
+        response.method = result.method
+
+    def _inverse_kinematics(self, model, request, response):
+        pose = stamped_pose_matrix(request.pose, model.root_link)
+        # PKM: the platform twist's task components; module chain: the whole end-effector twist
+        ts = model.robot.twist_components
+        twist = flagged_vector(request.has_twist, request.twist, ts, 'twist', 'rate 1')
+        accel = flagged_vector(request.has_acceleration, request.acceleration, ts,
+                               'acceleration', 'rate 2')
+        if accel is not None and twist is None:
+            raise RequestError(ErrorCodes.INVALID_REQUEST,
+                               'an acceleration needs a twist (has_acceleration without '
+                               'has_twist)')
+        initial = None
+        seed = request.seed
+        if seed.name:
+            name_index(seed.name, list(seed.name), 'seed.name')      # names given twice
+            unknown = [n for n in seed.name if n not in model.tree_joints]
+            if unknown:
+                raise RequestError(ErrorCodes.UNKNOWN_JOINT,
+                                   f'seed.name: unknown joint(s) {unknown}; tree joints: '
+                                   f'{list(model.tree_joints)}')
+            values = ordered(seed.position, list(range(len(seed.name))), len(seed.name),
+                             'seed.position')
+            # the robot's start values (module chain: its actuators, PKM: every tree joint),
+            # unnamed ones at the robot's default start
+            joints = model.robot.seed_joints
+            initial = np.array(model.robot.seed_reference, dtype=float)
+            for name, v in zip(seed.name, values):
+                if name in joints:
+                    initial[joints.index(name)] = v
+        sol = model.robot.inverse_kinematics(pose, twist, accel, initial=initial)
+        self._diagnostics.condition(np.max(sol.condition))
+        response.actuator_state.name = list(model.actuated)
+        response.actuator_state.position = floats(sol.actuators)
+        response.joint_state.name = list(model.tree_joints)
+        response.joint_state.position = floats(sol.q)
+        if sol.qd is not None:
+            response.actuator_state.velocity = floats(sol.actuators_d)
+            response.joint_state.velocity = floats(sol.qd)
+        if sol.qdd is not None:
+            response.actuator_acceleration = floats(sol.actuators_dd)
+            response.joint_acceleration = floats(sol.qdd)
+        response.limb_names = list(model.robot.limb_names)
+        response.iterations = [int(i) for i in sol.iterations]
+        response.condition = floats(sol.condition)
+        if sol.solutions is not None and len(sol.solutions) > 1:
+            response.message = (
+                f'{len(sol.solutions)} solutions within the strokes; returned the one nearest '
+                f'{"the seed" if initial is not None else "mid-stroke"}; the others '
+                f'({list(model.actuated)}): {[floats(s) for s in sol.solutions[1:]]}')
+        response.residual = float(sol.residual)
+
+    def _forward_kinematics(self, model, request, response):
+        js = request.actuator_state
+        index = name_index(js.name, model.actuated, 'actuator_state.name')
+        count = len(js.name)
+        x = ordered(js.position, index, count, 'actuator_state.position')
+        xd = (ordered(js.velocity, index, count, 'actuator_state.velocity') if len(js.velocity)
+              else None)
+        state = forward_state(model.robot, x, xd)
+        outputs = [state.pose, state.q] + [a for a in (state.twist, state.qd, state.mass_matrix)
+                                           if a is not None]
+        if not all(np.isfinite(a).all() for a in outputs):
+            raise RequestError(ErrorCodes.SINGULAR, 'forward kinematics gave a non-finite '
+                               f'result for actuator positions {floats(x)}')
+        header = response.pose.header
+        header.stamp = js.header.stamp
+        if header.stamp.sec == 0 and header.stamp.nanosec == 0:
+            header.stamp = self.get_clock().now().to_msg()
+        header.frame_id = model.root_link
+        response.pose.pose = matrix_pose(state.pose)
+        response.has_twist = state.twist is not None
+        if response.has_twist:
+            response.twist = task_message(state.twist, model.robot.twist_components, Twist)
+        response.joint_state.header = header
+        response.joint_state.name = list(model.tree_joints)
+        response.joint_state.position = floats(state.q)
+        if state.qd is not None:
+            response.joint_state.velocity = floats(state.qd)
+        if state.mass_matrix is not None:     # PKM: M_t in task_space order
+            response.task_space = list(model.task_space)
+            response.mass_matrix = floats(state.mass_matrix)

@@ -1,0 +1,155 @@
+"""The robot's state in requests and references, by state space (``robot.state_space``).
+
+A robot is served in its minimal coordinates (:mod:`pkm_dynamics.core.interface`): module
+chains in *actuator space* (the actuated joints' positions and rates, by name), parallel
+manipulators in *task space* (the platform pose and the task twist). Each space reads the
+state ``(x, xd, xdd, ...)`` from the message fields that carry it in that space and refuses
+the other space's fields; :data:`SPACES` gives the reader of a robot's space. Everything else
+(the core calls, the responses) is the same for both spaces.
+"""
+from geometry_msgs.msg import Accel
+import numpy as np
+from pkm_dynamics_interfaces.msg import ErrorCodes
+
+from pkm_dynamics.conversions import (RequestError, check_frame, floats, name_index, ordered,
+                                      pose_matrix, refuse_fields, set_fields,
+                                      stamped_pose_matrix, task_message, task_vector)
+
+#: the fields of a motion's derivatives (HigherOrderInverseDynamics): actuator, task space
+MOTION_RATES = ('velocity', 'acceleration', 'jerk', 'snap')
+TASK_RATES = ('twist', 'acceleration', 'jerk', 'snap')
+
+
+class ActuatorSpace:
+    """Module chains: the actuated joints, matched by name in any order (every one given)."""
+
+    robot_is = 'a module chain'
+    #: the reference topic (role of ``streaming.TOPICS``) and its message type
+    reference_role, reference_form = 'reference', 'JointTrajectory'
+
+    @staticmethod
+    def forward_dynamics_state(model, request, index, count):
+        """``(x, xd)`` of a ForwardDynamics request (``joint_state`` matched by ``index``)."""
+        refuse_fields(set_fields(request, ('pose', 'twist')),
+                      f'robot "{model.name}" is a module chain: its state is '
+                      f'joint_state (position, velocity), not pose and twist')
+        js = request.joint_state
+        x = ordered(js.position, index, count, 'joint_state.position')
+        xd = ordered(js.velocity, index, count, 'joint_state.velocity', optional=True,
+                     bound='rate 1')
+        return x, xd
+
+    @staticmethod
+    def forward_dynamics_answer(model, response, xdd):
+        response.acceleration = floats(xdd, 'acceleration')
+
+    @staticmethod
+    def trajectory(model, request):
+        """The trajectory of an InverseDynamics request (``trajectory``)."""
+        if request.task_trajectory.points:
+            raise RequestError(ErrorCodes.INVALID_REQUEST,
+                               f'robot "{model.name}" is a module chain: give the motion '
+                               f'as trajectory (actuator space), not as task_trajectory')
+        return request.trajectory
+
+    @staticmethod
+    def point_reader(model, trajectory, what='trajectory'):
+        """``read(p, k) -> (x, xd, xdd)`` of the points of a JointTrajectory (missing rates:
+        zero)."""
+        index = name_index(trajectory.joint_names, model.actuated, f'{what}.joint_names'
+                           if what else 'joint_names')
+        n = len(trajectory.joint_names)
+
+        def read(p, k):
+            x = ordered(p.positions, index, n, f'points[{k}].positions')
+            xd = ordered(p.velocities, index, n, f'points[{k}].velocities', optional=True,
+                         bound='rate 1')
+            xdd = ordered(p.accelerations, index, n, f'points[{k}].accelerations',
+                          optional=True, bound='rate 2')
+            return x, xd, xdd
+        return read
+
+    @staticmethod
+    def higher_order_state(model, request):
+        """``(x, [xd, xdd, xddd, xdddd])`` of a HigherOrderInverseDynamics request."""
+        refuse_fields(set_fields(request, ('pose', 'twist', 'acceleration', 'jerk', 'snap')),
+                      f'robot "{model.name}" is a module chain: give the motion as motion '
+                      f'(actuator space)')
+        m = request.motion
+        index = name_index(m.name, model.actuated, 'motion.name')
+        n = len(m.name)
+        x = ordered(m.position, index, n, 'motion.position')
+        return x, [ordered(getattr(m, f), index, n, f'motion.{f}', optional=True,
+                           bound=f'rate {k}') for k, f in enumerate(MOTION_RATES, start=1)]
+
+
+class TaskSpace:
+    """Parallel manipulators: the platform pose (root link frame) and the task twist."""
+
+    robot_is = 'a parallel manipulator'
+    reference_role, reference_form = 'task_reference', 'MultiDOFJointTrajectory'
+
+    @staticmethod
+    def forward_dynamics_state(model, request, index, count):
+        """``(x, xd)`` of a ForwardDynamics request: ``pose`` and ``twist``."""
+        refuse_fields(set_fields(request.joint_state, ('position', 'velocity'), 'joint_state.'),
+                      f'robot "{model.name}" is a parallel manipulator: its state is pose '
+                      f'and twist; joint_state carries only name and effort')
+        pose = stamped_pose_matrix(request.pose, model.root_link)
+        return pose, task_vector(request.twist, model.task_space, 'twist', bound='rate 1')
+
+    @staticmethod
+    def forward_dynamics_answer(model, response, xdd):
+        response.platform_acceleration = task_message(floats(xdd, 'platform_acceleration'),
+                                                      model.task_space, Accel)
+
+    @staticmethod
+    def trajectory(model, request):
+        """The trajectory of an InverseDynamics request (``task_trajectory``)."""
+        if request.trajectory.points:
+            raise RequestError(ErrorCodes.INVALID_REQUEST,
+                               f'robot "{model.name}" is a parallel manipulator: give the '
+                               f'motion as task_trajectory (platform pose and twist), not '
+                               f'as trajectory')
+        return request.task_trajectory
+
+    @staticmethod
+    def point_reader(model, trajectory, what='task_trajectory'):
+        """``read(p, k) -> (pose, V_t, dV_t)`` of the points of a MultiDOFJointTrajectory
+        (one transform, at most one velocity and acceleration; missing rates: zero)."""
+        check_frame(trajectory.header.frame_id, model.root_link,
+                    f'{what}.header.frame_id' if what else 'header.frame_id')
+        zero = np.zeros(len(model.task_space))
+
+        def read(p, k):
+            where = f'points[{k}]'
+            if len(p.transforms) != 1:
+                raise RequestError(ErrorCodes.INVALID_SIZE,
+                                   f'{where}.transforms has {len(p.transforms)} entries: give '
+                                   f'one (the platform pose)')
+            for field in ('velocities', 'accelerations'):
+                if len(getattr(p, field)) > 1:
+                    raise RequestError(ErrorCodes.INVALID_SIZE,
+                                       f'{where}.{field} has {len(getattr(p, field))} entries: '
+                                       f'give 0 or 1')
+            pose = pose_matrix(p.transforms[0], f'{where}.transforms[0]')
+            twist = (task_vector(p.velocities[0], model.task_space, f'{where}.velocities[0]',
+                                 bound='rate 1') if p.velocities else zero)
+            accel = (task_vector(p.accelerations[0], model.task_space,
+                                 f'{where}.accelerations[0]', bound='rate 2')
+                     if p.accelerations else zero)
+            return pose, twist, accel
+        return read
+
+    @staticmethod
+    def higher_order_state(model, request):
+        refuse_fields(set_fields(request, ('motion',)),
+                      f'robot "{model.name}" is a parallel manipulator: give the motion as '
+                      f'pose, twist, acceleration, jerk, snap (task space)')
+        x = stamped_pose_matrix(request.pose, model.root_link)
+        return x, [task_vector(getattr(request, f), model.task_space, f, bound=f'rate {k}')
+                   for k, f in enumerate(TASK_RATES, start=1)]
+
+
+#: the message reader of each state space (``robot.state_space``)
+SPACES = {'actuator': ActuatorSpace, 'task': TaskSpace}
