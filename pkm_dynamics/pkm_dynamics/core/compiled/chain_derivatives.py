@@ -75,7 +75,7 @@ def parallel_local_tangents(geo, S, loc):
     loc[11], loc[12] = -sx * s1 * k2, sx * c1 * k2
     dc2, ds2 = -s2 * k3, c2 * k3
     loc[13], loc[14] = sx * dc2, sx * ds2
-    ka, kb, ke, kf = S[13], S[14], S[15], S[16]
+    kb, ke, kf = S[14], S[15], S[16]
     dkb = -L1 * ds2
     loc[15] = sx
     loc[16] = sx * dkb
@@ -182,7 +182,7 @@ def parallel_forward_tangents(geo, mats, A, V, S, loc, dA, k, n, nu_Bc, nud, dnu
         v0, v1, v2 = e3[4] * qd1 + n3[4] * gq1, -(e3[3] * qd1 + n3[3] * gq1), 0.0
         x1 = dxb[1, dd]
         x1[0], x1[1], x1[2], x1[3], x1[4], x1[5] = w0, w1, w2, v0, v1, v2
-        W0, W1, W2 = n3[1] * qd1, -n3[0] * qd1, S[9]                 # primal w0, w1, w2
+        W1, W2 = -n3[0] * qd1, S[9]                            # primal w0, w1, w2
         x2 = dxb[2, dd]
         x2[0], x2[1], x2[2], x2[3] = w0, w1, w2, v0
         x2[4] = v1 + gka * W2 + ka * w2 + e4[2] * xd + n4[2] * gxd
@@ -233,7 +233,7 @@ def chain_id_tangents(geo, mats, nud0, A, V, S, xdd, fe, loc, dA, dnus, dxb, dps
         else:
             X = g[9:15]
             Ak = A[k, 0]
-            nuk, c, acc = Vk[0, 0], Vk[3, 0], Vk[4, 0]
+            nuk, acc = Vk[0, 0], Vk[4, 0]
             xd = Sk[1]
             matvec(Ak, nu, tmp)                                # A nu_Bc
             for dd in range(2 * n):

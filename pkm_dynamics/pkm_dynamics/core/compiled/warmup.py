@@ -22,7 +22,7 @@ def warm() -> float:
     robot.forward_dynamics(x, x, f)
     robot.forward_dynamics(x[0], x[0], f[0])                 # one state: chain_dynamics_one
     robot.forward_dynamics_derivatives(x, x, f)              # chain_derivatives (one signature)
-    robot.inverse_dynamics_derivatives(x, x, x, f_ext=np.zeros(6))
+    robot.inverse_dynamics_derivatives(x, x, x, wrench=np.zeros(6))
     robot.tree_state(x, x, x)
     robot.forward_kinematics(x)
     return time.perf_counter() - t
