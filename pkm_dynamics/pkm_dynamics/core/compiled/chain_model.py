@@ -193,32 +193,58 @@ def _entry_point(kernel):
 _ENTRY = {}
 
 
+def _one(model: ChainModel):
+    """The calling thread's ``(entry, head, no_wrench, status, n)`` for one state: the entry
+    point of :func:`.chain_kernels.chain_dynamics_one` (see :func:`_entry_point`), the leading
+    kernel arguments (:meth:`ChainModel.head`) and the scratch.  None until that kernel has an
+    entry point (it is loaded when the first chain is built)."""
+    try:
+        return model._local.one
+    except AttributeError:
+        run = _ENTRY.get(K.chain_dynamics_one)
+        if run is None or run is K.chain_dynamics_one:
+            return None
+        head = model.head()
+        d = model._local.data
+        model._local.one = one = (run, head, d.no_wrench, d.status, model.n)
+        return one
+
+
 def _call(model: ChainModel, inverse: bool, x, xd, t, f_ext):
-    """One kernel call: one state of C-contiguous writeable float arrays (n,) without a wrench
-    goes to :func:`.chain_kernels.chain_dynamics_one` as it is, everything else through
-    :func:`_batch` to :func:`.chain_kernels.chain_dynamics`."""
-    head = model.head()
-    d = model._local.data
+    """One kernel call.  One state of float arrays (n,) without a wrench goes straight to the
+    entry point of :func:`.chain_kernels.chain_dynamics_one` (no type dispatch; read-only inputs
+    are fine there: the kernel does not write them); everything else through :func:`_batch` to
+    :func:`.chain_kernels.chain_dynamics`."""
     x = np.ascontiguousarray(x, dtype=float)
     xd = np.ascontiguousarray(xd, dtype=float)
     t = np.ascontiguousarray(t, dtype=float)
-    single = f_ext is None and x.shape == xd.shape == t.shape == model.shape1
-    if single and x.flags.writeable and xd.flags.writeable and t.flags.writeable:
-        kernel, fe, out = K.chain_dynamics_one, d.no_wrench, np.empty_like(x)
+    one = _one(model) if f_ext is None else None
+    if one is not None and x.shape == xd.shape == t.shape == model.shape1:
+        run, head, fe, status, n = one
+        out = np.empty(n)
+        if run(inverse, *head, x, xd, t, fe, out, status) == K.OK:
+            return out
+        single = True
     else:
+        head = model.head()
+        d = model._local.data
         x, xd, t, fe, single = _batch(model, d, x, xd, t, f_ext)
-        kernel, out = K.chain_dynamics, np.empty_like(x)
-    if _ENTRY.get(kernel, kernel)(inverse, *head, x, xd, t, fe, out, d.status) != K.OK:
-        from ..module_chain import chain_inverse_dynamics, parallel_serial_forward_dynamics
-        row = int(d.status[1])
-        w = fe[row if len(fe) > 1 else 0]
-        fn = chain_inverse_dynamics if inverse else parallel_serial_forward_dynamics
-        rows = tuple(a.reshape(-1, model.n) for a in (x, xd, t))
-        _raise(model, d.status, rows, lambda a, b, c: fn(model.chain, a, b, c, w), w,
-               ("x", "xd", "xdd" if inverse else "f"))
-    elif kernel not in _ENTRY:
-        _ENTRY[kernel] = _entry_point(kernel)
-    return out[0] if single and out.ndim == 2 else out
+        kernel = K.chain_dynamics_one if single and f_ext is None else K.chain_dynamics
+        if kernel is K.chain_dynamics_one:
+            x, xd, t = x[0], xd[0], t[0]
+        out = np.empty_like(x)
+        status = d.status
+        if _ENTRY.get(kernel, kernel)(inverse, *head, x, xd, t, fe, out, status) == K.OK:
+            if kernel not in _ENTRY:
+                _ENTRY[kernel] = _entry_point(kernel)
+            return out[0] if single and out.ndim == 2 else out
+    from ..module_chain import chain_inverse_dynamics, parallel_serial_forward_dynamics
+    row = int(status[1])
+    w = fe[row if len(fe) > 1 else 0]
+    fn = chain_inverse_dynamics if inverse else parallel_serial_forward_dynamics
+    rows = tuple(a.reshape(-1, model.n) for a in (x, xd, t))
+    _raise(model, status, rows, lambda a, b, c: fn(model.chain, a, b, c, w), w,
+           ("x", "xd", "xdd" if inverse else "f"))
 
 
 def chain_forward_dynamics(model: ChainModel, x, xd, f, f_ext=None) -> np.ndarray:
