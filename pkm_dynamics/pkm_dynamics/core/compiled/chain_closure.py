@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 from ..bounds import MAX_EFFORT, MAX_POSITION, MAX_RATE
-from .cache import kernel
+from .cache import scratch_kernel
 
 #: NONFINITE_INPUT: an input is NaN/Inf or beyond its bound of :mod:`..bounds`
 OK, NONFINITE_INPUT, STROKE, CLOSURE, SINGULAR_ANGLE, SINGULAR_DET, SINGULAR_ALPHA, NONFINITE_RESULT = range(8)
@@ -22,7 +22,7 @@ BOUND_POSITION, BOUND_VELOCITY, BOUND_ACCELERATION, BOUND_EFFORT = (MAX_POSITION
                                                                     MAX_RATE[2], MAX_EFFORT)
 
 
-@kernel
+@scratch_kernel
 def check_strokes(geo, X, status):
     """Every actuator of every row of ``X`` (B, n) within its stroke ``geo[k, 2:4]`` (as
     module_chain._check_actuators); else STROKE with ``status = (STROKE, row, module)``."""
@@ -35,7 +35,7 @@ def check_strokes(geo, X, status):
     return OK
 
 
-@kernel
+@scratch_kernel
 def closure(L, L1, Lc, Lc0, x, xd, S):
     """Closed-chain kinematics of a parallel module (eqs. 2, 4-5, 7, 27-28) into ``S`` (30,):
     x, xd, q, q1, q2, k1..k6, cos and sin of q, q1, q2; returns CLOSURE / SINGULAR_ANGLE / OK as
@@ -67,7 +67,7 @@ def closure(L, L1, Lc, Lc0, x, xd, S):
     return OK
 
 
-@kernel
+@scratch_kernel
 def actuator_force_coefficients(L1, Lc, Lc0, S):
     """``k_a = x + Lc0``, ``k_b = -L1 sin q2``, ``k_e = k_a + Lc``, ``k_f = L1 cos q2 / (k_b k_e)``
     of eqs. 62-64 into ``S`` after :func:`closure`; SINGULAR_DET when ``det A = k_b k_e``

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 
-from .cache import kernel
+from .cache import scratch_kernel
 from .chain_closure import (BOUND_ACCELERATION, BOUND_EFFORT, BOUND_POSITION, BOUND_VELOCITY,  # noqa: F401
                             CLOSURE, NONFINITE_INPUT, NONFINITE_RESULT, OK, SINGULAR_ALPHA,
                             SINGULAR_ANGLE, SINGULAR_DET, STROKE, actuator_force_coefficients, check_strokes,
@@ -38,7 +38,7 @@ from .spatial_kernels import (ad_inv, ad_inv_pose_rz, bracket_scaled, carry_from
                               pose_mul, wrench_bias)
 
 
-@kernel
+@scratch_kernel
 def parallel_first_pass(geo, M, A, V, S, nu_Bc, tmp):
     """Algorithm 1 lines 4-7 for one parallel module: the maps A1, A3, A4 (eq. 6), twists
     (eqs. 6a-d), wrench biases (eq. 12) and xi_1..xi_8 (eq. 30) from the closure in ``S``."""
@@ -82,7 +82,7 @@ def parallel_first_pass(geo, M, A, V, S, nu_Bc, tmp):
     xb[2, 5] = v2 - ka * w1 - n4[1] * xd
 
 
-@kernel
+@scratch_kernel
 def serial_first_pass(geo, M, A, V, S, nu_Bc, W):
     """Algorithm 1 lines 8-10 for a serial module: ``A = Ad_inv(B exp(X x))``, twist
     ``nu = A nu_Bc + X xd``, bias ``c = ad(nu) X xd`` (eq. 10) and ``p = -ad*(nu) M nu``
@@ -103,7 +103,7 @@ def serial_first_pass(geo, M, A, V, S, nu_Bc, W):
     wrench_bias(nu, h, V[1, 0])                              # p (eq. 12)
 
 
-@kernel
+@scratch_kernel
 def first_forward_pass(geo, mats, A, V, S, W, w, x, xd):
     """First forward recursion of Algorithm 1 (lines 2-10) for one state ``x``, ``xd`` (n,);
     returns (code, module)."""
@@ -130,7 +130,7 @@ def first_forward_pass(geo, mats, A, V, S, W, w, x, xd):
     return OK, -1
 
 
-@kernel
+@scratch_kernel
 def parallel_alpha_beta(M, AE, A, V, S, W, w):
     """Backward step of a parallel module: ``M~_B1``, ``p~_B1`` (eqs. 23-24) into ``W[1]``,
     ``w[2]`` from ``M_E = W[0]``, ``p_E = w[1]``; then with the rows ``s_x^T K_i`` of eqs. 62-64
@@ -162,7 +162,7 @@ def parallel_alpha_beta(M, AE, A, V, S, W, w):
     return OK
 
 
-@kernel
+@scratch_kernel
 def parallel_base_inertia(geo, M, A, V, S, fk, W, w):
     """Assembled inertia ``M^A_Bc`` and bias ``p^A_Bc`` of a parallel module at Bc, eqs. 47-49
     (``M_B0 = 0``), into ``W[0]``, ``w[1]`` (the M_E, p_E of the previous module), from
@@ -213,7 +213,7 @@ def parallel_base_inertia(geo, M, A, V, S, fk, W, w):
             W[0, i, j] = MA[i, j] - hsum[i] * psi[j] / alpha     # eq. 49a
 
 
-@kernel
+@scratch_kernel
 def serial_backward(M, AE, A, V, S, X, fk, last, W, w):
     """Backward step of a serial module (articulated-body step, eqs. 50-52): ``M^A``, ``p^A`` at
     B4, ``U = M^A X``, ``D = X^T U``, ``u = f - X^T p^A`` into ``S``; unless ``last`` (the first
@@ -240,7 +240,7 @@ def serial_backward(M, AE, A, V, S, X, fk, last, W, w):
     matTvec(A[0], pa, w[1])
 
 
-@kernel
+@scratch_kernel
 def fd_recursions(geo, mats, nud0, A, V, S, W, w, f, f_ext, xdd):
     """Backward recursion and second forward recursion of Algorithm 1 (lines 11-32) after
     :func:`first_forward_pass`: ``xdd`` (n,) from ``f`` (n,) and the end-effector wrench
@@ -284,7 +284,7 @@ def fd_recursions(geo, mats, nud0, A, V, S, W, w, f, f_ext, xdd):
     return OK, -1
 
 
-@kernel
+@scratch_kernel
 def id_recursions(geo, mats, nud0, A, V, S, W, w, xdd, f_ext, f):
     """Chain inverse dynamics after :func:`first_forward_pass`: forward recursion of the
     accelerations (eqs. 7, 9 / 27, 29), backward recursion of the wrenches: parallel modules
@@ -340,7 +340,7 @@ def id_recursions(geo, mats, nud0, A, V, S, W, w, xdd, f_ext, f):
     return OK, -1
 
 
-@kernel
+@scratch_kernel
 def check_inputs(inverse, geo, X, XD, T, FE, status):
     """The four inputs (``status`` index 0-3: x, xd, third = xdd (``inverse``) or f, f_ext) over
     the whole batch finite and within their bounds (:mod:`..bounds`), then the strokes of every
@@ -364,7 +364,7 @@ def check_inputs(inverse, geo, X, XD, T, FE, status):
     return check_strokes(geo, X, status)
 
 
-@kernel
+@scratch_kernel
 def chain_dynamics(inverse, geo, mats, nud0, A, V, S, W, w, X, XD, T, FE, out, status):
     """One public call over a batch (B rows): forward dynamics (``inverse`` False: ``T`` are the
     forces, ``out`` the accelerations) or inverse dynamics (``T`` the accelerations, ``out`` the
@@ -395,7 +395,7 @@ def chain_dynamics(inverse, geo, mats, nud0, A, V, S, W, w, X, XD, T, FE, out, s
     return OK
 
 
-@kernel
+@scratch_kernel
 def chain_dynamics_one(inverse, geo, mats, nud0, A, V, S, W, w, x, xd, t, fe, out, status):
     """:func:`chain_dynamics` for one state: ``x``, ``xd``, ``t``, ``out`` (n,), ``fe`` (1, 6)
     (spares the public call the (1, n) views of its inputs and output)."""
