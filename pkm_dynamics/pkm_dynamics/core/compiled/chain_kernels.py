@@ -14,7 +14,9 @@ Layouts (n modules; see :mod:`.chain_model` for how they are filled):
   reference pose B (4, 4) in the corner of slot 1), slot 3 the map ``AE`` of twists to the
   attachment frame E, slot 4 the pose of E (B1_C_E or B4_C_E) in its corner; ``nud0`` (6,):
   -gravity in Bc of module 1; ``root`` (4, 4): Bc of module 1 in the root link;
-* scratch ``A`` (n, 3, 6, 6): twist maps Bc -> B1, B3, B4 (serial: slot 0);
+* scratch ``A`` (n, 3, 6, 6): twist maps Bc -> B1, B3, B4 (serial: slot 0; filled for every
+  module, but the parallel steps apply the maps of eq. 6 without them, from the cosines and sines
+  in ``S``: :func:`carry_to_bodies`, :func:`carry_back_to_base`);
   ``V`` (n, 5, 3, 6): twists, wrench biases p (eq. 12), xi_1/4/7 and xi_2/5/8 (eq. 30; serial:
   c of eq. 10 in slot 3), accelerations; ``S`` (n, 30): 0 x, 1 xd (paper sign), 2-4 q, q1, q2,
   5-10 k1..k6 (eqs. 5, 28), 11 alpha (serial D), 12 delta (serial u), 13-16 ka, kb, ke, kf
@@ -33,9 +35,33 @@ from .chain_closure import (BOUND_ACCELERATION, BOUND_EFFORT, BOUND_POSITION, BO
                             CLOSURE, NONFINITE_INPUT, NONFINITE_RESULT, OK, SINGULAR_ALPHA,
                             SINGULAR_ANGLE, SINGULAR_DET, STROKE, actuator_force_coefficients, check_strokes,
                             closure)
-from .spatial_kernels import (ad_inv, ad_inv_pose_rz, bracket_scaled, carry_from_next, congruence_add,
-                              congruence_rz, congruence_translation, dot, exp_se3, matTvec, matvec,
-                              pose_mul, wrench_bias)
+from .spatial_kernels import (ad_inv, ad_inv_pose_rz, ad_inv_pose_rz_T_add, ad_inv_pose_rz_vec, bracket_scaled,
+                              carry_from_next, congruence_add, congruence_rz, congruence_translation, dot, exp_se3,
+                              matTvec, matvec, pose_mul, wrench_bias)
+
+
+@scratch_kernel
+def carry_to_bodies(S, L, h, v, out):
+    """``out[0], out[1], out[2] = A1 v, A3 v, A4 v`` (3, 6): a twist (or acceleration) of the
+    base frame Bc of a parallel module seen from B1, B3, B4, the maps of eq. 6 (``A1 =
+    Ad_inv(T([L, 0, h]) Rz(q))``, ``A3 = Ad_inv(Rz(q1))``, ``A4 = Ad_inv(T(k_a [cos q1, sin q1,
+    0]) Rz(q1))``) applied without the matrices, from the cosines and sines in ``S``."""
+    c, s, c1, s1, ka = S[24], S[25], S[26], S[27], S[13]
+    ad_inv_pose_rz_vec(c, s, L, 0.0, h, v, out[0])
+    ad_inv_pose_rz_vec(c1, s1, 0.0, 0.0, 0.0, v, out[1])
+    ad_inv_pose_rz_vec(c1, s1, c1 * ka, s1 * ka, 0.0, v, out[2])
+
+
+@scratch_kernel
+def carry_back_to_base(S, L, h, y1, y3, y4, out):
+    """``out += A1^T y1 + A3^T y3 + A4^T y4`` (6,): wrenches on B1, B3, B4 of a parallel module
+    carried to its base frame Bc by the transposes of the maps of eq. 6 (``A1 = Ad_inv(T([L, 0,
+    h]) Rz(q))``, ``A3 = Ad_inv(Rz(q1))``, ``A4 = Ad_inv(T(k_a [cos q1, sin q1, 0]) Rz(q1))``),
+    applied without the matrices from the cosines and sines in ``S``."""
+    c, s, c1, s1, ka = S[24], S[25], S[26], S[27], S[13]
+    ad_inv_pose_rz_T_add(c, s, L, 0.0, h, y1, out)
+    ad_inv_pose_rz_T_add(c1, s1, 0.0, 0.0, 0.0, y3, out)
+    ad_inv_pose_rz_T_add(c1, s1, c1 * ka, s1 * ka, 0.0, y4, out)
 
 
 @scratch_kernel
@@ -51,8 +77,7 @@ def parallel_first_pass(geo, M, A, V, S, nu_Bc, tmp):
     ad_inv_pose_rz(c1, s1, c1 * ka, s1 * ka, 0.0, A[2])      # Bc -> B4
     qd, qd1 = k1 * xd, k2 * xd
     nus, ps, xa, xb = V[0], V[1], V[2], V[3]
-    for i in range(3):
-        matvec(A[i], nu_Bc, nus[i])
+    carry_to_bodies(S, L, h, nu_Bc, nus)
     nus[0, 2] += qd                                          # eq. 6a
     nus[1, 2] += qd1                                         # eq. 6c
     nus[2, 2] += qd1                                         # eq. 6d
@@ -131,7 +156,7 @@ def first_forward_pass(geo, mats, A, V, S, W, w, x, xd):
 
 
 @scratch_kernel
-def parallel_alpha_beta(M, AE, A, V, S, W, w):
+def parallel_alpha_beta(geo, M, AE, A, V, S, W, w):
     """Backward step of a parallel module: ``M~_B1``, ``p~_B1`` (eqs. 23-24) into ``W[1]``,
     ``w[2]`` from ``M_E = W[0]``, ``p_E = w[1]``; then with the rows ``s_x^T K_i`` of eqs. 62-64
     alpha (eqs. 32, 34), delta (eqs. 26, 43, 45) and psi (eqs. 42, 45) into ``S``.  Returns
@@ -140,7 +165,7 @@ def parallel_alpha_beta(M, AE, A, V, S, W, w):
     carry_from_next(M[0], V[1, 0], AE, W[0], w[1], Mt, pt, W[2])    # eqs. 23-24
     ka, kb, kf = S[13], S[14], S[16]
     M3, M4, ps, xa, xb = M[1], M[2], V[1], V[2], V[3]
-    w1, w3, w4, r = w[3], w[4], w[5], w[6]
+    w1, w3, w4 = w[3], w[4], w[5]
     for j in range(6):                                       # s_x^T K_i M_i
         w1[j] = Mt[2, j] / kb
         w3[j] = kf * M3[2, j]
@@ -149,13 +174,9 @@ def parallel_alpha_beta(M, AE, A, V, S, W, w):
     gamma = pt[2] / kb + kf * ps[1, 2] + kf * ps[2, 2] + ps[2, 3] + ka * kf * ps[2, 4]
     delta = dot(w1, xb[0]) + dot(w3, xb[1]) + dot(w4, xb[2]) + gamma
     psi = S[18:24]
-    matTvec(A[0], w1, psi)
-    matTvec(A[1], w3, r)
     for j in range(6):
-        psi[j] += r[j]
-    matTvec(A[2], w4, r)
-    for j in range(6):
-        psi[j] += r[j]
+        psi[j] = 0.0
+    carry_back_to_base(S, geo[4], geo[8], w1, w3, w4, psi)              # eq. 42
     S[11], S[12] = alpha, delta
     if not abs(alpha) > 0.0:
         return SINGULAR_ALPHA
@@ -170,12 +191,14 @@ def parallel_base_inertia(geo, M, A, V, S, fk, W, w):
 
     The maps factor as ``A1 = Ad_inv(Rz(q)) Ad_inv(T([L, 0, h]))``, ``A3 = Ad_inv(Rz(q1))`` and
     ``A4 = Ad_inv(T([x + Lc0, 0, 0])) A3``, so ``sum_i A_i^T M_i A_i`` is a translation and a
-    rotation of ``M~_B1`` plus one rotation of ``M_B3 + T^T M_B4 T``, and the wrenches of B3 and
-    B4 are summed in B3 before one map to Bc (eq. 49)."""
+    rotation of ``M~_B1`` plus one rotation of ``M_B3 + T^T M_B4 T``.  With
+    ``x_i = xi_i u + xi_i+1`` (eqs. 48d-f), ``sum_i A_i^T (M_i x_i + p_i)`` is ``u hsum +
+    sum_i A_i^T (M_i xi_i+1 + p_i)``, ``hsum = sum_i A_i^T M_i xi_i``; ``M_i xi_i`` are
+    columns of the inertias (xi_1, xi_4, xi_7 of eq. 30 have one to three entries)."""
     alpha, delta = S[11], S[12]
     psi = S[18:24]
     u = (fk - delta) / alpha
-    MA, pA, hsum, y, tmp, y4 = W[3], w[1], w[7], w[8], w[9], w[6]
+    MA, pA, hsum, y1, y3, y4 = W[3], w[1], w[7], w[8], w[9], w[6]
     congruence_rz(W[1], S[24], S[25], W[2])                  # A1^T M~_B1 A1
     congruence_translation(W[2], geo[4], 0.0, geo[8], MA)
     congruence_translation(M[2], S[13], 0.0, 0.0, W[2])      # T^T M_B4 T, then + M_B3
@@ -186,31 +209,28 @@ def parallel_base_inertia(geo, M, A, V, S, fk, W, w):
     for i in range(6):
         for j in range(6):
             MA[i, j] += W[4, i, j]
-    # hsum = sum_i A_i^T M_i xi_i, pA = sum_i A_i^T (M_i x_i + p_i), x_i = xi_i u + xi_i+1 (eqs. 48d-f)
-    matvec(W[1], V[2, 0], y)
-    matTvec(A[0], y, hsum)
+    Mt, M3, M4 = W[1], M[1], M[2]
+    k1, k2, ka = S[5], S[6], S[13]
+    for j in range(6):                                       # M_i xi_i, eq. 30a, d, g
+        y1[j] = k1 * Mt[j, 2]
+        y3[j] = k2 * M3[j, 2]
+        y4[j] = k2 * M4[j, 2] + M4[j, 3] + ka * k2 * M4[j, 4]
+        hsum[j] = 0.0
+    carry_back_to_base(S, geo[4], geo[8], y1, y3, y4, hsum)
+    xb, ps = V[3], V[1]
+    matvec(Mt, xb[0], y1)                                    # M_i xi_i+1 + p_i
+    matvec(M3, xb[1], y3)
+    matvec(M4, xb[2], y4)
     for j in range(6):
-        tmp[j] = V[2, 0, j] * u + V[3, 0, j]
-    matvec(W[1], tmp, y)
-    for j in range(6):
-        y[j] += w[2, j]
-    matTvec(A[0], y, pA)
-    for b in (1, 2):
-        matvec(M[b], V[2, b], y)
-        for j in range(6):
-            tmp[j] = V[2, b, j] * u + V[3, b, j]
-        matvec(M[b], tmp, y4)
-        for j in range(6):
-            y4[j] += V[1, b, j]
-        matTvec(A[b], y, tmp)
-        for j in range(6):
-            hsum[j] += tmp[j]
-        matTvec(A[b], y4, tmp)
-        for j in range(6):
-            pA[j] += tmp[j]                                  # eq. 49b
+        y1[j] += w[2, j]
+        y3[j] += ps[1, j]
+        y4[j] += ps[2, j]
+        pA[j] = u * hsum[j]
+    carry_back_to_base(S, geo[4], geo[8], y1, y3, y4, pA)    # eq. 49b
     for i in range(6):
+        h = hsum[i] / alpha
         for j in range(6):
-            W[0, i, j] = MA[i, j] - hsum[i] * psi[j] / alpha     # eq. 49a
+            W[0, i, j] = MA[i, j] - h * psi[j]              # eq. 49a
 
 
 @scratch_kernel
@@ -227,9 +247,10 @@ def serial_backward(M, AE, A, V, S, X, fk, last, W, w):
     if last:
         return
     c, pa = V[3, 0], w[3]
+    Dinv = 1.0 / D
     for i in range(6):
         for j in range(6):
-            MA[i, j] -= U[i] * U[j] / D                      # eq. 52a
+            MA[i, j] -= U[i] * U[j] * Dinv                   # eq. 52a
     matvec(MA, c, pa)
     for j in range(6):
         pa[j] += pA[j] + U[j] * (u / D)                      # eq. 52b
@@ -254,7 +275,7 @@ def fd_recursions(geo, mats, nud0, A, V, S, W, w, f, f_ext, xdd):
         g = geo[k]
         fk = g[1] * f[k]
         if g[0] == 0.0:
-            code = parallel_alpha_beta(mats[k], mats[k, 3], A[k], V[k], S[k], W, w)
+            code = parallel_alpha_beta(g, mats[k], mats[k, 3], A[k], V[k], S[k], W, w)
             if code != OK:
                 return code, k
             if k > 0:
@@ -269,7 +290,8 @@ def fd_recursions(geo, mats, nud0, A, V, S, W, w, f, f_ext, xdd):
         if g[0] == 0.0:
             a = (g[1] * f[k] - dot(S[k, 18:24], nud) - S[k, 12]) / S[k, 11]    # eq. 46
             xdd[k] = g[1] * a
-            matvec(A[k, 0], nud, acc)
+            s = S[k]
+            ad_inv_pose_rz_vec(s[24], s[25], g[4], 0.0, g[8], nud, acc)        # A1 nud
             for j in range(6):
                 acc[j] += V[k, 2, 0, j] * a + V[k, 3, 0, j]                    # eq. 29a
         else:
@@ -299,8 +321,8 @@ def id_recursions(geo, mats, nud0, A, V, S, W, w, xdd, f_ext, f):
         acc = V[k, 4]
         if g[0] == 0.0:
             a = g[1] * xdd[k]
+            carry_to_bodies(S[k], g[4], g[8], nud, acc)
             for b in range(3):
-                matvec(A[k, b], nud, acc[b])
                 for j in range(6):
                     acc[b, j] += V[k, 2, b, j] * a + V[k, 3, b, j]             # eq. 29
         else:
@@ -326,10 +348,7 @@ def id_recursions(geo, mats, nud0, A, V, S, W, w, xdd, f_ext, f):
             f[k] = g[1] * (F[0, 2] / kb + kf * F[1, 2] + kf * F[2, 2] + F[2, 3] + ka * kf * F[2, 4])  # eqs. 65, 16
             for j in range(6):
                 F_E[j] = 0.0
-            for b in range(3):                                                 # eq. 38
-                matTvec(A[k, b], F[b], tmp)
-                for j in range(6):
-                    F_E[j] += tmp[j]
+            carry_back_to_base(S[k], g[4], g[8], F[0], F[1], F[2], F_E)           # eq. 38
         else:
             matvec(M[0], acc[0], h)
             matTvec(M[3], F_E, tmp)
