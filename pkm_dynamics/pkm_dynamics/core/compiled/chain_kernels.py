@@ -414,10 +414,35 @@ def chain_dynamics(inverse, geo, mats, nud0, A, V, S, W, w, X, XD, T, FE, out, s
     return OK
 
 
+#: entries per module of ``geo``, ``mats`` (the model) and ``A``, ``V``, ``S`` (the scratch), and
+#: of ``W``, ``w``: each set of arrays is one flat buffer in this order (:func:`model_arrays`,
+#: :func:`scratch_arrays`), so that one state's call passes 2 arrays, not 8
+GEO_SIZE, MATS_SIZE, A_SIZE, V_SIZE, S_SIZE, W_SIZE, w_SIZE = 22, 180, 108, 90, 30, 216, 72
+
+
 @scratch_kernel
-def chain_dynamics_one(inverse, geo, mats, nud0, A, V, S, W, w, x, xd, t, fe, out, status):
-    """:func:`chain_dynamics` for one state: ``x``, ``xd``, ``t``, ``out`` (n,), ``fe`` (1, 6)
-    (spares the public call the (1, n) views of its inputs and output)."""
+def model_arrays(model, n):
+    """``geo`` (n, 22), ``mats`` (n, 5, 6, 6), ``nud0`` (6,): views of the flat model buffer."""
+    a, b = GEO_SIZE * n, (GEO_SIZE + MATS_SIZE) * n
+    return model[:a].reshape((n, 22)), model[a:b].reshape((n, 5, 6, 6)), model[b:b + 6]
+
+
+@scratch_kernel
+def scratch_arrays(data, n):
+    """``A`` (n, 3, 6, 6), ``V`` (n, 5, 3, 6), ``S`` (n, 30), ``W`` (6, 6, 6), ``w`` (12, 6): views
+    of the flat scratch buffer."""
+    a, b, c = A_SIZE * n, (A_SIZE + V_SIZE) * n, (A_SIZE + V_SIZE + S_SIZE) * n
+    return (data[:a].reshape((n, 3, 6, 6)), data[a:b].reshape((n, 5, 3, 6)), data[b:c].reshape((n, 30)),
+            data[c:c + W_SIZE].reshape((6, 6, 6)), data[c + W_SIZE:c + W_SIZE + w_SIZE].reshape((12, 6)))
+
+
+@scratch_kernel
+def chain_dynamics_one(inverse, model, data, x, xd, t, fe, out, status):
+    """:func:`chain_dynamics` for one state: ``x``, ``xd``, ``t``, ``out`` (n,), ``fe`` (1, 6), the
+    model and the scratch as their flat buffers (:func:`model_arrays`, :func:`scratch_arrays`):
+    spares the public call six array arguments and the (1, n) views of its inputs and output."""
     n = x.shape[0]
+    geo, mats, nud0 = model_arrays(model, n)
+    A, V, S, W, w = scratch_arrays(data, n)
     return chain_dynamics(inverse, geo, mats, nud0, A, V, S, W, w, x.reshape((1, n)), xd.reshape((1, n)),
                           t.reshape((1, n)), fe, out.reshape((1, n)), status)
