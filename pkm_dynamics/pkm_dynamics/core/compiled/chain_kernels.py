@@ -33,35 +33,11 @@ import math
 from .cache import scratch_kernel
 from .chain_closure import (BOUND_ACCELERATION, BOUND_EFFORT, BOUND_POSITION, BOUND_VELOCITY,  # noqa: F401
                             CLOSURE, NONFINITE_INPUT, NONFINITE_RESULT, OK, SINGULAR_ALPHA,
-                            SINGULAR_ANGLE, SINGULAR_DET, STROKE, actuator_force_coefficients, check_strokes,
-                            closure)
-from .spatial_kernels import (ad_inv, ad_inv_pose_rz, ad_inv_pose_rz_T_add, ad_inv_pose_rz_vec, bracket_scaled,
+                            SINGULAR_ANGLE, SINGULAR_DET, STROKE, actuator_force_coefficients, carry_back_to_base,
+                            carry_to_bodies, check_strokes, closure)
+from .spatial_kernels import (ad_inv, ad_inv_pose_rz, ad_inv_pose_rz_vec, bracket_scaled,
                               carry_from_next, congruence_add, congruence_rz, congruence_translation, dot, exp_se3,
                               matTvec, matvec, pose_mul, wrench_bias)
-
-
-@scratch_kernel
-def carry_to_bodies(S, L, h, v, out):
-    """``out[0], out[1], out[2] = A1 v, A3 v, A4 v`` (3, 6): a twist (or acceleration) of the
-    base frame Bc of a parallel module seen from B1, B3, B4, the maps of eq. 6 (``A1 =
-    Ad_inv(T([L, 0, h]) Rz(q))``, ``A3 = Ad_inv(Rz(q1))``, ``A4 = Ad_inv(T(k_a [cos q1, sin q1,
-    0]) Rz(q1))``) applied without the matrices, from the cosines and sines in ``S``."""
-    c, s, c1, s1, ka = S[24], S[25], S[26], S[27], S[13]
-    ad_inv_pose_rz_vec(c, s, L, 0.0, h, v, out[0])
-    ad_inv_pose_rz_vec(c1, s1, 0.0, 0.0, 0.0, v, out[1])
-    ad_inv_pose_rz_vec(c1, s1, c1 * ka, s1 * ka, 0.0, v, out[2])
-
-
-@scratch_kernel
-def carry_back_to_base(S, L, h, y1, y3, y4, out):
-    """``out += A1^T y1 + A3^T y3 + A4^T y4`` (6,): wrenches on B1, B3, B4 of a parallel module
-    carried to its base frame Bc by the transposes of the maps of eq. 6 (``A1 = Ad_inv(T([L, 0,
-    h]) Rz(q))``, ``A3 = Ad_inv(Rz(q1))``, ``A4 = Ad_inv(T(k_a [cos q1, sin q1, 0]) Rz(q1))``),
-    applied without the matrices from the cosines and sines in ``S``."""
-    c, s, c1, s1, ka = S[24], S[25], S[26], S[27], S[13]
-    ad_inv_pose_rz_T_add(c, s, L, 0.0, h, y1, out)
-    ad_inv_pose_rz_T_add(c1, s1, 0.0, 0.0, 0.0, y3, out)
-    ad_inv_pose_rz_T_add(c1, s1, c1 * ka, s1 * ka, 0.0, y4, out)
 
 
 @scratch_kernel
