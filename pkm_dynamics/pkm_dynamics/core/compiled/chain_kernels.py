@@ -21,7 +21,9 @@ Layouts (n modules; see :mod:`.chain_model` for how they are filled):
   c of eq. 10 in slot 3), accelerations; ``S`` (n, 30): 0 x, 1 xd (paper sign), 2-4 q, q1, q2,
   5-10 k1..k6 (eqs. 5, 28), 11 alpha (serial D), 12 delta (serial u), 13-16 ka, kb, ke, kf
   (eqs. 62-64), 18-23 psi (serial U), 24-29 cos and sin of q, q1, q2; ``W`` (6, 6, 6) and
-  ``w`` (12, 6): matrices and vectors of one step.
+  ``w`` (12, 6): matrices and vectors of one step.  ``geo``, ``mats``, ``nud0`` are views of one
+  flat model buffer and ``A``, ``V``, ``S``, ``W``, ``w`` of one flat scratch buffer, in this order
+  (:func:`model_arrays`, :func:`scratch_arrays`).
 
 Each driver returns a status code (:mod:`.chain_closure`, which also holds the closure of a
 parallel module) and writes the culprit into ``status``: (code, row, index).
