@@ -1,5 +1,6 @@
 """Status codes of the compiled module-chain kernels and the closed-chain kinematics of one
-parallel module (paper 000 eqs. 2, 4-5, 7, 27-28, 61-64), shared by the dynamics
+parallel module (paper 000 eqs. 2, 4-5, 7, 27-28, 61-64; its twist maps of eq. 6 applied to
+twists and wrenches: :func:`carry_to_bodies`, :func:`carry_back_to_base`), shared by the dynamics
 (:mod:`.chain_kernels`) and the kinematics (:mod:`.chain_kinematics`).  ``S`` (30,) is one
 module's row of the scratch laid out in :mod:`.chain_kernels`.
 """
@@ -8,7 +9,8 @@ from __future__ import annotations
 import math
 
 from ..bounds import MAX_EFFORT, MAX_POSITION, MAX_RATE
-from .cache import kernel
+from .cache import scratch_kernel
+from .spatial_kernels import ad_inv_pose_rz_T_add, ad_inv_pose_rz_vec
 
 #: NONFINITE_INPUT: an input is NaN/Inf or beyond its bound of :mod:`..bounds`
 OK, NONFINITE_INPUT, STROKE, CLOSURE, SINGULAR_ANGLE, SINGULAR_DET, SINGULAR_ALPHA, NONFINITE_RESULT = range(8)
@@ -22,7 +24,7 @@ BOUND_POSITION, BOUND_VELOCITY, BOUND_ACCELERATION, BOUND_EFFORT = (MAX_POSITION
                                                                     MAX_RATE[2], MAX_EFFORT)
 
 
-@kernel
+@scratch_kernel
 def check_strokes(geo, X, status):
     """Every actuator of every row of ``X`` (B, n) within its stroke ``geo[k, 2:4]`` (as
     module_chain._check_actuators); else STROKE with ``status = (STROKE, row, module)``."""
@@ -35,7 +37,7 @@ def check_strokes(geo, X, status):
     return OK
 
 
-@kernel
+@scratch_kernel
 def closure(L, L1, Lc, Lc0, x, xd, S):
     """Closed-chain kinematics of a parallel module (eqs. 2, 4-5, 7, 27-28) into ``S`` (30,):
     x, xd, q, q1, q2, k1..k6, cos and sin of q, q1, q2; returns CLOSURE / SINGULAR_ANGLE / OK as
@@ -67,7 +69,7 @@ def closure(L, L1, Lc, Lc0, x, xd, S):
     return OK
 
 
-@kernel
+@scratch_kernel
 def actuator_force_coefficients(L1, Lc, Lc0, S):
     """``k_a = x + Lc0``, ``k_b = -L1 sin q2``, ``k_e = k_a + Lc``, ``k_f = L1 cos q2 / (k_b k_e)``
     of eqs. 62-64 into ``S`` after :func:`closure`; SINGULAR_DET when ``det A = k_b k_e``
@@ -79,3 +81,27 @@ def actuator_force_coefficients(L1, Lc, Lc0, S):
         return SINGULAR_DET
     S[13], S[14], S[15], S[16] = ka, kb, ke, L1 * S[28] / (kb * ke)
     return OK
+
+
+@scratch_kernel
+def carry_to_bodies(S, L, h, v, out):
+    """``out[0], out[1], out[2] = A1 v, A3 v, A4 v`` (3, 6): a twist (or acceleration) of the
+    base frame Bc of a parallel module seen from B1, B3, B4, the maps of eq. 6 (``A1 =
+    Ad_inv(T([L, 0, h]) Rz(q))``, ``A3 = Ad_inv(Rz(q1))``, ``A4 = Ad_inv(T(k_a [cos q1, sin q1,
+    0]) Rz(q1))``) applied without the matrices, from the cosines and sines in ``S``."""
+    c, s, c1, s1, ka = S[24], S[25], S[26], S[27], S[13]
+    ad_inv_pose_rz_vec(c, s, L, 0.0, h, v, out[0])
+    ad_inv_pose_rz_vec(c1, s1, 0.0, 0.0, 0.0, v, out[1])
+    ad_inv_pose_rz_vec(c1, s1, c1 * ka, s1 * ka, 0.0, v, out[2])
+
+
+@scratch_kernel
+def carry_back_to_base(S, L, h, y1, y3, y4, out):
+    """``out += A1^T y1 + A3^T y3 + A4^T y4`` (6,): wrenches on B1, B3, B4 of a parallel module
+    carried to its base frame Bc by the transposes of the maps of eq. 6 (``A1 = Ad_inv(T([L, 0,
+    h]) Rz(q))``, ``A3 = Ad_inv(Rz(q1))``, ``A4 = Ad_inv(T(k_a [cos q1, sin q1, 0]) Rz(q1))``),
+    applied without the matrices from the cosines and sines in ``S``."""
+    c, s, c1, s1, ka = S[24], S[25], S[26], S[27], S[13]
+    ad_inv_pose_rz_T_add(c, s, L, 0.0, h, y1, out)
+    ad_inv_pose_rz_T_add(c1, s1, 0.0, 0.0, 0.0, y3, out)
+    ad_inv_pose_rz_T_add(c1, s1, c1 * ka, s1 * ka, 0.0, y4, out)

@@ -14,12 +14,16 @@ Layouts (n modules; see :mod:`.chain_model` for how they are filled):
   reference pose B (4, 4) in the corner of slot 1), slot 3 the map ``AE`` of twists to the
   attachment frame E, slot 4 the pose of E (B1_C_E or B4_C_E) in its corner; ``nud0`` (6,):
   -gravity in Bc of module 1; ``root`` (4, 4): Bc of module 1 in the root link;
-* scratch ``A`` (n, 3, 6, 6): twist maps Bc -> B1, B3, B4 (serial: slot 0);
+* scratch ``A`` (n, 3, 6, 6): twist maps Bc -> B1, B3, B4 (serial: slot 0; filled for every
+  module, but the parallel steps apply the maps of eq. 6 without them, from the cosines and sines
+  in ``S``: :func:`carry_to_bodies`, :func:`carry_back_to_base`);
   ``V`` (n, 5, 3, 6): twists, wrench biases p (eq. 12), xi_1/4/7 and xi_2/5/8 (eq. 30; serial:
   c of eq. 10 in slot 3), accelerations; ``S`` (n, 30): 0 x, 1 xd (paper sign), 2-4 q, q1, q2,
   5-10 k1..k6 (eqs. 5, 28), 11 alpha (serial D), 12 delta (serial u), 13-16 ka, kb, ke, kf
   (eqs. 62-64), 18-23 psi (serial U), 24-29 cos and sin of q, q1, q2; ``W`` (6, 6, 6) and
-  ``w`` (12, 6): matrices and vectors of one step.
+  ``w`` (12, 6): matrices and vectors of one step.  ``geo``, ``mats``, ``nud0`` are views of one
+  flat model buffer and ``A``, ``V``, ``S``, ``W``, ``w`` of one flat scratch buffer, in this order
+  (:func:`model_arrays`, :func:`scratch_arrays`).
 
 Each driver returns a status code (:mod:`.chain_closure`, which also holds the closure of a
 parallel module) and writes the culprit into ``status``: (code, row, index).
@@ -28,17 +32,17 @@ from __future__ import annotations
 
 import math
 
-from .cache import kernel
+from .cache import scratch_kernel
 from .chain_closure import (BOUND_ACCELERATION, BOUND_EFFORT, BOUND_POSITION, BOUND_VELOCITY,  # noqa: F401
                             CLOSURE, NONFINITE_INPUT, NONFINITE_RESULT, OK, SINGULAR_ALPHA,
-                            SINGULAR_ANGLE, SINGULAR_DET, STROKE, actuator_force_coefficients, check_strokes,
-                            closure)
-from .spatial_kernels import (ad_inv, ad_inv_pose_rz, bracket_scaled, carry_from_next, congruence_add,
-                              congruence_rz, congruence_translation, dot, exp_se3, matTvec, matvec,
-                              pose_mul, wrench_bias)
+                            SINGULAR_ANGLE, SINGULAR_DET, STROKE, actuator_force_coefficients, carry_back_to_base,
+                            carry_to_bodies, check_strokes, closure)
+from .spatial_kernels import (ad_inv, ad_inv_pose_rz, ad_inv_pose_rz_vec, bracket_scaled,
+                              carry_from_next, congruence_add, congruence_rz, congruence_translation, dot, exp_se3,
+                              matTvec, matvec, pose_mul, wrench_bias)
 
 
-@kernel
+@scratch_kernel
 def parallel_first_pass(geo, M, A, V, S, nu_Bc, tmp):
     """Algorithm 1 lines 4-7 for one parallel module: the maps A1, A3, A4 (eq. 6), twists
     (eqs. 6a-d), wrench biases (eq. 12) and xi_1..xi_8 (eq. 30) from the closure in ``S``."""
@@ -51,8 +55,7 @@ def parallel_first_pass(geo, M, A, V, S, nu_Bc, tmp):
     ad_inv_pose_rz(c1, s1, c1 * ka, s1 * ka, 0.0, A[2])      # Bc -> B4
     qd, qd1 = k1 * xd, k2 * xd
     nus, ps, xa, xb = V[0], V[1], V[2], V[3]
-    for i in range(3):
-        matvec(A[i], nu_Bc, nus[i])
+    carry_to_bodies(S, L, h, nu_Bc, nus)
     nus[0, 2] += qd                                          # eq. 6a
     nus[1, 2] += qd1                                         # eq. 6c
     nus[2, 2] += qd1                                         # eq. 6d
@@ -82,7 +85,7 @@ def parallel_first_pass(geo, M, A, V, S, nu_Bc, tmp):
     xb[2, 5] = v2 - ka * w1 - n4[1] * xd
 
 
-@kernel
+@scratch_kernel
 def serial_first_pass(geo, M, A, V, S, nu_Bc, W):
     """Algorithm 1 lines 8-10 for a serial module: ``A = Ad_inv(B exp(X x))``, twist
     ``nu = A nu_Bc + X xd``, bias ``c = ad(nu) X xd`` (eq. 10) and ``p = -ad*(nu) M nu``
@@ -103,7 +106,7 @@ def serial_first_pass(geo, M, A, V, S, nu_Bc, W):
     wrench_bias(nu, h, V[1, 0])                              # p (eq. 12)
 
 
-@kernel
+@scratch_kernel
 def first_forward_pass(geo, mats, A, V, S, W, w, x, xd):
     """First forward recursion of Algorithm 1 (lines 2-10) for one state ``x``, ``xd`` (n,);
     returns (code, module)."""
@@ -130,8 +133,8 @@ def first_forward_pass(geo, mats, A, V, S, W, w, x, xd):
     return OK, -1
 
 
-@kernel
-def parallel_alpha_beta(M, AE, A, V, S, W, w):
+@scratch_kernel
+def parallel_alpha_beta(geo, M, AE, A, V, S, W, w):
     """Backward step of a parallel module: ``M~_B1``, ``p~_B1`` (eqs. 23-24) into ``W[1]``,
     ``w[2]`` from ``M_E = W[0]``, ``p_E = w[1]``; then with the rows ``s_x^T K_i`` of eqs. 62-64
     alpha (eqs. 32, 34), delta (eqs. 26, 43, 45) and psi (eqs. 42, 45) into ``S``.  Returns
@@ -140,7 +143,7 @@ def parallel_alpha_beta(M, AE, A, V, S, W, w):
     carry_from_next(M[0], V[1, 0], AE, W[0], w[1], Mt, pt, W[2])    # eqs. 23-24
     ka, kb, kf = S[13], S[14], S[16]
     M3, M4, ps, xa, xb = M[1], M[2], V[1], V[2], V[3]
-    w1, w3, w4, r = w[3], w[4], w[5], w[6]
+    w1, w3, w4 = w[3], w[4], w[5]
     for j in range(6):                                       # s_x^T K_i M_i
         w1[j] = Mt[2, j] / kb
         w3[j] = kf * M3[2, j]
@@ -149,20 +152,16 @@ def parallel_alpha_beta(M, AE, A, V, S, W, w):
     gamma = pt[2] / kb + kf * ps[1, 2] + kf * ps[2, 2] + ps[2, 3] + ka * kf * ps[2, 4]
     delta = dot(w1, xb[0]) + dot(w3, xb[1]) + dot(w4, xb[2]) + gamma
     psi = S[18:24]
-    matTvec(A[0], w1, psi)
-    matTvec(A[1], w3, r)
     for j in range(6):
-        psi[j] += r[j]
-    matTvec(A[2], w4, r)
-    for j in range(6):
-        psi[j] += r[j]
+        psi[j] = 0.0
+    carry_back_to_base(S, geo[4], geo[8], w1, w3, w4, psi)              # eq. 42
     S[11], S[12] = alpha, delta
     if not abs(alpha) > 0.0:
         return SINGULAR_ALPHA
     return OK
 
 
-@kernel
+@scratch_kernel
 def parallel_base_inertia(geo, M, A, V, S, fk, W, w):
     """Assembled inertia ``M^A_Bc`` and bias ``p^A_Bc`` of a parallel module at Bc, eqs. 47-49
     (``M_B0 = 0``), into ``W[0]``, ``w[1]`` (the M_E, p_E of the previous module), from
@@ -170,12 +169,14 @@ def parallel_base_inertia(geo, M, A, V, S, fk, W, w):
 
     The maps factor as ``A1 = Ad_inv(Rz(q)) Ad_inv(T([L, 0, h]))``, ``A3 = Ad_inv(Rz(q1))`` and
     ``A4 = Ad_inv(T([x + Lc0, 0, 0])) A3``, so ``sum_i A_i^T M_i A_i`` is a translation and a
-    rotation of ``M~_B1`` plus one rotation of ``M_B3 + T^T M_B4 T``, and the wrenches of B3 and
-    B4 are summed in B3 before one map to Bc (eq. 49)."""
+    rotation of ``M~_B1`` plus one rotation of ``M_B3 + T^T M_B4 T``.  With
+    ``x_i = xi_i u + xi_i+1`` (eqs. 48d-f), ``sum_i A_i^T (M_i x_i + p_i)`` is ``u hsum +
+    sum_i A_i^T (M_i xi_i+1 + p_i)``, ``hsum = sum_i A_i^T M_i xi_i``; ``M_i xi_i`` are
+    columns of the inertias (xi_1, xi_4, xi_7 of eq. 30 have one to three entries)."""
     alpha, delta = S[11], S[12]
     psi = S[18:24]
     u = (fk - delta) / alpha
-    MA, pA, hsum, y, tmp, y4 = W[3], w[1], w[7], w[8], w[9], w[6]
+    MA, pA, hsum, y1, y3, y4 = W[3], w[1], w[7], w[8], w[9], w[6]
     congruence_rz(W[1], S[24], S[25], W[2])                  # A1^T M~_B1 A1
     congruence_translation(W[2], geo[4], 0.0, geo[8], MA)
     congruence_translation(M[2], S[13], 0.0, 0.0, W[2])      # T^T M_B4 T, then + M_B3
@@ -186,34 +187,31 @@ def parallel_base_inertia(geo, M, A, V, S, fk, W, w):
     for i in range(6):
         for j in range(6):
             MA[i, j] += W[4, i, j]
-    # hsum = sum_i A_i^T M_i xi_i, pA = sum_i A_i^T (M_i x_i + p_i), x_i = xi_i u + xi_i+1 (eqs. 48d-f)
-    matvec(W[1], V[2, 0], y)
-    matTvec(A[0], y, hsum)
+    Mt, M3, M4 = W[1], M[1], M[2]
+    k1, k2, ka = S[5], S[6], S[13]
+    for j in range(6):                                       # M_i xi_i, eq. 30a, d, g
+        y1[j] = k1 * Mt[j, 2]
+        y3[j] = k2 * M3[j, 2]
+        y4[j] = k2 * M4[j, 2] + M4[j, 3] + ka * k2 * M4[j, 4]
+        hsum[j] = 0.0
+    carry_back_to_base(S, geo[4], geo[8], y1, y3, y4, hsum)
+    xb, ps = V[3], V[1]
+    matvec(Mt, xb[0], y1)                                    # M_i xi_i+1 + p_i
+    matvec(M3, xb[1], y3)
+    matvec(M4, xb[2], y4)
     for j in range(6):
-        tmp[j] = V[2, 0, j] * u + V[3, 0, j]
-    matvec(W[1], tmp, y)
-    for j in range(6):
-        y[j] += w[2, j]
-    matTvec(A[0], y, pA)
-    for b in (1, 2):
-        matvec(M[b], V[2, b], y)
-        for j in range(6):
-            tmp[j] = V[2, b, j] * u + V[3, b, j]
-        matvec(M[b], tmp, y4)
-        for j in range(6):
-            y4[j] += V[1, b, j]
-        matTvec(A[b], y, tmp)
-        for j in range(6):
-            hsum[j] += tmp[j]
-        matTvec(A[b], y4, tmp)
-        for j in range(6):
-            pA[j] += tmp[j]                                  # eq. 49b
+        y1[j] += w[2, j]
+        y3[j] += ps[1, j]
+        y4[j] += ps[2, j]
+        pA[j] = u * hsum[j]
+    carry_back_to_base(S, geo[4], geo[8], y1, y3, y4, pA)    # eq. 49b
     for i in range(6):
+        h = hsum[i] / alpha
         for j in range(6):
-            W[0, i, j] = MA[i, j] - hsum[i] * psi[j] / alpha     # eq. 49a
+            W[0, i, j] = MA[i, j] - h * psi[j]              # eq. 49a
 
 
-@kernel
+@scratch_kernel
 def serial_backward(M, AE, A, V, S, X, fk, last, W, w):
     """Backward step of a serial module (articulated-body step, eqs. 50-52): ``M^A``, ``p^A`` at
     B4, ``U = M^A X``, ``D = X^T U``, ``u = f - X^T p^A`` into ``S``; unless ``last`` (the first
@@ -227,9 +225,10 @@ def serial_backward(M, AE, A, V, S, X, fk, last, W, w):
     if last:
         return
     c, pa = V[3, 0], w[3]
+    Dinv = 1.0 / D
     for i in range(6):
         for j in range(6):
-            MA[i, j] -= U[i] * U[j] / D                      # eq. 52a
+            MA[i, j] -= U[i] * U[j] * Dinv                   # eq. 52a
     matvec(MA, c, pa)
     for j in range(6):
         pa[j] += pA[j] + U[j] * (u / D)                      # eq. 52b
@@ -240,7 +239,7 @@ def serial_backward(M, AE, A, V, S, X, fk, last, W, w):
     matTvec(A[0], pa, w[1])
 
 
-@kernel
+@scratch_kernel
 def fd_recursions(geo, mats, nud0, A, V, S, W, w, f, f_ext, xdd):
     """Backward recursion and second forward recursion of Algorithm 1 (lines 11-32) after
     :func:`first_forward_pass`: ``xdd`` (n,) from ``f`` (n,) and the end-effector wrench
@@ -254,7 +253,7 @@ def fd_recursions(geo, mats, nud0, A, V, S, W, w, f, f_ext, xdd):
         g = geo[k]
         fk = g[1] * f[k]
         if g[0] == 0.0:
-            code = parallel_alpha_beta(mats[k], mats[k, 3], A[k], V[k], S[k], W, w)
+            code = parallel_alpha_beta(g, mats[k], mats[k, 3], A[k], V[k], S[k], W, w)
             if code != OK:
                 return code, k
             if k > 0:
@@ -269,7 +268,8 @@ def fd_recursions(geo, mats, nud0, A, V, S, W, w, f, f_ext, xdd):
         if g[0] == 0.0:
             a = (g[1] * f[k] - dot(S[k, 18:24], nud) - S[k, 12]) / S[k, 11]    # eq. 46
             xdd[k] = g[1] * a
-            matvec(A[k, 0], nud, acc)
+            s = S[k]
+            ad_inv_pose_rz_vec(s[24], s[25], g[4], 0.0, g[8], nud, acc)        # A1 nud
             for j in range(6):
                 acc[j] += V[k, 2, 0, j] * a + V[k, 3, 0, j]                    # eq. 29a
         else:
@@ -284,7 +284,7 @@ def fd_recursions(geo, mats, nud0, A, V, S, W, w, f, f_ext, xdd):
     return OK, -1
 
 
-@kernel
+@scratch_kernel
 def id_recursions(geo, mats, nud0, A, V, S, W, w, xdd, f_ext, f):
     """Chain inverse dynamics after :func:`first_forward_pass`: forward recursion of the
     accelerations (eqs. 7, 9 / 27, 29), backward recursion of the wrenches: parallel modules
@@ -299,8 +299,8 @@ def id_recursions(geo, mats, nud0, A, V, S, W, w, xdd, f_ext, f):
         acc = V[k, 4]
         if g[0] == 0.0:
             a = g[1] * xdd[k]
+            carry_to_bodies(S[k], g[4], g[8], nud, acc)
             for b in range(3):
-                matvec(A[k, b], nud, acc[b])
                 for j in range(6):
                     acc[b, j] += V[k, 2, b, j] * a + V[k, 3, b, j]             # eq. 29
         else:
@@ -326,10 +326,7 @@ def id_recursions(geo, mats, nud0, A, V, S, W, w, xdd, f_ext, f):
             f[k] = g[1] * (F[0, 2] / kb + kf * F[1, 2] + kf * F[2, 2] + F[2, 3] + ka * kf * F[2, 4])  # eqs. 65, 16
             for j in range(6):
                 F_E[j] = 0.0
-            for b in range(3):                                                 # eq. 38
-                matTvec(A[k, b], F[b], tmp)
-                for j in range(6):
-                    F_E[j] += tmp[j]
+            carry_back_to_base(S[k], g[4], g[8], F[0], F[1], F[2], F_E)           # eq. 38
         else:
             matvec(M[0], acc[0], h)
             matTvec(M[3], F_E, tmp)
@@ -340,7 +337,7 @@ def id_recursions(geo, mats, nud0, A, V, S, W, w, xdd, f_ext, f):
     return OK, -1
 
 
-@kernel
+@scratch_kernel
 def check_inputs(inverse, geo, X, XD, T, FE, status):
     """The four inputs (``status`` index 0-3: x, xd, third = xdd (``inverse``) or f, f_ext) over
     the whole batch finite and within their bounds (:mod:`..bounds`), then the strokes of every
@@ -364,7 +361,7 @@ def check_inputs(inverse, geo, X, XD, T, FE, status):
     return check_strokes(geo, X, status)
 
 
-@kernel
+@scratch_kernel
 def chain_dynamics(inverse, geo, mats, nud0, A, V, S, W, w, X, XD, T, FE, out, status):
     """One public call over a batch (B rows): forward dynamics (``inverse`` False: ``T`` are the
     forces, ``out`` the accelerations) or inverse dynamics (``T`` the accelerations, ``out`` the
@@ -395,10 +392,35 @@ def chain_dynamics(inverse, geo, mats, nud0, A, V, S, W, w, X, XD, T, FE, out, s
     return OK
 
 
-@kernel
-def chain_dynamics_one(inverse, geo, mats, nud0, A, V, S, W, w, x, xd, t, fe, out, status):
-    """:func:`chain_dynamics` for one state: ``x``, ``xd``, ``t``, ``out`` (n,), ``fe`` (1, 6)
-    (spares the public call the (1, n) views of its inputs and output)."""
+#: entries per module of ``geo``, ``mats`` (the model) and ``A``, ``V``, ``S`` (the scratch), and
+#: of ``W``, ``w``: each set of arrays is one flat buffer in this order (:func:`model_arrays`,
+#: :func:`scratch_arrays`), so that one state's call passes 2 arrays, not 8
+GEO_SIZE, MATS_SIZE, A_SIZE, V_SIZE, S_SIZE, W_SIZE, w_SIZE = 22, 180, 108, 90, 30, 216, 72
+
+
+@scratch_kernel
+def model_arrays(model, n):
+    """``geo`` (n, 22), ``mats`` (n, 5, 6, 6), ``nud0`` (6,): views of the flat model buffer."""
+    a, b = GEO_SIZE * n, (GEO_SIZE + MATS_SIZE) * n
+    return model[:a].reshape((n, 22)), model[a:b].reshape((n, 5, 6, 6)), model[b:b + 6]
+
+
+@scratch_kernel
+def scratch_arrays(data, n):
+    """``A`` (n, 3, 6, 6), ``V`` (n, 5, 3, 6), ``S`` (n, 30), ``W`` (6, 6, 6), ``w`` (12, 6): views
+    of the flat scratch buffer."""
+    a, b, c = A_SIZE * n, (A_SIZE + V_SIZE) * n, (A_SIZE + V_SIZE + S_SIZE) * n
+    return (data[:a].reshape((n, 3, 6, 6)), data[a:b].reshape((n, 5, 3, 6)), data[b:c].reshape((n, 30)),
+            data[c:c + W_SIZE].reshape((6, 6, 6)), data[c + W_SIZE:c + W_SIZE + w_SIZE].reshape((12, 6)))
+
+
+@scratch_kernel
+def chain_dynamics_one(inverse, model, data, x, xd, t, fe, out, status):
+    """:func:`chain_dynamics` for one state: ``x``, ``xd``, ``t``, ``out`` (n,), ``fe`` (1, 6), the
+    model and the scratch as their flat buffers (:func:`model_arrays`, :func:`scratch_arrays`):
+    spares the public call six array arguments and the (1, n) views of its inputs and output."""
     n = x.shape[0]
+    geo, mats, nud0 = model_arrays(model, n)
+    A, V, S, W, w = scratch_arrays(data, n)
     return chain_dynamics(inverse, geo, mats, nud0, A, V, S, W, w, x.reshape((1, n)), xd.reshape((1, n)),
                           t.reshape((1, n)), fe, out.reshape((1, n)), status)

@@ -8,13 +8,13 @@ returns a status with ``status = (code, row, module)``.
 from __future__ import annotations
 
 
-from .cache import kernel
+from .cache import scratch_kernel
 from .chain_closure import (BOUND_ACCELERATION, BOUND_POSITION, BOUND_VELOCITY, NONFINITE_INPUT, OK,
                             check_strokes, closure)
 from .spatial_kernels import exp_se3, pose_mul
 
 
-@kernel
+@scratch_kernel
 def check_states(geo, X, XD, XDD, status):
     """Up to three (B, n) inputs (index 0-2: positions, velocities, accelerations) finite and
     within their bounds, then the strokes of every row, as :func:`.chain_kernels.check_inputs`.
@@ -31,7 +31,7 @@ def check_states(geo, X, XD, XDD, status):
     return check_strokes(geo, X, status)
 
 
-@kernel
+@scratch_kernel
 def tree_state(geo, X, XD, XDD, Q, QD, QDD, S, status):
     """Positions, velocities, accelerations (B, nq) of every tree joint for actuator states
     (B, n): eqs. 2 (q, q1), 4-5 (rates), 7 and 27-28 (accelerations) per parallel module.
@@ -63,7 +63,7 @@ def tree_state(geo, X, XD, XDD, Q, QD, QDD, S, status):
     return OK
 
 
-@kernel
+@scratch_kernel
 def forward_kinematics(geo, mats, root, X, out, S, W, status):
     """End-effector poses (B, 4, 4) in the root link for actuator positions (B, n): the
     product of the module poses (eqs. 2-3), ``Bc_C_B1 = T([L, 0, h]) Rz(q)`` then ``B1_C_E``

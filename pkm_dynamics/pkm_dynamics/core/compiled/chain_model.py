@@ -24,8 +24,9 @@ _NAMES = ("x", "xd", "third", "wrench")
 @dataclass(frozen=True)
 class ChainData:
     """Scratch of one call (n modules): ``A`` (n, 3, 6, 6), ``V`` (n, 5, 3, 6), ``S`` (n, 30),
-    ``W`` (6, 6, 6), ``w`` (12, 6) as laid out in :mod:`.chain_kernels`, ``status`` (3,), and
-    ``no_wrench`` (1, 6) zeros (never written)."""
+    ``W`` (6, 6, 6), ``w`` (12, 6) as laid out in :mod:`.chain_kernels`, views of the one buffer
+    ``flat`` (:func:`.chain_kernels.scratch_arrays`), ``status`` (3,), and ``no_wrench`` (1, 6)
+    zeros (never written)."""
 
     A: np.ndarray
     V: np.ndarray
@@ -34,19 +35,24 @@ class ChainData:
     w: np.ndarray
     status: np.ndarray
     no_wrench: np.ndarray
+    flat: np.ndarray
 
     @classmethod
     def allocate(cls, n: int) -> "ChainData":
-        return cls(np.zeros((n, 3, 6, 6)), np.zeros((n, 5, 3, 6)), np.zeros((n, 30)), np.zeros((6, 6, 6)),
-                   np.zeros((12, 6)), np.zeros(3, dtype=np.int64), np.zeros((1, 6)))
+        sizes = (K.A_SIZE * n, K.V_SIZE * n, K.S_SIZE * n, K.W_SIZE, K.w_SIZE)
+        flat = np.zeros(sum(sizes))
+        A, V, S, W, w = np.split(flat, np.cumsum(sizes)[:-1])
+        return cls(A.reshape(n, 3, 6, 6), V.reshape(n, 5, 3, 6), S.reshape(n, 30), W.reshape(6, 6, 6),
+                   w.reshape(12, 6), np.zeros(3, dtype=np.int64), np.zeros((1, 6)), flat)
 
 
 @dataclass(frozen=True, eq=False)
 class ChainModel:
-    """Flat model of a module chain: ``geo`` (n, 22), ``mats`` (n, 5, 6, 6), ``nud0`` (6,),
-    ``root`` (4, 4) (see :mod:`.chain_kernels`), read-only; ``nq``: number of tree joints;
-    ``shape1``: ``(n,)``, the shape of one state; plus
-    the chain it came from (for error messages and the reference route)."""
+    """Flat model of a module chain: ``geo`` (n, 22), ``mats`` (n, 5, 6, 6), ``nud0`` (6,)
+    (views of the one buffer ``flat``, :func:`.chain_kernels.model_arrays`), ``root`` (4, 4)
+    (see :mod:`.chain_kernels`), read-only; ``nq``: number of tree joints; ``shape1``: ``(n,)``,
+    the shape of one state; plus the chain it came from (for error messages and the reference
+    route)."""
 
     chain: object
     nq: int
@@ -55,6 +61,7 @@ class ChainModel:
     nud0: np.ndarray
     root: np.ndarray
     shape1: tuple
+    flat: np.ndarray
     _local: threading.local = field(default_factory=threading.local, repr=False)
 
     @classmethod
@@ -62,8 +69,9 @@ class ChainModel:
         """Compile ``chain`` (a :class:`~pkm_dynamics.core.module_chain.ModuleChain` of a tree
         with ``nq`` moving joints) into arrays."""
         n = chain.n
-        geo = np.zeros((n, 22))
-        mats = np.zeros((n, 5, 6, 6))
+        flat = np.zeros((K.GEO_SIZE + K.MATS_SIZE) * n + 6)
+        geo = flat[:K.GEO_SIZE * n].reshape(n, 22)
+        mats = flat[K.GEO_SIZE * n:-6].reshape(n, 5, 6, 6)
         for k, (mod, info) in enumerate(zip(chain.modules, chain.info)):
             geo[k, 1:4] = info.sx, info.lower, info.upper
             geo[k, 15:15 + len(info.tree_idx)] = info.tree_idx
@@ -79,11 +87,12 @@ class ChainModel:
                 mats[k, 1, :4, :4] = mod.B
                 mats[k, 4, :4, :4] = mod.B4_C_E
             mats[k, 3] = mod.AE
-        nud0 = np.array(chain.nud_0, dtype=float)
+        nud0 = flat[-6:]
+        nud0[:] = chain.nud_0
         root = np.array(chain.root_C_Bc, dtype=float)
-        for a in (geo, mats, nud0, root):
+        for a in (geo, mats, nud0, root, flat):
             a.setflags(write=False)
-        return cls(chain, int(nq), geo, mats, nud0, root, (n,))
+        return cls(chain, int(nq), geo, mats, nud0, root, (n,), flat)
 
     @property
     def n(self) -> int:
@@ -193,32 +202,59 @@ def _entry_point(kernel):
 _ENTRY = {}
 
 
-def _call(model: ChainModel, inverse: bool, x, xd, t, f_ext):
-    """One kernel call: one state of C-contiguous writeable float arrays (n,) without a wrench
-    goes to :func:`.chain_kernels.chain_dynamics_one` as it is, everything else through
-    :func:`_batch` to :func:`.chain_kernels.chain_dynamics`."""
-    head = model.head()
+def _one(model: ChainModel) -> tuple:
+    """The calling thread's ``(entry, head, no_wrench, status, n, shape1)`` for one state: the
+    entry point of :func:`.chain_kernels.chain_dynamics_one` (see :func:`_entry_point`; None
+    until that kernel has one, it is loaded when the first chain is built), its leading
+    arguments (the flat model and scratch buffers), the scratch and the shape of one state.
+    Kept per thread once the entry point is known."""
+    run = _ENTRY.get(K.chain_dynamics_one)
+    model.data()
     d = model._local.data
-    x = np.ascontiguousarray(x, dtype=float)
-    xd = np.ascontiguousarray(xd, dtype=float)
-    t = np.ascontiguousarray(t, dtype=float)
-    single = f_ext is None and x.shape == xd.shape == t.shape == model.shape1
-    if single and x.flags.writeable and xd.flags.writeable and t.flags.writeable:
-        kernel, fe, out = K.chain_dynamics_one, d.no_wrench, np.empty_like(x)
+    one = (None if run is K.chain_dynamics_one else run, (model.flat, d.flat), d.no_wrench, d.status, model.n,
+           model.shape1)
+    if one[0] is not None:
+        model._local.one = one
+    return one
+
+
+def _call(model: ChainModel, inverse: bool, x, xd, t, f_ext):
+    """One kernel call.  One state of float arrays (n,) without a wrench goes straight to the
+    entry point of :func:`.chain_kernels.chain_dynamics_one` (no type dispatch; read-only inputs
+    are fine there: the kernel does not write them); everything else through :func:`_batch` to
+    :func:`.chain_kernels.chain_dynamics`.  (``np.ascontiguousarray(a, float)``: the dtype
+    given by position is parsed faster than by keyword.)"""
+    x = np.ascontiguousarray(x, float)
+    xd = np.ascontiguousarray(xd, float)
+    t = np.ascontiguousarray(t, float)
+    try:
+        run, head, fe, status, n, shape1 = model._local.one
+    except AttributeError:
+        run, head, fe, status, n, shape1 = _one(model)
+    if f_ext is None and run is not None and x.shape == xd.shape == t.shape == shape1:
+        out = np.empty(n)
+        if run(inverse, *head, x, xd, t, fe, out, status) == K.OK:
+            return out
+        single = True
     else:
+        d = model._local.data
         x, xd, t, fe, single = _batch(model, d, x, xd, t, f_ext)
-        kernel, out = K.chain_dynamics, np.empty_like(x)
-    if _ENTRY.get(kernel, kernel)(inverse, *head, x, xd, t, fe, out, d.status) != K.OK:
-        from ..module_chain import chain_inverse_dynamics, parallel_serial_forward_dynamics
-        row = int(d.status[1])
-        w = fe[row if len(fe) > 1 else 0]
-        fn = chain_inverse_dynamics if inverse else parallel_serial_forward_dynamics
-        rows = tuple(a.reshape(-1, model.n) for a in (x, xd, t))
-        _raise(model, d.status, rows, lambda a, b, c: fn(model.chain, a, b, c, w), w,
-               ("x", "xd", "xdd" if inverse else "f"))
-    elif kernel not in _ENTRY:
-        _ENTRY[kernel] = _entry_point(kernel)
-    return out[0] if single and out.ndim == 2 else out
+        if single and f_ext is None:
+            kernel, head, x, xd, t = K.chain_dynamics_one, (model.flat, d.flat), x[0], xd[0], t[0]
+        else:
+            kernel, head = K.chain_dynamics, model.head()
+        out = np.empty_like(x)
+        if _ENTRY.get(kernel, kernel)(inverse, *head, x, xd, t, fe, out, status) == K.OK:
+            if kernel not in _ENTRY:
+                _ENTRY[kernel] = _entry_point(kernel)
+            return out[0] if single and out.ndim == 2 else out
+    from ..module_chain import chain_inverse_dynamics, parallel_serial_forward_dynamics
+    row = int(status[1])
+    w = fe[row if len(fe) > 1 else 0]
+    fn = chain_inverse_dynamics if inverse else parallel_serial_forward_dynamics
+    rows = tuple(a.reshape(-1, model.n) for a in (x, xd, t))
+    _raise(model, status, rows, lambda a, b, c: fn(model.chain, a, b, c, w), w,
+           ("x", "xd", "xdd" if inverse else "f"))
 
 
 def chain_forward_dynamics(model: ChainModel, x, xd, f, f_ext=None) -> np.ndarray:

@@ -47,28 +47,30 @@ def dot(a, b) -> float:
 def congruence_add(A, M, out, tmp):
     """``out += A^T M A`` (6, 6): an inertia carried back by a twist map ``A``, which has the
     shape of an adjoint ``[[R, 0], [P, R]]`` (its upper right block is zero and not read;
-    ``tmp``: (6, 6) scratch).  Loops ordered so that the innermost one runs along a row."""
+    ``tmp``: (6, 6) scratch).  Each entry is summed in a local and stored once."""
     for i in range(6):                              # tmp = M A
+        for j in range(3):
+            s = 0.0
+            for k in range(6):
+                s += M[i, k] * A[k, j]
+            tmp[i, j] = s
+        for j in range(3, 6):
+            s = 0.0
+            for k in range(3, 6):
+                s += M[i, k] * A[k, j]
+            tmp[i, j] = s
+    for i in range(3):                              # out += A^T tmp
         for j in range(6):
-            tmp[i, j] = 0.0
-        for k in range(6):
-            m = M[i, k]
-            for j in range(3):
-                tmp[i, j] += m * A[k, j]
-        for k in range(3, 6):
-            m = M[i, k]
-            for j in range(3, 6):
-                tmp[i, j] += m * A[k, j]
-    for k in range(6):                              # out += A^T tmp
-        for i in range(3):
-            a = A[k, i]
-            for j in range(6):
-                out[i, j] += a * tmp[k, j]
-    for k in range(3, 6):
-        for i in range(3, 6):
-            a = A[k, i]
-            for j in range(6):
-                out[i, j] += a * tmp[k, j]
+            s = 0.0
+            for k in range(6):
+                s += A[k, i] * tmp[k, j]
+            out[i, j] += s
+    for i in range(3, 6):
+        for j in range(6):
+            s = 0.0
+            for k in range(3, 6):
+                s += A[k, i] * tmp[k, j]
+            out[i, j] += s
 
 
 @kernel
@@ -149,6 +151,31 @@ def ad_inv_pose_rz(c, s, px, py, pz, out):
     out[5, 1] = -px
     out[5, 5] = 1.0
 
+
+
+@kernel
+def ad_inv_pose_rz_vec(c, s, px, py, pz, v, out):
+    """``out = A v`` (6,) for ``A = Ad_inv(T(p) Rz(theta))`` (:func:`ad_inv_pose_rz`) without the
+    matrix: a twist ``v = (omega, v)`` seen from the moved frame, ``(R^T omega, R^T (v - p x
+    omega))``."""
+    w0, w1, w2 = v[0], v[1], v[2]
+    u0 = v[3] - py * w2 + pz * w1
+    u1 = v[4] - pz * w0 + px * w2
+    u2 = v[5] - px * w1 + py * w0
+    out[0], out[1], out[2] = c * w0 + s * w1, c * w1 - s * w0, w2
+    out[3], out[4], out[5] = c * u0 + s * u1, c * u1 - s * u0, u2
+
+@kernel
+def ad_inv_pose_rz_T_add(c, s, px, py, pz, y, out):
+    """``out += A^T y`` (6,) for ``A = Ad_inv(T(p) Rz(theta))`` (:func:`ad_inv_pose_rz`) without
+    the matrix: a wrench ``y = (m, f)`` carried back over the pose, ``(R m + p x R f, R f)``."""
+    f0, f1, f2 = c * y[3] - s * y[4], s * y[3] + c * y[4], y[5]
+    out[0] += c * y[0] - s * y[1] + py * f2 - pz * f1
+    out[1] += s * y[0] + c * y[1] + pz * f0 - px * f2
+    out[2] += y[2] + px * f1 - py * f0
+    out[3] += f0
+    out[4] += f1
+    out[5] += f2
 
 #: ``sin(th)/th, (1 - cos th)/th^2, (th - sin th)/th^3`` of ``th^2``: the function of the numpy
 #: layer itself, compiled (one definition of the small-angle series)
