@@ -210,6 +210,20 @@ def ad_inv(C, out):
 
 
 @kernel
+def ad_apply(C, X, out):
+    """``out = Ad(C) X`` (6,) of a pose (4, 4) and a twist (6,) (as ``spatial.Ad(C) @ X``):
+    ``(R w, p x R w + R v)``."""
+    w0 = C[0, 0] * X[0] + C[0, 1] * X[1] + C[0, 2] * X[2]
+    w1 = C[1, 0] * X[0] + C[1, 1] * X[1] + C[1, 2] * X[2]
+    w2 = C[2, 0] * X[0] + C[2, 1] * X[1] + C[2, 2] * X[2]
+    x, y, z = C[0, 3], C[1, 3], C[2, 3]
+    out[3] = C[0, 0] * X[3] + C[0, 1] * X[4] + C[0, 2] * X[5] + y * w2 - z * w1
+    out[4] = C[1, 0] * X[3] + C[1, 1] * X[4] + C[1, 2] * X[5] + z * w0 - x * w2
+    out[5] = C[2, 0] * X[3] + C[2, 1] * X[4] + C[2, 2] * X[5] + x * w1 - y * w0
+    out[0], out[1], out[2] = w0, w1, w2
+
+
+@kernel
 def wrench_bias(nu, h, out):
     """``out = -ad*(nu) h`` (6,) (as :func:`.spatial.wrench_bias_list`)."""
     a, b, c, d, e, f = nu[0], nu[1], nu[2], nu[3], nu[4], nu[5]

@@ -6,14 +6,15 @@ from __future__ import annotations
 import sys
 import time
 
+import numpy as np
+
 
 def warm() -> float:
-    """Run every compiled call (FD, ID, tree state, FK) once, batched, and FD for one state, on a
-    generated chain (one compilation covers every module kind: the kernels branch at run time);
-    returns seconds."""
+    """Run every compiled call once: the chain's FD, ID, tree state and FK, batched, and FD for one
+    state, on a generated chain (one compilation covers every module kind: the kernels branch at
+    run time), and the tree kernels (FK, kinematics, RNEA, CRBA, ABA, frame Jacobian) on its
+    spanning tree; returns seconds."""
     t = time.perf_counter()
-    import numpy as np
-
     from ..examples import module_chain_urdf
     from ..robot import load_robot
     robot = load_robot(module_chain_urdf(2))
@@ -23,7 +24,21 @@ def warm() -> float:
     robot.forward_dynamics(x[0], x[0], f[0])                 # one state: chain_dynamics_one
     robot.tree_state(x, x, x)
     robot.forward_kinematics(x)
+    warm_tree(robot.tree)
     return time.perf_counter() - t
+
+
+def warm_tree(tree) -> None:
+    """Every tree kernel once (:mod:`.tree_model`: one signature each, a batch of two states)."""
+    from . import tree_model as T
+    ct = tree.compiled
+    q = np.zeros((2, tree.nq))
+    T.forward_kinematics(ct, q)
+    T.kinematics(ct, q, q, q)
+    tau = T.rnea(ct, q, q, q)
+    T.crba(ct, q)
+    T.aba(ct, q, q, tau)
+    T.frame_jacobian(ct, q, tree.body_names[-1])
 
 
 _loaded = False
