@@ -8,6 +8,8 @@ Scalar functions of :mod:`..spatial` that need no output array (:func:`so3_coeff
 """
 from __future__ import annotations
 
+import math
+
 from .. import spatial
 from .cache import kernel
 
@@ -246,3 +248,63 @@ def bracket_scaled(X, Y, s, out):
     out[3] = e * r - f * q + b * w - c * u
     out[4] = f * p - d * r + c * t - a * w
     out[5] = d * q - e * p + a * u - b * t
+
+
+@kernel
+def log_se3(C, out):
+    """``out = log(C)`` (6,) of a pose (4, 4), rotation angle in [0, pi] (as
+    :func:`.spatial.log_se3` and :func:`.spatial.log_se3_batch`): ``s = vee(R - R^T) / 2``,
+    ``th = atan2(|s|, (tr R - 1) / 2)``; ``omega = s th / sin th`` below 2 rad (its series below
+    1e-3 rad), beyond the axis from the symmetric part ``(R + R^T) / 2 - cos(th) I`` (its largest
+    column, its sign from ``s``); ``v = (I - W/2 + k W^2) p`` with the inverse left Jacobian's
+    ``k = 1/th^2 - cot(th/2) / (2 th)`` (series ``1/12 + th^2/720``)."""
+    s0 = 0.5 * (C[2, 1] - C[1, 2])
+    s1 = 0.5 * (C[0, 2] - C[2, 0])
+    s2 = 0.5 * (C[1, 0] - C[0, 1])
+    c = 0.5 * (C[0, 0] + C[1, 1] + C[2, 2] - 1.0)
+    sn = math.sqrt(s0 * s0 + s1 * s1 + s2 * s2)
+    th = math.atan2(sn, c)
+    if th < 1e-3:
+        f = 1.0 + th * th / 6.0
+        w0, w1, w2 = s0 * f, s1 * f, s2 * f
+    elif th < 2.0:
+        f = th / sn
+        w0, w1, w2 = s0 * f, s1 * f, s2 * f
+    else:
+        k, best = 0, C[0, 0] - c
+        for j in range(1, 3):
+            if C[j, j] - c > best:
+                k, best = j, C[j, j] - c
+        a0 = 0.5 * (C[0, k] + C[k, 0]) - (c if k == 0 else 0.0)
+        a1 = 0.5 * (C[1, k] + C[k, 1]) - (c if k == 1 else 0.0)
+        a2 = 0.5 * (C[2, k] + C[k, 2]) - (c if k == 2 else 0.0)
+        f = th / math.sqrt(a0 * a0 + a1 * a1 + a2 * a2)
+        if a0 * s0 + a1 * s1 + a2 * s2 < 0.0:
+            f = -f
+        w0, w1, w2 = a0 * f, a1 * f, a2 * f
+    if th < 1e-3:
+        kk = 1.0 / 12.0 + th * th / 720.0
+    else:
+        kk = 1.0 / (th * th) - 1.0 / (2.0 * th * math.tan(0.5 * th))
+    p0, p1, p2 = C[0, 3], C[1, 3], C[2, 3]
+    x0, x1, x2 = w1 * p2 - w2 * p1, w2 * p0 - w0 * p2, w0 * p1 - w1 * p0          # W p
+    y0, y1, y2 = w1 * x2 - w2 * x1, w2 * x0 - w0 * x2, w0 * x1 - w1 * x0          # W W p
+    out[0], out[1], out[2] = w0, w1, w2
+    out[3] = p0 - 0.5 * x0 + kk * y0
+    out[4] = p1 - 0.5 * x1 + kk * y1
+    out[5] = p2 - 0.5 * x2 + kk * y2
+
+
+@kernel
+def pose_inv_mul(A, B, out):
+    """``out = A^-1 B`` (4, 4) of two poses: ``[[R_A^T R_B, R_A^T (p_B - p_A)], [0, 1]]``."""
+    for i in range(3):
+        for j in range(4):
+            s = 0.0
+            for k in range(3):
+                s += A[k, i] * (B[k, j] - (A[k, 3] if j == 3 else 0.0))
+            out[i, j] = s
+    out[3, 0] = 0.0
+    out[3, 1] = 0.0
+    out[3, 2] = 0.0
+    out[3, 3] = 1.0
