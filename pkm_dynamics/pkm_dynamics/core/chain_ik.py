@@ -64,14 +64,14 @@ class ChainIKSolution:
 def chain_jacobian(robot, x) -> tuple:
     """End-effector Jacobian of a module chain: ``J`` (6, n) with ``V_E = J xd`` (body-fixed
     twist of the end-effector frame), as the tree Jacobian of the end-effector link times the
-    loop-closure map ``H = dq/dx`` (columns: tree-joint rates of unit actuator rates, eqs. 4-5).
-    Returns ``(J, q)``."""
-    from .module_chain import chain_tree_state
-    chain, tree = robot.chain, robot.tree
-    n = chain.n
-    q = chain_tree_state(chain, tree.nq, x, np.zeros(n), np.zeros(n))[0]
-    H = np.column_stack([chain_tree_state(chain, tree.nq, x, e, np.zeros(n))[1] for e in np.eye(n)])
-    return frame_jacobian(tree, q, robot.end_effector) @ H, q
+    loop-closure map ``H = dq/dx`` (columns: tree-joint rates of unit actuator rates, eqs. 4-5),
+    both compiled (``robot.tree_state`` of the n unit rates as one batch, the tree kernels'
+    frame Jacobian).  Returns ``(J, q)``."""
+    from .compiled.tree_model import frame_jacobian
+    n = robot.chain.n
+    x = np.asarray(x, dtype=float)
+    Q, H_T, _ = robot.tree_state(np.broadcast_to(x, (n, n)), np.eye(n), np.zeros((n, n)))
+    return frame_jacobian(robot.tree.compiled, Q[0], robot.end_effector) @ H_T.T, Q[0]
 
 
 def stroke_metric(chain) -> tuple:
