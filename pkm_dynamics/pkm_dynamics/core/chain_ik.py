@@ -42,14 +42,14 @@ SAME_SOLUTION = 1e-6
 def chain_jacobian(robot, x) -> tuple:
     """End-effector Jacobian of a module chain: ``J`` (6, n) with ``V_E = J xd`` (body-fixed
     twist of the end-effector frame), as the tree Jacobian of the end-effector link times the
-    loop-closure map ``H = dq/dx`` (columns: tree-joint rates of unit actuator rates, eqs. 4-5).
-    Returns ``(J, q)``."""
-    from .module_chain import chain_tree_state
-    chain, tree = robot.chain, robot.tree
-    n = chain.n
-    q = chain_tree_state(chain, tree.nq, x, np.zeros(n), np.zeros(n))[0]
-    H = np.column_stack([chain_tree_state(chain, tree.nq, x, e, np.zeros(n))[1] for e in np.eye(n)])
-    return frame_jacobian(tree, q, robot.end_effector) @ H, q
+    loop-closure map ``H = dq/dx`` (columns: tree-joint rates of unit actuator rates, eqs. 4-5),
+    both compiled (``robot.tree_state`` of the n unit rates as one batch, the tree kernels'
+    frame Jacobian).  Returns ``(J, q)``."""
+    from .compiled.tree_model import frame_jacobian
+    n = robot.chain.n
+    x = np.asarray(x, dtype=float)
+    Q, H_T, _ = robot.tree_state(np.broadcast_to(x, (n, n)), np.eye(n), np.zeros((n, n)))
+    return frame_jacobian(robot.tree.compiled, Q[0], robot.end_effector) @ H_T.T, Q[0]
 
 
 def stroke_metric(chain) -> tuple:
@@ -142,14 +142,35 @@ def pose_newton(robot, T_star, x, tol: float, max_iter: int) -> tuple:
     return x, float(np.linalg.norm(e)), it
 
 
+def compiled_pose_newton(robot, T_star, x, tol: float, max_iter: int) -> tuple:
+    """:func:`pose_newton` as one compiled kernel (:func:`.compiled.chain_ik_kernels.pose_newton`,
+    on ``robot.compiled`` and ``robot.tree.compiled``); where the kernel reports a failure (the
+    kinematics at ``x`` or a Jacobian), :func:`pose_newton` runs instead and raises its named
+    exception.  Returns ``(x, residual, iterations)``."""
+    from .compiled.chain_ik_kernels import pose_newton as kernel
+    from .compiled.chain_closure import OK
+    cm, ct = robot.compiled, robot.tree.compiled
+    cm.data()
+    d = cm._local.data
+    body, offset = robot.tree.frame(robot.end_effector)
+    lower, upper, _, _ = stroke_metric(robot.chain)
+    out = np.empty(robot.chain.n)
+    code, residual, it = kernel(cm.geo, cm.mats, cm.root, d.S, d.W, d.status, ct.model, ct.data(), body,
+                                np.array(offset, dtype=float), lower, upper, np.array(T_star, dtype=float),
+                                np.array(x, dtype=float), float(tol), int(max_iter), out)
+    if code != OK:
+        return pose_newton(robot, T_star, x, tol, max_iter)
+    return out, float(residual), int(it)
+
+
 def pose_solutions(robot, T_star, reference, tol: float, max_iter: int, search: bool = True) -> list:
-    """Every distinct solution ``(x, residual, iterations)`` reached from :func:`ik_starts`
-    (``search=False``: from ``reference`` only), sorted by stroke-normalized distance to
+    """Every distinct solution ``(x, residual, iterations)`` reached by
+    :func:`compiled_pose_newton` from :func:`ik_starts` (``search=False``: from ``reference`` only), sorted by stroke-normalized distance to
     ``reference``; ``[]`` when none converged."""
     chain = robot.chain
     found = []
     for start in ik_starts(chain, reference) if search else [np.array(reference, dtype=float)]:
-        x, res, it = pose_newton(robot, T_star, start, tol, max_iter)
+        x, res, it = compiled_pose_newton(robot, T_star, start, tol, max_iter)
         if res <= tol and all(stroke_distance(chain, x, y) > SAME_SOLUTION for y, _, _ in found):
             found.append((x, res, it))
     return sorted(found, key=lambda s: stroke_distance(chain, s[0], reference))
@@ -181,7 +202,7 @@ def chain_inverse_kinematics(robot, pose_target, twist=None, acceleration=None,
         _check_actuators(chain, reference)
     found = pose_solutions(robot, T_star, reference, tol, max_iter, search)
     if not found:
-        _, residual, it = pose_newton(robot, T_star, reference, tol, max_iter)
+        _, residual, it = compiled_pose_newton(robot, T_star, reference, tol, max_iter)
         raise ConvergenceError(f"inverse kinematics of '{robot.name}' did not reach the pose: "
                                f"error {residual:.3g} (m, rad) after {it} iterations; the pose is "
                                f"probably outside the workspace of its {n} actuators")

@@ -16,6 +16,11 @@ from math import factorial
 
 import numpy as np
 
+#: ``[w]x`` and ``ad_X`` are linear: the jet of each is the batched form of :mod:`.spatial` applied
+#: to the coefficients, shapes ``(K+1, 3)`` -> ``(K+1, 3, 3)`` and ``(K+1, 6)`` -> ``(K+1, 6, 6)``
+from .spatial import ad_batch as ad  # noqa: F401
+from .spatial import hat_batch as hat
+
 
 def from_derivatives(derivs) -> np.ndarray:
     """Jet from the derivatives ``(f, f', f'', ...)``: ``a[k] = f^(k) / k!``."""
@@ -90,27 +95,8 @@ def sincos(a: np.ndarray) -> tuple:
     return s, c
 
 
-def hat(w: np.ndarray) -> np.ndarray:
-    """``[w]x`` for a jet of 3-vectors (shape ``(K+1, 3)`` -> ``(K+1, 3, 3)``); linear."""
-    out = np.zeros(w.shape[:-1] + (3, 3))
-    out[..., 0, 1], out[..., 0, 2] = -w[..., 2], w[..., 1]
-    out[..., 1, 0], out[..., 1, 2] = w[..., 2], -w[..., 0]
-    out[..., 2, 0], out[..., 2, 1] = -w[..., 1], w[..., 0]
-    return out
-
-
 def vee(W: np.ndarray) -> np.ndarray:
     return np.stack([W[..., 2, 1], W[..., 0, 2], W[..., 1, 0]], axis=-1)
-
-
-def ad(X: np.ndarray) -> np.ndarray:
-    """``ad_X`` for a jet of twists (linear in ``X``), shape ``(K+1, 6, 6)``."""
-    out = np.zeros(X.shape[:-1] + (6, 6))
-    W = hat(X[..., :3])
-    out[..., :3, :3] = W
-    out[..., 3:, 3:] = W
-    out[..., 3:, :3] = hat(X[..., 3:])
-    return out
 
 
 def exp_joint(X: np.ndarray, q: np.ndarray) -> np.ndarray:

@@ -7,7 +7,9 @@ call.  The numpy functions of the core stay the reference route the tests compar
 of a parallel module), ``chain_kernels`` (paper 000 Algorithm 1 and the
 chain inverse dynamics), ``chain_derivatives`` (their first derivatives, forward mode),
 ``chain_kinematics`` (tree state and forward kinematics of a chain),
-``chain_model`` (model, data, the Python layer), ``warmup`` (compiles
+``chain_model`` (model, data, the Python layer), ``tree_kernels`` (FK, kinematics, RNEA, CRBA,
+ABA and the frame Jacobian of a spanning tree: building blocks for other kernels and batched
+drivers), ``tree_model`` (its model, data and Python layer; ``TreeModel.compiled``), ``warmup`` (compiles
 everything once: ``python -m pkm_dynamics.core.compiled.warmup``).
 """
 from .cache import CACHE_DIR, CACHING

@@ -6,14 +6,15 @@ from __future__ import annotations
 import sys
 import time
 
+import numpy as np
 
-def warm() -> float:
-    """Run every compiled call (FD, ID, their derivatives, tree state, FK) once, batched, and FD for one state, on a
-    generated chain (one compilation covers every module kind: the kernels branch at run time);
-    returns seconds."""
+
+def warm(trees: bool = True) -> float:
+    """Run every compiled call once: the chain's FD, ID, their derivatives, tree state and FK, batched, and FD for one
+    state, and the IK solve from one start, on a generated chain (one compilation covers every module kind: the kernels branch at
+    run time), and with ``trees`` the tree kernels (FK, kinematics, RNEA, CRBA, ABA, frame
+    Jacobian) on its spanning tree; returns seconds."""
     t = time.perf_counter()
-    import numpy as np
-
     from ..examples import module_chain_urdf
     from ..robot import load_robot
     robot = load_robot(module_chain_urdf(2))
@@ -25,7 +26,23 @@ def warm() -> float:
     robot.inverse_dynamics_derivatives(x, x, x, wrench=np.zeros(6))
     robot.tree_state(x, x, x)
     robot.forward_kinematics(x)
+    robot.inverse_kinematics(robot.forward_kinematics(x[0]), search=False)    # chain_ik_kernels
+    if trees:
+        warm_tree(robot.tree)
     return time.perf_counter() - t
+
+
+def warm_tree(tree) -> None:
+    """Every tree kernel once (:mod:`.tree_model`: one signature each, a batch of two states)."""
+    from . import tree_model as T
+    ct = tree.compiled
+    q = np.zeros((2, tree.nq))
+    T.forward_kinematics(ct, q)
+    T.kinematics(ct, q, q, q)
+    tau = T.rnea(ct, q, q, q)
+    T.crba(ct, q)
+    T.aba(ct, q, q, tau)
+    T.frame_jacobian(ct, q, tree.body_names[-1])
 
 
 _loaded = False
@@ -34,11 +51,12 @@ _loaded = False
 def load_kernels() -> None:
     """Every kernel in memory (loaded from numba's cache, or compiled where there is none) once
     per process, when the first module chain is built: its first call (a service's first
-    request) then does not pay the ~0.5 s of loading them."""
+    request) then does not pay the ~0.5 s of loading them.  The tree kernels are not among them
+    (a module chain does not call them; each loads on its first call, about 0.05 s)."""
     global _loaded
     if not _loaded:
         _loaded = True              # first: warm() builds a robot itself
-        warm()
+        warm(trees=False)
 
 
 def main() -> int:
