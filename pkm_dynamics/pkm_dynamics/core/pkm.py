@@ -1,7 +1,7 @@
 """Parallel kinematic manipulators with hybrid limbs in task space (paper 001 Secs. 3.6-5).
 
 A :class:`ParallelRobot` is built from a robot description with a ``<platform>`` element: its
-limbs (:func:`~.limb.build_limbs`), the platform (mass matrix ``M_p`` about the platform frame
+limbs (:func:`~.limb_model.build_limbs`), the platform (mass matrix ``M_p`` about the platform frame
 F_p) and the task space, the ``delta_p`` selected components of the platform's body-fixed
 twist ``V_p = P_p V_t`` (eq. 11).  The algorithms:
 
@@ -28,9 +28,10 @@ import numpy as np
 from .bounds import check_effort, check_limits, check_rate
 from .description import RobotDescription, parse_description
 from .errors import ConvergenceError, DescriptionError, SingularityError, StateError
-from .limb import (TWIST_COMPONENTS, _body_jacobian_derivative, build_limbs, constraint_resolution_derivative,
-                   limb_inverse_kinematics_compound, limb_inverse_kinematics_nested, limb_jacobians,
-                   limb_platform_pose, tree_coriolis_matrix)
+from .limb_ik import limb_inverse_kinematics_compound, limb_inverse_kinematics_nested, limb_jacobians
+from .limb_kinematics import body_jacobian_derivative, limb_platform_pose, tree_coriolis_matrix
+from .limb_model import TWIST_COMPONENTS, build_limbs
+from .loop_constraints import constraint_resolution_derivative
 from .ik_refinement import LOOP_SINGULARITY_THRESHOLD, check_loop_conditions, limb_rates, refine_to_round_off
 from .spatial import Ad, Ad_inv, ad, exp_se3, log_se3, pose_inv
 from .tree_dynamics import crba, forward_kinematics, kinematics, relative_adjoints, relative_poses, rnea
@@ -489,7 +490,7 @@ class ParallelRobot:
             thd = jac.K @ V
             Hd = constraint_resolution_derivative(limb, th, thd, jac.H)
             _, C, Vb, _ = kinematics(limb.tree, th, thd)
-            Jd = Ad_inv(limb.platform_offset) @ _body_jacobian_derivative(limb.tree, C, Vb, limb.platform_body)
+            Jd = Ad_inv(limb.platform_offset) @ body_jacobian_derivative(limb.tree, C, Vb, limb.platform_body)
             Ltd = (Jd @ jac.H + jac.J_p @ Hd)[limb.task_rows]
             Fd = -np.linalg.solve(jac.L_t, Ltd @ jac.F)
             Kd = Hd @ jac.F + jac.H @ Fd
