@@ -28,7 +28,9 @@ import numpy as np
 from .bounds import check_effort, check_limits, check_rate
 from .description import RobotDescription, parse_description
 from .errors import ConvergenceError, DescriptionError, SingularityError, StateError
-from .limb_ik import limb_inverse_kinematics_compound, limb_inverse_kinematics_nested, limb_jacobians
+from .compiled.limb_tables import LazyLimbs, LimbTables, compiled_ik, compiled_rates
+from .compiled.warmup import load_kernels
+from .limb_ik import LimbJacobians, limb_inverse_kinematics_compound, limb_inverse_kinematics_nested, limb_jacobians
 from .limb_kinematics import body_jacobian_derivative, limb_platform_pose, tree_coriolis_matrix
 from .limb_model import TWIST_COMPONENTS, build_limbs
 from .loop_constraints import constraint_resolution_derivative
@@ -135,6 +137,8 @@ class ParallelRobot:
         self.singularity_threshold = singularity_threshold
         self.loop_singularity_threshold = loop_singularity_threshold
         self.limbs: tuple = build_limbs(desc, independent)
+        self._limb_tables = LimbTables.build(self.limbs, self.max_iter)
+        load_kernels()                   # once per process, not at the first request
         self.task_space = tuple(desc.platform.task_space)
         dp = len(self.task_space)
         self.P_p = np.zeros((6, dp))
@@ -159,6 +163,12 @@ class ParallelRobot:
         if len(self._act) < dp:
             raise DescriptionError(f"robot '{desc.name}' has {len(self._act)} actuators for a "
                                    f"{dp}-DOF task space: under-actuated")
+        toff = self._limb_tables.toff
+        self._act_flat = np.array([toff[li] + j for li, j in self._act], dtype=int)
+        self._K_rows = self._limb_tables.rows_of_K(self._act)
+        src = [toff[li] + j for li, limb in enumerate(self.limbs) for j in range(limb.n) if limb.whole_index[j] >= 0]
+        self._whole_src = np.array(src, dtype=int)
+        self._whole_dst = np.concatenate([limb.whole_index[limb.whole_index >= 0] for limb in self.limbs]).astype(int)
 
     # -- names ------------------------------------------------------------------------------
     @property
@@ -204,11 +214,10 @@ class ParallelRobot:
         return [np.where(limb.whole_index >= 0, q[np.maximum(limb.whole_index, 0)], 0.0)
                 for limb in self.limbs]
 
-    def _whole(self, parts):
+    def _whole_flat(self, flat):
+        """Tree-joint values (n,) from the flat joint vector of the limbs (:meth:`_whole`)."""
         out = np.zeros(self.tree.nq)
-        for limb, v in zip(self.limbs, parts):
-            m = limb.whole_index >= 0
-            out[limb.whole_index[m]] = v[m]
+        out[self._whole_dst] = flat[self._whole_src]
         return out
 
     def _check_pose(self, pose):
@@ -240,58 +249,74 @@ class ParallelRobot:
                              f"({' '.join(self.task_space)}), got shape {v.shape}")
         return check_rate(v, name, 2 if name == "acceleration" else 1)
 
+    def _limb_ik_reference(self, limb, pose, th0, scheme, tol):
+        """One limb's IK by the numpy route (:mod:`.limb_ik`, :mod:`.working_mode`,
+        :mod:`.ik_refinement`) with every refusal: ``(theta, outer, inner, jac, state, kappa(F))``.
+        The compiled kernel (:func:`.compiled.limb_tables.compiled_ik`) does the same for the
+        common case and hands every other one over to this."""
+        solver = limb_inverse_kinematics_nested if scheme == "nested" else limb_inverse_kinematics_compound
+        try:
+            theta, info = solve_on_working_mode(solver, limb, pose, th0, tol=tol, max_iter=self.max_iter,
+                                                singularity_threshold=self.singularity_threshold)
+        except ConvergenceError as exc:
+            k0 = limb_jacobians(limb, th0).condition
+            raise ConvergenceError(
+                f"{exc}; the platform pose (position {np.round(pose[:3, 3], 6).tolist()}) is out of "
+                f"reach of {limb.name} or too far from the start configuration (kappa(F) there: "
+                f"{k0:.3g})") from None
+        theta, state = refine_to_round_off(limb, pose, theta, info.state)
+        full = pose_inv(limb_platform_pose(limb, theta, state[0])) @ pose
+        miss = np.linalg.norm(log_se3(full))
+        if miss > 1e-6:
+            raise ConvergenceError(
+                f"{limb.name}: inverse kinematics converged on its {len(limb.task_rows)} platform "
+                f"coordinates to a configuration whose platform pose is {miss:.3g} away from the "
+                "requested one (another assembly branch of the separated limb); start closer")
+        check_loop_conditions(limb, state, self.loop_singularity_threshold)
+        theta = apply_joint_limits(limb, theta, th0)
+        jac = limb_jacobians(limb, theta, state)
+        k = jac.condition
+        if self.singularity_threshold is not None and not k <= self.singularity_threshold:
+            raise SingularityError(f"{limb.name}: inverse kinematics Jacobian F is ill-conditioned "
+                                   f"(kappa(F) = {k:.3g} > threshold {self.singularity_threshold:.3g}) "
+                                   "at the requested pose: near an input singularity")
+        return theta, info.outer, info.inner, jac, state, k
+
     def _ik_one(self, pose, twist, acceleration, thetas, scheme, tol=None):
         pose = self._check_pose(pose)
         self._check_task_manifold(pose)
         tol = self.tol if tol is None else tol
-        solver = limb_inverse_kinematics_nested if scheme == "nested" else limb_inverse_kinematics_compound
-        th, its, inner, jacs, cond, res, states = [], [], [], [], [], [], []
-        for limb, th0 in zip(self.limbs, thetas):
-            try:
-                theta, info = solve_on_working_mode(solver, limb, pose, th0, tol=tol, max_iter=self.max_iter,
-                                                    singularity_threshold=self.singularity_threshold)
-            except ConvergenceError as exc:
-                k0 = limb_jacobians(limb, th0).condition
-                raise ConvergenceError(
-                    f"{exc}; the platform pose (position {np.round(pose[:3, 3], 6).tolist()}) is out of "
-                    f"reach of {limb.name} or too far from the start configuration (kappa(F) there: "
-                    f"{k0:.3g})") from None
-            theta, state = refine_to_round_off(limb, pose, theta, info.state)
-            full = pose_inv(limb_platform_pose(limb, theta, state[0])) @ pose
-            miss = np.linalg.norm(log_se3(full))
-            if miss > 1e-6:
-                raise ConvergenceError(
-                    f"{limb.name}: inverse kinematics converged on its {len(limb.task_rows)} platform "
-                    f"coordinates to a configuration whose platform pose is {miss:.3g} away from the "
-                    "requested one (another assembly branch of the separated limb); start closer")
-            check_loop_conditions(limb, state, self.loop_singularity_threshold)
-            theta = apply_joint_limits(limb, theta, th0)
-            jac = limb_jacobians(limb, theta, state)
-            k = jac.condition
-            if self.singularity_threshold is not None and not k <= self.singularity_threshold:
-                raise SingularityError(f"{limb.name}: inverse kinematics Jacobian F is ill-conditioned "
-                                       f"(kappa(F) = {k:.3g} > threshold {self.singularity_threshold:.3g}) "
-                                       "at the requested pose: near an input singularity")
-            th.append(theta), its.append(info.outer), inner.append(info.inner), jacs.append(jac)
-            states.append(state)
-            cond.append(k), res.append(max([np.max(np.abs(g)) for g, _, _ in state[2] if len(g)], default=0.0))
-        J_IK = np.array([jacs[li].K[j] for li, j in self._act])
-        sol = PkmIKSolution(pose, np.array([th[li][j] for li, j in self._act]), self._whole(th), J_IK,
-                            np.array(cond), np.array(its), np.array(max(res)), th, inner=inner)
-        sol._jacs = jacs
-        sol._states = states
+        T = self._limb_tables
+        r = compiled_ik(T, pose, np.concatenate(thetas), scheme == "nested", tol, self.singularity_threshold,
+                        self.loop_singularity_threshold)
+        flat = r.theta
+        its, cond = r.out[:, 0].astype(int), r.out[:, 1].copy()
+        res = float(r.out[:, 2].max(initial=0.0))
+        jacs = LazyLimbs(len(self.limbs), lambda l: _jacobians(T.state(l, r.fd)[1]))
+        states = LazyLimbs(len(self.limbs), lambda l: T.state(l, r.fd)[0])
+        inner = [T.inner(l, r.inner, its[l]) if scheme == "nested" else [] for l in range(len(self.limbs))]
+        J_IK = r.fd[self._K_rows]
+        for li in np.flatnonzero(r.status != 0):   # a refusal or the continuation: the reference route
+            limb, th0 = self.limbs[li], thetas[li]
+            theta, its[li], inner[li], jacs[li], states[li], cond[li] = \
+                self._limb_ik_reference(limb, pose, th0, scheme, tol)
+            flat[T.toff[li]:T.toff[li + 1]] = theta
+            res = max([res] + [np.max(np.abs(g)) for g, _, _ in states[li][2] if len(g)])
+            for a, (l, j) in enumerate(self._act):
+                if l == li:
+                    J_IK[a] = jacs[li].K[j]
+        sol = PkmIKSolution(pose, flat[self._act_flat], self._whole_flat(flat), J_IK, cond, its,
+                            np.array(res), T.split(flat), inner=inner)
+        sol._jacs, sol._states, sol._flat = jacs, states, flat
         if twist is not None:
             V = self._vec(twist, "twist")
             A = None if acceleration is None else self._vec(acceleration, "acceleration")
-            rates = [limb_rates(limb, t, V, A, self.P_p, jac, st)
-                     for limb, t, jac, st in zip(self.limbs, th, jacs, states)]
-            thd = [r[0] for r in rates]
-            sol.limb_thetad, sol.qd = thd, self._whole(thd)
-            sol.actuators_d = np.array([thd[li][j] for li, j in self._act])
+            thd, thdd, _ = self._rates(sol, V, A)
+            sol.limb_thetad, sol.qd = T.split(thd), self._whole_flat(thd)
+            sol.actuators_d = thd[self._act_flat]
             if A is not None:
-                thdd = [r[1] for r in rates]
-                sol.limb_thetadd, sol.qdd = thdd, self._whole(thdd)
-                sol.actuators_dd = np.array([thdd[li][j] for li, j in self._act])
+                sol.limb_thetadd, sol.qdd = T.split(thdd), self._whole_flat(thdd)
+                sol.actuators_dd = thdd[self._act_flat]
         elif acceleration is not None:
             raise StateError("an acceleration needs a twist")
         return sol
@@ -349,13 +374,29 @@ class ParallelRobot:
     def _generalized_force(self, sol, V_t, Vdot_t, poses=None):
         """Left side of eq. 39 minus ``W_EE``: ``sum_l K_l^T Q_l + platform``, with ``Q_l`` the
         RNEA of limb l along ``thetadd = K Vdot_t + Kdot V_t`` (eqs. 28-29)."""
-        W = self._platform_wrench(sol, V_t, Vdot_t)
-        states = getattr(sol, "_states", None) or [None] * len(self.limbs)
-        poses = self._limb_poses(sol) if poses is None else poses
-        for limb, th, jac, st, pl in zip(self.limbs, sol.limb_theta, sol._jacs, states, poses):
-            thd, thdd = limb_rates(limb, th, V_t, Vdot_t, self.P_p, jac, st, pl)
-            W += jac.K.T @ rnea(limb.tree, th, thd, thdd, poses=pl)
-        return W
+        return self._platform_wrench(sol, V_t, Vdot_t) + self._rates(sol, V_t, Vdot_t, poses)[2]
+
+    def _rates(self, sol, V_t, Vdot_t, poses=None):
+        """``(thetad, thetadd, sum_l K_l^T Q_l)`` of every limb (flat joint vectors) at the IK
+        solution ``sol`` (eqs. 27-29, refined, and the limbs' share of eq. 45; ``Vdot_t`` None:
+        ``thetadd`` and the sum None): the compiled kernels
+        (:func:`.compiled.limb_tables.compiled_rates`), and for a limb where they stop with a
+        status the numpy route (:func:`.ik_refinement.limb_rates`, RNEA)."""
+        flat = getattr(sol, "_flat", None)
+        if flat is None:
+            flat = sol._flat = np.concatenate(sol.limb_theta)
+        thd, thdd, W, status = compiled_rates(self._limb_tables, flat, V_t, Vdot_t, self.P_p)
+        T = self._limb_tables
+        for li in np.flatnonzero(status != 0):
+            limb, jac, th = self.limbs[li], sol._jacs[li], sol.limb_theta[li]
+            st = (getattr(sol, "_states", None) or [None] * len(self.limbs))[li]
+            pl = None if poses is None else poses[li]
+            d, dd = limb_rates(limb, th, V_t, Vdot_t, self.P_p, jac, st, pl)
+            thd[T.toff[li]:T.toff[li + 1]] = d
+            if dd is not None:
+                thdd[T.toff[li]:T.toff[li + 1]] = dd
+                W += jac.K.T @ rnea(limb.tree, th, d, dd, poses=pl)
+        return thd, thdd, W
 
     def _solve_u(self, J_IK, W):
         self.check_actuation(J_IK)
@@ -581,3 +622,9 @@ def _stack(sols: list) -> PkmIKSolution:
 
 # The module chain as one hybrid limb lives in its own module; importable from here as before.
 from .limb_chain import LimbChainRobot  # noqa: E402,F401
+
+
+def _jacobians(views) -> LimbJacobians:
+    """:class:`~.limb_ik.LimbJacobians` from the kernel's ``(H, J_p, L_t, F, K)``."""
+    H, J_p, L_t, F, K = views
+    return LimbJacobians(H, J_p, J_p @ H, L_t, F, K)

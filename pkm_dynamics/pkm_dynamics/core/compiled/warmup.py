@@ -9,8 +9,8 @@ import time
 
 def warm() -> float:
     """Run every compiled call (FD, ID, tree state, FK) once, batched, and FD for one state, on a
-    generated chain (one compilation covers every module kind: the kernels branch at run time);
-    returns seconds."""
+    generated chain (one compilation covers every module kind: the kernels branch at run time),
+    and the limb kernels (:func:`warm_pkm`); returns seconds."""
     t = time.perf_counter()
     import numpy as np
 
@@ -23,7 +23,26 @@ def warm() -> float:
     robot.forward_dynamics(x[0], x[0], f[0])                 # one state: chain_dynamics_one
     robot.tree_state(x, x, x)
     robot.forward_kinematics(x)
+    warm_pkm()
     return time.perf_counter() - t
+
+
+def warm_pkm() -> None:
+    """The limb kernels (:mod:`.limb_ik_kernels`, both IK schemes) on the example planar 3-RRR
+    of the installed share directory (skipped where it is not installed there: the kernels then
+    compile at their first call)."""
+    import os
+
+    import numpy as np
+
+    from ..pkm import ParallelRobot
+    path = os.path.join(sys.prefix, "share", "pkm_dynamics", "robots", "planar_3rrr.urdf")
+    if not os.path.exists(path):
+        return
+    robot = ParallelRobot(path)
+    pose = robot.task_pose(np.full(robot.dof, 0.01))
+    for scheme in ("nested", "compound"):
+        robot.inverse_kinematics(pose, np.zeros(robot.dof), np.zeros(robot.dof), scheme=scheme)
 
 
 _loaded = False
