@@ -19,7 +19,7 @@ from pkm_dynamics.core.ik_refinement import limb_rates
 from pkm_dynamics.core.limb_ik import limb_jacobians
 from pkm_dynamics.core.pkm import ParallelRobot
 from pkm_dynamics.core.spatial import log_se3, pose_inv
-from pkm_dynamics.core.tree_dynamics import forward_kinematics, rnea
+from pkm_dynamics.core.tree_dynamics import crba, forward_kinematics, rnea
 
 ROBOTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "robots")
 #: example PKM and the size of the random task displacements from the reference pose (m, rad)
@@ -200,3 +200,17 @@ def test_small_dense_solvers_against_lapack():
     A1[0, 0], A1[1, 1] = 1.0, 1.0
     assert not LA.lu_solve(A1, 3, np.zeros((3, 1)), 1)
     assert LA.condition(A1, 3, 3, np.zeros((3, 3))) == np.inf
+
+
+def test_task_mass_matrix_against_the_limb_crba(robot):
+    """``M_t`` (eq. 40) from the kernel (``sum_i T_i^T M_i T_i`` with the body twists per task
+    rate) against ``P_p^T M_p P_p + sum_l K^T crba(limb tree) K`` of the numpy route, 1e-12."""
+    rng = np.random.default_rng(4)
+    sol = None
+    for pose in _path(robot, rng, 5):
+        sol = robot.inverse_kinematics(pose, initial=sol)
+        ref = robot.P_p.T @ robot.M_p @ robot.P_p
+        for limb, th in zip(robot.limbs, sol.limb_theta):
+            K = limb_jacobians(limb, th).K
+            ref = ref + K.T @ crba(limb.tree, th) @ K
+        assert _rel(robot.mass_matrix(sol), ref) <= 1e-12

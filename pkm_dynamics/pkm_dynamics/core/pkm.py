@@ -28,7 +28,9 @@ import numpy as np
 from .bounds import check_effort, check_limits, check_rate
 from .description import RobotDescription, parse_description
 from .errors import ConvergenceError, DescriptionError, SingularityError, StateError
-from .compiled.limb_tables import LazyLimbs, LimbTables, compiled_ik, compiled_rates
+from .compiled.limb_tables import LazyLimbs, LimbTables, compiled_ik, compiled_rates, compiled_task_inertia
+from .compiled.robot_kernels import task_manifold_offset
+from .compiled.small_linalg import condition
 from .compiled.warmup import load_kernels
 from .limb_ik import LimbJacobians, limb_inverse_kinematics_compound, limb_inverse_kinematics_nested, limb_jacobians
 from .limb_kinematics import body_jacobian_derivative, limb_platform_pose, tree_coriolis_matrix
@@ -36,7 +38,7 @@ from .limb_model import TWIST_COMPONENTS, build_limbs
 from .loop_constraints import constraint_resolution_derivative
 from .ik_refinement import LOOP_SINGULARITY_THRESHOLD, check_loop_conditions, limb_rates, refine_to_round_off
 from .spatial import Ad, Ad_inv, ad, exp_se3, log_se3, pose_inv
-from .tree_dynamics import crba, forward_kinematics, kinematics, relative_adjoints, relative_poses, rnea
+from .tree_dynamics import crba, forward_kinematics, kinematics, rnea
 from .working_mode import apply_joint_limits, solve_on_working_mode
 
 #: default threshold on kappa(F_(l)), kappa(J_IK) and kappa(M_t) above which the robot reports
@@ -221,7 +223,7 @@ class ParallelRobot:
         return out
 
     def _check_pose(self, pose):
-        pose = np.asarray(pose, dtype=float)
+        pose = np.array(pose, dtype=float)          # a copy, of the one type the kernels take
         if pose.shape != (4, 4) or not np.isfinite(pose).all():
             raise StateError(f"platform pose must be a finite 4x4 matrix, got shape {pose.shape}")
         R = pose[:3, :3]
@@ -234,7 +236,8 @@ class ParallelRobot:
         ``delta_p < 6`` PKM cannot leave that manifold (e.g. a planar robot its plane)."""
         if self.dof == 6:
             return
-        off = log_se3(pose_inv(self.task_pose(self.task_coordinates(pose))) @ pose)
+        off = np.empty(6)
+        task_manifold_offset(self.reference_pose, self.P_p, pose, off, np.empty((3, 4, 4)), np.empty(6))
         if np.abs(off).max() > TASK_MANIFOLD_TOLERANCE:
             bad = [f"{c} {v:.3g}" for c, v in zip(TWIST_COMPONENTS, off) if abs(v) > TASK_MANIFOLD_TOLERANCE]
             raise StateError(f"platform pose is off the task manifold of robot '{self.description.name}': "
@@ -311,7 +314,9 @@ class ParallelRobot:
         if twist is not None:
             V = self._vec(twist, "twist")
             A = None if acceleration is None else self._vec(acceleration, "acceleration")
-            thd, thdd, _ = self._rates(sol, V, A)
+            thd, thdd, W = self._rates(sol, V, A)
+            if A is not None:            # the limbs' forces of this motion, for the ID of sol
+                sol._limb_forces = (V.copy(), A.copy(), W)
             sol.limb_thetad, sol.qd = T.split(thd), self._whole_flat(thd)
             sol.actuators_d = thd[self._act_flat]
             if A is not None:
@@ -362,18 +367,12 @@ class ParallelRobot:
         Wp = self.M_p @ (Ap - np.concatenate([np.zeros(3), g])) - ad(Vp).T @ self.M_p @ Vp
         return self.P_p.T @ Wp
 
-    def _limb_poses(self, sol):
-        """Per limb ``(P, Ad(P)^-1)`` of its tree at the IK solution, shared by the passes of
-        the task-space dynamics (:func:`~.tree_dynamics.kinematics`, ``rnea``, ``crba``)."""
-        out = []
-        for limb, th in zip(self.limbs, sol.limb_theta):
-            P = relative_poses(limb.tree, th)
-            out.append((P, relative_adjoints(P)))
-        return out
-
     def _generalized_force(self, sol, V_t, Vdot_t, poses=None):
         """Left side of eq. 39 minus ``W_EE``: ``sum_l K_l^T Q_l + platform``, with ``Q_l`` the
         RNEA of limb l along ``thetadd = K Vdot_t + Kdot V_t`` (eqs. 28-29)."""
+        known = getattr(sol, "_limb_forces", None)
+        if known is not None and np.array_equal(known[0], V_t) and np.array_equal(known[1], Vdot_t):
+            return self._platform_wrench(sol, V_t, Vdot_t) + known[2]
         return self._platform_wrench(sol, V_t, Vdot_t) + self._rates(sol, V_t, Vdot_t, poses)[2]
 
     def _rates(self, sol, V_t, Vdot_t, poses=None):
@@ -416,9 +415,14 @@ class ParallelRobot:
             if self.singularity_threshold is None:
                 return np.inf
             raise SingularityError("J_IK is not finite: a limb is at an input singularity")
-        U, sv, Vt = np.linalg.svd(J_IK)
-        k = float(sv[0] / sv[-1]) if sv[-1] > 0 else np.inf
+        J = np.array(J_IK, dtype=float)              # the one array type the kernel is compiled for
+        side = max(J.shape)
+        k = condition(J, J.shape[0], J.shape[1], np.empty((side, side)))    # compiled, no SVD
         if self.singularity_threshold is None or k <= self.singularity_threshold:
+            return k
+        U, sv, Vt = np.linalg.svd(J_IK)              # the limbs and the direction for the message
+        k = float(sv[0] / sv[-1]) if sv[-1] > 0 else np.inf
+        if k <= self.singularity_threshold:
             return k
         u = np.abs(U[:, len(sv) - 1])
         limbs = sorted({self.limbs[self._act[i][0]].name for i in np.flatnonzero(u >= 0.1 * u.max())})
@@ -490,14 +494,13 @@ class ParallelRobot:
         if wrench is not None:
             check_effort(wrench, "wrench")
         sol = self._solution(pose, None, None, initial)
-        poses = self._limb_poses(sol)
-        M_t = self.mass_matrix(sol, poses)
-        b = self._generalized_force(sol, V, np.zeros(self.dof), poses)
+        M_t = self.mass_matrix(sol)
+        b = self._generalized_force(sol, V, np.zeros(self.dof))
         rhs = sol.J_IK.T @ u - b
         if wrench is not None:
             rhs = rhs + self.P_p.T @ np.asarray(wrench, dtype=float).reshape(6)
         self.check_actuation(sol.J_IK)
-        k = np.linalg.cond(M_t)
+        k = condition(M_t, self.dof, self.dof, np.empty((self.dof, self.dof)))
         if self.singularity_threshold is not None and not k <= self.singularity_threshold**2:
             limb = max(zip(self.limbs, sol._jacs), key=lambda lj: np.linalg.norm(lj[1].K))[0]
             raise SingularityError(f"{limb.name}: the task-space mass matrix M_t is ill-conditioned (kappa(M_t) = "
@@ -511,8 +514,13 @@ class ParallelRobot:
         ``poses``: per limb ``(P, Ad(P)^-1)`` at the solution if already known."""
         M = self.P_p.T @ self.M_p @ self.P_p
         poses = [None] * len(self.limbs) if poses is None else poses
-        for limb, th, jac, pl in zip(self.limbs, sol.limb_theta, sol._jacs, poses):
-            M += jac.K.T @ crba(limb.tree, th, pl) @ jac.K
+        flat = getattr(sol, "_flat", None)
+        if flat is None:
+            flat = sol._flat = np.concatenate(sol.limb_theta)
+        status = compiled_task_inertia(self._limb_tables, flat, M)          # the compiled kernel
+        for li in np.flatnonzero(status != 0):                              # the numpy route
+            limb, th, jac = self.limbs[li], sol.limb_theta[li], sol._jacs[li]
+            M += jac.K.T @ crba(limb.tree, th, poses[li]) @ jac.K
         return M
 
     def task_space_dynamics(self, pose, twist, initial=None):

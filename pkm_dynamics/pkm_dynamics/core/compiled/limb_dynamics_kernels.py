@@ -189,7 +189,7 @@ def limb_rates_rnea(lm, ld, lx, Vt, At, Vp, Ap, with_acc, thd, thdd, Wl):
     ``thd``).  ``Vt``, ``At`` (dp,) task twist and acceleration; ``Vp``, ``Ap`` (6,) the
     platform's (``P_p Vt``, ``P_p At``).  ``lx``: the extra scratch ``(Sm, QR, rhs, tau, V, A,
     Vs, As, bias, qd, zeros)``.  Returns a status."""
-    Sm, QR, rhs, tq, V, A, Vs, As, bias, qd, zeros, ap = lx
+    Sm, QR, rhs, tq, V, A, Vs, As, bias, qd, zeros, ap = lx[:12]
     C, Y, H, F, K, Lt = ld[0], ld[1], ld[5], ld[7], ld[8], ld[6]
     sizes = lm[8]
     pb, dl, dp, delta, nl = sizes[0], sizes[1], sizes[2], sizes[3], sizes[4]
@@ -337,3 +337,44 @@ def rnea_spatial(lm, C, Y, V, A, Ws, tau):
                 s += (Y[j, 0] * Ws[i, 0] + Y[j, 1] * Ws[i, 1] + Y[j, 2] * Ws[i, 2]
                       + Y[j, 3] * Ws[i, 3] + Y[j, 4] * Ws[i, 4] + Y[j, 5] * Ws[i, 5])
         tau[j] = s
+
+
+@kernel
+def limb_task_inertia(lm, ld, T, Mt):
+    """``Mt += K^T H_l K`` (dp, dp), the limb's share of eq. 40, as ``sum_i T_i^T M_i T_i`` with
+    ``T_i = J_i K`` (6, dp) the body-fixed twists of body i per unit task rate (``J_i`` its body
+    Jacobian: ``sum_(j supports i) Ad(C_i)^-1 Y_j K_j``, accumulated in the base frame along the
+    tree), the mass matrix of the limb tree (:func:`..tree_dynamics.crba`) never formed.
+    ``T`` (n, 6, dp) scratch."""
+    parent, M = lm[0], lm[25]
+    C, Y, K = ld[0], ld[1], ld[8]
+    n, dp = K.shape[0], K.shape[1]
+    for i in range(n):                           # spatial T_i = T_p + Y_i K_i
+        p = parent[i]
+        for a in range(6):
+            for c in range(dp):
+                T[i, a, c] = (T[p, a, c] if p >= 0 else 0.0) + Y[i, a] * K[i, c]
+    for i in range(n):                           # body-fixed (in place), then T^T M T
+        px, py, pz = C[i, 0, 3], C[i, 1, 3], C[i, 2, 3]
+        for c in range(dp):
+            w0, w1, w2 = T[i, 0, c], T[i, 1, c], T[i, 2, c]
+            v0 = T[i, 3, c] - (py * w2 - pz * w1)
+            v1 = T[i, 4, c] - (pz * w0 - px * w2)
+            v2 = T[i, 5, c] - (px * w1 - py * w0)
+            for a in range(3):
+                T[i, a, c] = C[i, 0, a] * w0 + C[i, 1, a] * w1 + C[i, 2, a] * w2
+                T[i, 3 + a, c] = C[i, 0, a] * v0 + C[i, 1, a] * v1 + C[i, 2, a] * v2
+        Mi = M[i]
+        if Mi[3, 3] == 0.0 and Mi[0, 0] == 0.0:
+            continue                             # massless (the platform in a limb tree)
+        for c in range(dp):
+            for d in range(c, dp):
+                s = 0.0
+                for a in range(6):
+                    x = 0.0
+                    for b in range(6):
+                        x += Mi[a, b] * T[i, b, d]
+                    s += T[i, a, c] * x
+                Mt[c, d] += s
+                if d != c:
+                    Mt[d, c] += s

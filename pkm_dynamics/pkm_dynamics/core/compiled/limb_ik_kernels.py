@@ -18,7 +18,8 @@ from .limb_kernels import (DIRECT_STEP, FAR_STEP, ILL_CONDITIONED, LIMIT_SLACK, 
                            NO_CONVERGENCE, OK, OTHER_BRANCH, REFINEMENT_STEPS, ROUND_OFF, SINGULAR,
                            compound_step, limb_jacobians, limb_state, loop_matrix, loop_norm, platform_pose,
                            pose_error, solve_loops)
-from .small_linalg import condition, log_so3, lu_solve
+from .small_linalg import condition_at_most, lu_solve
+from .spatial_kernels import log_se3
 
 #: largest distance |log(C_p^-1 C_target)| of a converged limb from the target (pkm._ik_one)
 MISS_TOLERANCE = 1e-6
@@ -36,7 +37,7 @@ def nested_ik(lm, ld, target, theta, tol, max_iter, threshold):
     while err > tol:
         if outer >= max_iter:
             return NO_CONVERGENCE, outer
-        st, _ = limb_jacobians(lm, ld, threshold)
+        st, _ = limb_jacobians(lm, ld, threshold, False)
         if st != OK:
             return st, outer
         dl = lm[8][1]
@@ -70,7 +71,7 @@ def compound_ik(lm, ld, target, theta, tol, max_iter, threshold):
             return OK, outer
         if outer >= max_iter:
             return NO_CONVERGENCE, outer
-        st, _ = limb_jacobians(lm, ld, threshold)
+        st, _ = limb_jacobians(lm, ld, threshold, False)
         if st != OK:
             return st, outer
         if not compound_step(lm, ld, theta):
@@ -91,7 +92,7 @@ def refine(lm, ld, target, theta):
                 big = max(big, abs(g[lp, i]))
         if big <= ROUND_OFF:
             break
-        st, _ = limb_jacobians(lm, ld, -1.0)
+        st, _ = limb_jacobians(lm, ld, -1.0, False)
         if st != OK or not compound_step(lm, ld, theta):
             return False
         limb_state(lm, ld, theta)
@@ -100,32 +101,19 @@ def refine(lm, ld, target, theta):
 
 @kernel
 def miss(lm, ld, target):
-    """``|log(C_p^-1 C_target)|`` (pkm._ik_one's test for another assembly branch): the
-    rotation vector ``w`` and ``v = J_l(w)^-1 p`` of :func:`..spatial.log_se3`."""
-    P, D, e, A, b = ld[14], ld[11], ld[12], ld[9], ld[10]
+    """``|log(C_p^-1 C_target)|`` (pkm._ik_one's test for another assembly branch)."""
+    P, D, e = ld[14], ld[11], ld[12]
     platform_pose(lm, ld, P)
     for a in range(3):
         for c in range(3):
             D[a, c] = P[0, a] * target[0, c] + P[1, a] * target[1, c] + P[2, a] * target[2, c]
-        b[a, 0] = (P[0, a] * (target[0, 3] - P[0, 3]) + P[1, a] * (target[1, 3] - P[1, 3])
+        D[a, 3] = (P[0, a] * (target[0, 3] - P[0, 3]) + P[1, a] * (target[1, 3] - P[1, 3])
                    + P[2, a] * (target[2, 3] - P[2, 3]))
-    log_so3(D, e)
-    w0, w1, w2 = e[0], e[1], e[2]
-    th2 = w0 * w0 + w1 * w1 + w2 * w2
-    if th2 < 1e-8:
-        B, Cc = 0.5 - th2 / 24.0, 1.0 / 6.0 - th2 / 120.0
-    else:
-        th = math.sqrt(th2)
-        h = math.sin(0.5 * th) / th
-        B, Cc = 2.0 * h * h, (th - math.sin(th)) / (th2 * th)
-    W = ((0.0, -w2, w1), (w2, 0.0, -w0), (-w1, w0, 0.0))
-    for a in range(3):                          # J_l = I + B W + C W^2
-        for c in range(3):
-            w2ac = W[a][0] * W[0][c] + W[a][1] * W[1][c] + W[a][2] * W[2][c]
-            A[a, c] = (1.0 if a == c else 0.0) + B * W[a][c] + Cc * w2ac
-    if not lu_solve(A, 3, b, 1):
-        return math.inf
-    return math.sqrt(th2 + b[0, 0] ** 2 + b[1, 0] ** 2 + b[2, 0] ** 2)
+    log_se3(D, e)
+    s = 0.0
+    for a in range(6):
+        s += e[a] * e[a]
+    return math.sqrt(s)
 
 
 @kernel
@@ -182,11 +170,11 @@ def limb_ik(lm, ld, target, theta0, theta, nested, tol, max_iter, threshold, loo
     if loop_threshold >= 0.0:
         for lp in range(lm[8][4]):
             r = loop_matrix(lm, ld, lp)
-            if not condition(ld[9], r, r, ld[10]) <= loop_threshold:
+            if not condition_at_most(ld[9], r, r, ld[10], loop_threshold):
                 return LOOP_CONDITION
     if joint_limits(lm, theta, theta0) >= 0:
         return LIMITS
-    st, kappa = limb_jacobians(lm, ld, threshold)
+    st, kappa = limb_jacobians(lm, ld, threshold, True)
     out[1] = kappa
     if st != OK:
         return st
@@ -203,5 +191,5 @@ def limb_prepare(lm, ld, theta):
     """The state and Jacobians of ``theta`` (n,) into ``ld`` (for the rates and dynamics of a
     solution the scratch no longer holds); returns a status."""
     limb_state(lm, ld, theta)
-    st, _ = limb_jacobians(lm, ld, -1.0)
+    st, _ = limb_jacobians(lm, ld, -1.0, False)
     return st

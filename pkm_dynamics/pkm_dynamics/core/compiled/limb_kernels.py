@@ -30,7 +30,8 @@ from __future__ import annotations
 import math
 
 from .cache import kernel
-from .small_linalg import condition, log_so3, lu_solve
+from .small_linalg import condition, condition_at_most, lu_solve
+from .spatial_kernels import log_so3
 
 OK, SINGULAR, NO_CONVERGENCE, ILL_CONDITIONED, FAR_STEP, OTHER_BRANCH, LOOP_CONDITION, LIMITS = range(8)
 #: as ik_refinement.ROUND_OFF, REFINEMENT_STEPS, working_mode.DIRECT_STEP / LIMIT_SLACK
@@ -239,11 +240,12 @@ def pose_error(lm, ld, target):
 
 
 @kernel
-def limb_jacobians(lm, ld, threshold):
+def limb_jacobians(lm, ld, threshold, want_kappa):
     """``H`` (eqs. 16-18, 20), ``J_p`` (eq. 5), ``L_t = P_t J_p H`` (eq. 22), ``F = L_t^-1
     D_t`` (eq. 27), ``K = H F`` (eq. 28) into ``ld`` (:func:`..limb_ik.limb_jacobians`).
-    Returns ``(status, kappa(F))``: SINGULAR for a singular ``G_y`` or ``L_t``;
-    ILL_CONDITIONED when ``kappa(F)`` exceeds ``threshold`` (< 0: never)."""
+    Returns ``(status, kappa(F))`` (``kappa`` -1 unless ``want_kappa``: the check against
+    ``threshold`` then needs no singular values where a bound decides): SINGULAR for a singular
+    ``G_y`` or ``L_t``; ILL_CONDITIONED when ``kappa(F)`` exceeds ``threshold`` (< 0: never)."""
     C, Y, G, J, H, Lt, F, K, A, b = ld[0], ld[1], ld[3], ld[4], ld[5], ld[6], ld[7], ld[8], ld[9], ld[10]
     sizes = lm[8]
     pb, dl, dp, delta, nl = sizes[0], sizes[1], sizes[2], sizes[3], sizes[4]
@@ -299,10 +301,14 @@ def limb_jacobians(lm, ld, threshold):
             for j in range(delta):
                 s += H[i, j] * F[j, c]
             K[i, c] = s
-    kappa = condition(F, delta, dp, ld[11])
-    if threshold >= 0.0 and not kappa <= threshold:
-        return ILL_CONDITIONED, kappa
-    return OK, kappa
+    if want_kappa:
+        kappa = condition(F, delta, dp, ld[11])
+        if threshold >= 0.0 and not kappa <= threshold:
+            return ILL_CONDITIONED, kappa
+        return OK, kappa
+    if threshold >= 0.0 and not condition_at_most(F, delta, dp, ld[11], threshold):
+        return ILL_CONDITIONED, -1.0
+    return OK, -1.0
 
 
 @kernel

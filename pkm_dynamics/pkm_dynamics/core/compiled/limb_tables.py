@@ -22,8 +22,11 @@ from . import robot_kernels as KR
 
 #: kinds of the model entries (layout of :mod:`.limb_kernels`): True for int arrays
 _MODEL_INT = (1, 0, 0, 0, 0, 0, 0, 1, 1, 0, 1, 0, 1, 1, 0, 0, 1, 1, 1, 1, 1, 1, 0, 0, 1, 0, 0)
-#: kinds of the scratch entries 0-30 (:func:`.robot_kernels.data_views`)
-_DATA_INT = tuple(1 if k == 15 else 0 for k in range(31))
+#: the inner iterations of a limb without loops (read only)
+_NO_LOOPS = np.zeros(0, dtype=np.int64)
+_NO_LOOPS.setflags(write=False)
+#: kinds of the scratch entries 0-31 (:func:`.robot_kernels.data_views`)
+_DATA_INT = tuple(1 if k == 15 else 0 for k in range(32))
 
 
 def _ro(a, dtype=float) -> np.ndarray:
@@ -93,11 +96,11 @@ def _limb_model(limb) -> tuple:
              _ro(dep, np.int64), _ro(ind, np.int64), _ro(kin.revolute, np.int64), _ro(tree.lower),
              _ro(tree.upper), _ro(hcol, np.int64), _ro(tree.M),
              _ro(np.concatenate([np.zeros(3), -tree.gravity]))]
-    return model, (nl, M, max(n, 6, dp) + 1, 6 + sum(lp.size for lp in limb.loops))
+    return model, (nl, M, 2 * max(n, 6, dp), 6 + sum(lp.size for lp in limb.loops))
 
 
 def _limb_scratch(limb, sizes, max_iter) -> list:
-    """The scratch entries 0-30 of one limb (:func:`.robot_kernels.data_views`)."""
+    """The scratch entries 0-31 of one limb (:func:`.robot_kernels.data_views`)."""
     nl, M, N, m = sizes
     n, delta = limb.n, limb.dof
     dl, dp = limb.D_t.shape
@@ -108,7 +111,7 @@ def _limb_scratch(limb, sizes, max_iter) -> list:
             np.zeros((max_iter + 1, nl), dtype=np.int64), np.zeros(n), np.zeros(n), np.zeros((16, 4)),
             np.zeros((m, n)), np.zeros((m, n)), np.zeros(m), np.zeros(max(n, 6)),
             np.zeros((n, 6)), np.zeros((n, 6)), np.zeros((n, 6)), np.zeros((n, 6)), np.zeros(n),
-            np.zeros(max(n, 6)), np.zeros(max(n, 6)), np.zeros(6)]
+            np.zeros(max(n, 6)), np.zeros(max(n, 6)), np.zeros(6), np.zeros((n, 6, dp))]
 
 
 @dataclass(frozen=True, eq=False)
@@ -175,10 +178,12 @@ class LimbTables:
     def inner(self, l: int, idt, outer: int) -> list:
         """Limb ``l``'s inner iterations of each FC per outer step (nested scheme) from the copy
         ``idt`` of the int scratch."""
-        o, rows, cols, _ = self.layout[l, 15]
         nl = len(self.limbs[l].loops)
+        if nl == 0:
+            return [_NO_LOOPS] * int(outer)
+        o, rows, cols, _ = self.layout[l, 15]
         table = idt[o:o + rows * cols].reshape(rows, cols)
-        return [table[i, :nl] for i in range(outer)]
+        return list(table[:outer, :nl])
 
     def state(self, l: int, fd) -> tuple:
         """Limb ``l``'s ``(C, Y, [(g, G, None) per FC])`` and ``(H, J_p, L_t, F, K)`` as views
@@ -266,3 +271,18 @@ class LazyLimbs:
 
     def __iter__(self):
         return (self[l] for l in range(len(self._v)))
+
+
+def compiled_task_inertia(tables: LimbTables, theta, Mt):
+    """``Mt += sum_l K_l^T H_l K_l`` (eq. 40 without the platform, in place) at the flat IK
+    solution ``theta`` (:func:`.robot_kernels.robot_task_inertia`); returns the status per limb
+    (limbs to add by the reference route)."""
+    fd, idt, hd = tables.data()
+    loc = tables._local
+    if loc.theta is None or not np.array_equal(loc.theta, theta):
+        loc.prepare[:] = True
+        loc.theta = np.array(theta, dtype=float)
+    KR.robot_task_inertia(tables.fm, tables.im, tables.hm, fd, idt, hd, tables.toff, loc.theta, loc.prepare, Mt,
+                          loc.status)
+    loc.prepare[:] = loc.status != K.OK
+    return loc.status.copy()

@@ -13,9 +13,10 @@ views (no copy).  Entry kinds (float/int, dimensions) are fixed by the layouts o
 from __future__ import annotations
 
 from .cache import kernel
-from .limb_dynamics_kernels import limb_rates_rnea
+from .limb_dynamics_kernels import limb_rates_rnea, limb_task_inertia
 from .limb_ik_kernels import limb_ik, limb_prepare
 from .limb_kernels import OK
+from .spatial_kernels import exp_se3, log_se3, pose_mul
 
 
 @kernel
@@ -50,14 +51,15 @@ def model_views(fm, im, hm, l):
 @kernel
 def data_views(fd, idt, hd, l):
     """The scratch tuple of limb ``l`` (entries 0-18 of :mod:`.limb_kernels`) and the extra
-    scratch of :func:`.limb_dynamics_kernels.limb_rates_rnea` (entries 19-30)."""
+    scratch of :mod:`.limb_dynamics_kernels` (entries 19-30: :func:`limb_rates_rnea`'s, 31: the
+    (n, 6, dp) of :func:`limb_task_inertia`)."""
     ld = (_f3(fd, hd, l, 0), _f2(fd, hd, l, 1), _f2(fd, hd, l, 2), _f3(fd, hd, l, 3), _f2(fd, hd, l, 4),
           _f2(fd, hd, l, 5), _f2(fd, hd, l, 6), _f2(fd, hd, l, 7), _f2(fd, hd, l, 8), _f2(fd, hd, l, 9),
           _f2(fd, hd, l, 10), _f2(fd, hd, l, 11), _f1(fd, hd, l, 12), _f1(fd, hd, l, 13), _f2(fd, hd, l, 14),
           _f2(idt, hd, l, 15), _f1(fd, hd, l, 16), _f1(fd, hd, l, 17), _f2(fd, hd, l, 18))
     lx = (_f2(fd, hd, l, 19), _f2(fd, hd, l, 20), _f1(fd, hd, l, 21), _f1(fd, hd, l, 22), _f2(fd, hd, l, 23),
           _f2(fd, hd, l, 24), _f2(fd, hd, l, 25), _f2(fd, hd, l, 26), _f1(fd, hd, l, 27), _f1(fd, hd, l, 28),
-          _f1(fd, hd, l, 29), _f1(fd, hd, l, 30))
+          _f1(fd, hd, l, 29), _f1(fd, hd, l, 30), _f3(fd, hd, l, 31))
     return ld, lx
 
 
@@ -98,3 +100,50 @@ def robot_rates(fm, im, hm, fd, idt, hd, toff, theta, prepare, Vt, At, Vp, Ap, w
         if status[l] == OK and with_acc:
             for c in range(len(W)):
                 W[c] += Wl[c]
+
+
+@kernel
+def _inv_mul(A, B, out):
+    """``out = A^-1 B`` of two (4, 4) poses."""
+    for i in range(3):
+        for j in range(4):
+            s = -(A[0, i] * A[0, 3] + A[1, i] * A[1, 3] + A[2, i] * A[2, 3]) if j == 3 else 0.0
+            out[i, j] = A[0, i] * B[0, j] + A[1, i] * B[1, j] + A[2, i] * B[2, j] + s
+    out[3, 0], out[3, 1], out[3, 2], out[3, 3] = 0.0, 0.0, 0.0, 1.0
+
+
+@kernel
+def task_manifold_offset(C_ref, P_p, pose, out, S, X):
+    """``log(C(x)^-1 pose)`` (6,) into ``out``, ``C(x) = C_ref exp(P_p x)`` with the task
+    coordinates ``x = P_p^T log(C_ref^-1 pose)`` (:meth:`..pkm.ParallelRobot.task_pose`,
+    ``task_coordinates``): how far a pose is off the task manifold.  ``S`` (3, 4, 4) and ``X``
+    (6,) scratch."""
+    _inv_mul(C_ref, pose, S[0])
+    log_se3(S[0], out)
+    for a in range(6):                          # X = P_p P_p^T xi
+        v = 0.0
+        for c in range(P_p.shape[1]):
+            x = 0.0
+            for b in range(6):
+                x += P_p[b, c] * out[b]
+            v += P_p[a, c] * x
+        X[a] = v
+    exp_se3(X, 1.0, S[1])
+    pose_mul(C_ref, S[1], S[2])
+    _inv_mul(S[2], pose, S[0])
+    log_se3(S[0], out)
+
+
+@kernel
+def robot_task_inertia(fm, im, hm, fd, idt, hd, toff, theta, prepare, Mt, status):
+    """``Mt += sum_l K_l^T H_l K_l`` (eq. 40 without the platform) at the flat IK solution
+    ``theta``; ``prepare``, ``status`` as :func:`robot_rates`."""
+    for l in range(len(toff) - 1):
+        lm = model_views(fm, im, hm, l)
+        ld, lx = data_views(fd, idt, hd, l)
+        if prepare[l]:
+            status[l] = limb_prepare(lm, ld, theta[toff[l]:toff[l + 1]])
+            if status[l] != OK:
+                continue
+        status[l] = OK
+        limb_task_inertia(lm, ld, lx[12], Mt)

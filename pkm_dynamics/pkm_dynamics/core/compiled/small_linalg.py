@@ -1,8 +1,7 @@
 """Small dense linear algebra for the compiled limb kernels, in scalar loops that allocate
 nothing: LU solves with partial pivoting (the ``numpy.linalg.solve`` of the numpy route),
 condition numbers from one-sided Jacobi singular values (its ``numpy.linalg.svd``),
-Householder least squares (its ``numpy.linalg.qr`` + triangular solve) and the rotation
-logarithm of :func:`..spatial.log_so3`.
+Householder least squares (its ``numpy.linalg.qr`` + triangular solve).
 
 Matrices are the leading ``m x k`` block of a larger scratch array, so one preallocated array
 serves every size of a limb.
@@ -142,32 +141,34 @@ def least_squares_step(S, m, k, r, QR, tau):
 
 
 @kernel
-def log_so3(R, out):
-    """Rotation vector (3,) of the rotation ``R`` (the leading 3 x 3 block) into ``out``, the
-    same branches as :func:`..spatial.log_so3` (series below 1e-4 rad, ``s th / sin th`` up to
-    2 rad, the axis of the symmetric part beyond)."""
-    s0 = 0.5 * (R[2, 1] - R[1, 2])
-    s1 = 0.5 * (R[0, 2] - R[2, 0])
-    s2 = 0.5 * (R[1, 0] - R[0, 1])
-    c = 0.5 * (R[0, 0] + R[1, 1] + R[2, 2] - 1.0)
-    sn = math.sqrt(s0 * s0 + s1 * s1 + s2 * s2)
-    th = math.atan2(sn, c)
-    if th < 1e-4:
-        f = 1.0 + th * th / 6.0
-        out[0], out[1], out[2] = s0 * f, s1 * f, s2 * f
-        return
-    if th < 2.0:
-        f = th / sn
-        out[0], out[1], out[2] = s0 * f, s1 * f, s2 * f
-        return
-    kk, best = 0, R[0, 0] - c
-    for i in range(1, 3):
-        if R[i, i] - c > best:
-            kk, best = i, R[i, i] - c
-    a0 = R[0, kk] + R[kk, 0] - (2.0 * c if kk == 0 else 0.0)
-    a1 = R[1, kk] + R[kk, 1] - (2.0 * c if kk == 1 else 0.0)
-    a2 = R[2, kk] + R[kk, 2] - (2.0 * c if kk == 2 else 0.0)
-    nrm = math.sqrt(a0 * a0 + a1 * a1 + a2 * a2)
-    sign = -1.0 if a0 * s0 + a1 * s1 + a2 * s2 < 0.0 else 1.0
-    f = sign * th / nrm
-    out[0], out[1], out[2] = a0 * f, a1 * f, a2 * f
+def condition_at_most(A, m, k, W, threshold):
+    """Whether ``kappa(A[:m, :k]) <= threshold``, without singular values where a bound decides:
+    with the Gram matrix ``G`` of the smaller side (``A^T A`` or ``A A^T``, eigenvalues the
+    squared singular values) ``kappa^2 <= tr(G) tr(G^-1)``; only above ``threshold`` does
+    :func:`condition` decide.  ``W``: scratch of at least ``2 max(m, k)`` rows and
+    ``max(m, k)`` columns."""
+    if m == 0 or k == 0:
+        return 1.0 <= threshold
+    q = min(m, k)
+    for a in range(q):
+        for b in range(q):
+            s = 0.0
+            if m >= k:
+                for i in range(m):
+                    s += A[i, a] * A[i, b]
+            else:
+                for i in range(k):
+                    s += A[a, i] * A[b, i]
+            W[a, b] = s
+            W[q + a, b] = 1.0 if a == b else 0.0
+    tr = 0.0
+    for a in range(q):
+        tr += W[a, a]
+    G, X = W[:q], W[q:2 * q]
+    if lu_solve(G, q, X, q):
+        tri = 0.0
+        for a in range(q):
+            tri += X[a, a]
+        if tr * tri <= threshold * threshold:
+            return True
+    return condition(A, m, k, W) <= threshold

@@ -8,6 +8,8 @@ Scalar functions of :mod:`..spatial` that need no output array (:func:`so3_coeff
 """
 from __future__ import annotations
 
+import math
+
 from .. import spatial
 from .cache import kernel
 
@@ -232,3 +234,57 @@ def bracket_scaled(X, Y, s, out):
     out[3] = e * r - f * q + b * w - c * u
     out[4] = f * p - d * r + c * t - a * w
     out[5] = d * q - e * p + a * u - b * t
+
+
+@kernel
+def log_so3(R, out):
+    """Rotation vector (3,) of the rotation ``R`` (the leading 3 x 3 block) into ``out``, the
+    same branches as :func:`.spatial.log_so3` (series below 1e-4 rad, ``s th / sin th`` up to
+    2 rad, the axis of the symmetric part beyond)."""
+    s0 = 0.5 * (R[2, 1] - R[1, 2])
+    s1 = 0.5 * (R[0, 2] - R[2, 0])
+    s2 = 0.5 * (R[1, 0] - R[0, 1])
+    c = 0.5 * (R[0, 0] + R[1, 1] + R[2, 2] - 1.0)
+    sn = math.sqrt(s0 * s0 + s1 * s1 + s2 * s2)
+    th = math.atan2(sn, c)
+    if th < 1e-4:
+        f = 1.0 + th * th / 6.0
+        out[0], out[1], out[2] = s0 * f, s1 * f, s2 * f
+        return
+    if th < 2.0:
+        f = th / sn
+        out[0], out[1], out[2] = s0 * f, s1 * f, s2 * f
+        return
+    kk, best = 0, R[0, 0] - c
+    for i in range(1, 3):
+        if R[i, i] - c > best:
+            kk, best = i, R[i, i] - c
+    a0 = R[0, kk] + R[kk, 0] - (2.0 * c if kk == 0 else 0.0)
+    a1 = R[1, kk] + R[kk, 1] - (2.0 * c if kk == 1 else 0.0)
+    a2 = R[2, kk] + R[kk, 2] - (2.0 * c if kk == 2 else 0.0)
+    nrm = math.sqrt(a0 * a0 + a1 * a1 + a2 * a2)
+    sign = -1.0 if a0 * s0 + a1 * s1 + a2 * s2 < 0.0 else 1.0
+    f = sign * th / nrm
+    out[0], out[1], out[2] = a0 * f, a1 * f, a2 * f
+
+
+@kernel
+def log_se3(C, out):
+    """``out = log(C)`` (6,) of a pose (as :func:`.spatial.log_se3`): the rotation vector ``w``
+    (:func:`log_so3`) and ``v = J_l(w)^-1 p`` with the left Jacobian ``I + B W + Cc W^2``
+    (:func:`so3_coefficients`), solved by Cramer's rule (its determinant ``2 (1 - cos th) / th^2``
+    is at least ``4 / pi^2`` for angles up to pi)."""
+    log_so3(C, out)
+    w0, w1, w2 = out[0], out[1], out[2]
+    th2 = w0 * w0 + w1 * w1 + w2 * w2
+    _, B, Cc = so3_coefficients(th2)
+    # J = I + B [w]x + Cc (w w^T - th2 I)
+    d = 1.0 - Cc * th2
+    j00, j01, j02 = d + Cc * w0 * w0, -B * w2 + Cc * w0 * w1, B * w1 + Cc * w0 * w2
+    j10, j11, j12 = B * w2 + Cc * w1 * w0, d + Cc * w1 * w1, -B * w0 + Cc * w1 * w2
+    j20, j21, j22 = -B * w1 + Cc * w2 * w0, B * w0 + Cc * w2 * w1, d + Cc * w2 * w2
+    det = j00 * (j11 * j22 - j12 * j21) - j01 * (j10 * j22 - j12 * j20) + j02 * (j10 * j21 - j11 * j20)
+    p0, p1, p2 = C[0, 3], C[1, 3], C[2, 3]
+    out[3] = (p0 * (j11 * j22 - j12 * j21) - j01 * (p1 * j22 - j12 * p2) + j02 * (p1 * j21 - j11 * p2)) / det
+    out[4] = (j00 * (p1 * j22 - j12 * p2) - p0 * (j10 * j22 - j12 * j20) + j02 * (j10 * p2 - p1 * j20)) / det
+    out[5] = (j00 * (j11 * p2 - p1 * j21) - j01 * (j10 * p2 - p1 * j20) + p0 * (j10 * j21 - j11 * j20)) / det
