@@ -15,10 +15,16 @@ per module, and side by side in the same process, timed interleaved with ours:
 * the kernel alone (prepared arrays, no Python layer) next to the public call, and the numpy
   reference route (``parallel_serial_forward_dynamics`` / ``chain_inverse_dynamics``).
 
+Inverse kinematics of the crane (``inverse_kinematics``): the seed IK (the multi-start search
+from mid-stroke) and the warm-started IK (``search=False``, a seed 0.01 off the answer) as
+public calls, and the Gauss-Newton solves of the search (every start of ``ik_starts``) with the
+compiled kernel (``compiled_pose_newton``) and with the numpy reference ``pose_newton``, timed
+interleaved (``--ik``: this part alone).
+
 Cold compile time (an empty numba cache) and warm start (import, load the crane, first FD call
 with the cache filled) are measured in fresh processes.
 
-    python bench/bench_module_chain.py [--quick]
+    python bench/bench_module_chain.py [--quick] [--ik]
 
 Table on stdout, the same figures as JSON in ``bench/results/bench_module_chain.json``.
 """
@@ -228,7 +234,36 @@ def run(quick: bool = False) -> dict:
             / float(np.median([r[f"{k}_us_per_module"] for r in chain])) for k in ("fd", "id")}
     paper = {name: paper_round_trip(robot) for name, robot in cases[:2]}
     return {"benchmark": "bench_module_chain", "machine": machine(), "rows": rows, "scaling": flat,
-            "units": "microseconds per call (median)", "paper_round_trip": paper, "start_up": start_up()}
+            "units": "microseconds per call (median)", "paper_round_trip": paper, "ik": ik_figures(quick),
+            "start_up": start_up()}
+
+
+def ik_figures(quick: bool = False) -> dict:
+    """Milliseconds (medians) of the crane IK: public seed / warm-started calls, and the solves
+    from every start of the search, compiled against the numpy reference, interleaved."""
+    from pkm_dynamics.core import chain_ik
+    robot = load_robot(os.path.join(ROBOTS, "heavy_duty_4dof.urdf"))
+    x = np.array([0.3, 0.2, 0.25, 0.4])
+    T = robot.forward_kinematics(x)
+    seed = x + 0.01
+    mid = robot.inverse_kinematics(T).solutions[0]                      # and a check that it works
+    assert np.abs(robot.forward_kinematics(mid) - T).max() <= 1e-10
+    starts = chain_ik.ik_starts(robot.chain, np.array([0.0, 0.295, 0.295, 0.55]))
+    reps = 3 if quick else 9
+    seed_ik, warm_ik = interleaved_us([lambda: robot.inverse_kinematics(T),
+                                       lambda: robot.inverse_kinematics(T, initial=seed, search=False)], reps, 3)
+    compiled, numpy_route = interleaved_us(
+        [lambda: [chain_ik.compiled_pose_newton(robot, T, s, 1e-10, 50) for s in starts],
+         lambda: [chain_ik.pose_newton(robot, T, s, 1e-10, 50) for s in starts]], reps, 1)
+    return {"seed_ik_ms": seed_ik / 1e3, "warm_started_ik_ms": warm_ik / 1e3, "starts": len(starts),
+            "search_compiled_ms": compiled / 1e3, "search_numpy_ms": numpy_route / 1e3,
+            "search_ratio_numpy_to_compiled": numpy_route / compiled}
+
+
+def ik_table(ik: dict) -> str:
+    return (f"crane IK: seed (search) {ik['seed_ik_ms']:.2f} ms, warm-started {ik['warm_started_ik_ms']:.3f} ms; "
+            f"Gauss-Newton from the {ik['starts']} starts: compiled {ik['search_compiled_ms']:.2f} ms, numpy "
+            f"{ik['search_numpy_ms']:.1f} ms ({ik['search_ratio_numpy_to_compiled']:.0f}x)")
 
 
 def kernel_calls(robot, x, xd, xdd, f):
@@ -300,6 +335,7 @@ def table(res: dict) -> str:
     m = res["machine"]
     lines.append(f"per-module time, largest chain / median over chain sizes: FD {s['fd_per_module_ratio_nmax_to_median']:.2f}, "
                  f"ID {s['id_per_module_ratio_nmax_to_median']:.2f} (about 1 = flat = O(n))")
+    lines.append(ik_table(res["ik"]))
     st = res["start_up"]
     lines.append(f"start-up to the first crane FD: cold (empty numba cache) {st['cold_s']:.1f} s, warm "
                  f"{st['warm_s']:.2f} s, installed cache {st['installed_cache_s']:.2f} s")
@@ -310,6 +346,9 @@ def table(res: dict) -> str:
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if "--ik" in argv:
+        print(ik_table(ik_figures(quick="--quick" in argv)))
+        return 0
     res = run(quick="--quick" in argv)
     print(table(res))
     out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")

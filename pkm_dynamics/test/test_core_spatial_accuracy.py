@@ -75,10 +75,13 @@ def test_log_forms_at_round_off_against_extended_precision_and_pinocchio():
         Xs = twists(angle, seed=1)
         C = np.array([expm_reference(X).astype(float) for X in Xs])
         batched = spatial.log_se3_batch(C)
+        kernel = np.zeros(6)
         for X, Ck, L_batched in zip(Xs, C, batched):
             t = 2.0 * tol(X)
             assert np.abs(spatial.log_se3(Ck) - X).max() <= t, angle
             assert np.abs(L_batched - X).max() <= t, angle
+            spatial_kernels.log_se3(Ck, kernel)
+            assert np.abs(kernel - X).max() <= t, angle
             assert np.abs(spatial.log_so3(Ck[:3, :3]) - X[:3]).max() <= t, angle
             l6 = pin.log6(Ck)
             own = np.abs(np.r_[l6.angular, l6.linear] - X).max()

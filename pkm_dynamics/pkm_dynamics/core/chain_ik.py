@@ -157,14 +157,35 @@ def pose_newton(robot, T_star, x, tol: float, max_iter: int) -> tuple:
     return x, float(np.linalg.norm(e)), it
 
 
+def compiled_pose_newton(robot, T_star, x, tol: float, max_iter: int) -> tuple:
+    """:func:`pose_newton` as one compiled kernel (:func:`.compiled.chain_ik_kernels.pose_newton`,
+    on ``robot.compiled`` and ``robot.tree.compiled``); where the kernel reports a failure (the
+    kinematics at ``x`` or a Jacobian), :func:`pose_newton` runs instead and raises its named
+    exception.  Returns ``(x, residual, iterations)``."""
+    from .compiled.chain_ik_kernels import pose_newton as kernel
+    from .compiled.chain_closure import OK
+    cm, ct = robot.compiled, robot.tree.compiled
+    cm.data()
+    d = cm._local.data
+    body, offset = robot.tree.frame(robot.end_effector)
+    lower, upper, _, _ = stroke_metric(robot.chain)
+    out = np.empty(robot.chain.n)
+    code, residual, it = kernel(cm.geo, cm.mats, cm.root, d.S, d.W, d.status, ct.model, ct.data(), body,
+                                np.array(offset, dtype=float), lower, upper, np.array(T_star, dtype=float),
+                                np.array(x, dtype=float), float(tol), int(max_iter), out)
+    if code != OK:
+        return pose_newton(robot, T_star, x, tol, max_iter)
+    return out, float(residual), int(it)
+
+
 def pose_solutions(robot, T_star, reference, tol: float, max_iter: int, search: bool = True) -> list:
-    """Every distinct solution ``(x, residual, iterations)`` reached from :func:`ik_starts`
-    (``search=False``: from ``reference`` only), sorted by stroke-normalized distance to
+    """Every distinct solution ``(x, residual, iterations)`` reached by
+    :func:`compiled_pose_newton` from :func:`ik_starts` (``search=False``: from ``reference`` only), sorted by stroke-normalized distance to
     ``reference``; ``[]`` when none converged."""
     chain = robot.chain
     found = []
     for start in ik_starts(chain, reference) if search else [np.array(reference, dtype=float)]:
-        x, res, it = pose_newton(robot, T_star, start, tol, max_iter)
+        x, res, it = compiled_pose_newton(robot, T_star, start, tol, max_iter)
         if res <= tol and all(stroke_distance(chain, x, y) > SAME_SOLUTION for y, _, _ in found):
             found.append((x, res, it))
     return sorted(found, key=lambda s: stroke_distance(chain, s[0], reference))
@@ -197,7 +218,7 @@ def chain_inverse_kinematics(robot, pose_target, twist=None, acceleration=None,
         _check_actuators(chain, reference)
     found = pose_solutions(robot, T_star, reference, tol, max_iter, search)
     if not found:
-        _, residual, it = pose_newton(robot, T_star, reference, tol, max_iter)
+        _, residual, it = compiled_pose_newton(robot, T_star, reference, tol, max_iter)
         raise ConvergenceError(f"inverse kinematics of '{robot.name}' did not reach the pose: "
                                f"error {residual:.3g} (m, rad) after {it} iterations; the pose is "
                                f"probably outside the workspace of its {n} actuators")

@@ -109,7 +109,7 @@ class ParallelModuleState:
     xi: dict = None          # xi_1, xi_2, xi_4, xi_5, xi_7, xi_8 (eq. 30)
 
 
-def _ad_inv_pose_entries(c: float, s: float, px: float, py: float, pz: float) -> list:
+def _ad_inv_pose_entries(c: float, s: float, px: float, py: float, pz: float) -> tuple:
     """The entries of ``Ad_inv`` of the pose ``T(p) Rz(theta)`` (``c, s = cos, sin theta``) that
     are not 0 or 1, in the order of ``_AD_POSE_FLAT``; the matrix is
     ``[[R^T, 0], [-R^T [p]x, R^T]]``::
@@ -121,9 +121,10 @@ def _ad_inv_pose_entries(c: float, s: float, px: float, py: float, pz: float) ->
          [-c pz, -s pz, s py + c px,   -s, c, 0],
          [py,    -px,   0,             0,  0, 1]]
 
-    (same as :func:`.spatial.Ad_inv`, without the generic path)."""
-    return [c, s, -s, c, -s * pz, c * pz, -c * py + s * px, c, s, -c * pz, -s * pz, s * py + c * px,
-            -s, c, py, -px]
+    (same as :func:`.spatial.Ad_inv`, without the generic path).  Plain scalar Python:
+    :mod:`.compiled.spatial_kernels` compiles this same function."""
+    return (c, s, -s, c, -s * pz, c * pz, -c * py + s * px, c, s, -c * pz, -s * pz, s * py + c * px,
+            -s, c, py, -px)
 
 
 #: flat indices (row * 6 + column) of the entries of :func:`_ad_inv_pose_entries` in a 6x6

@@ -203,20 +203,25 @@ def Ad(C: np.ndarray) -> np.ndarray:
 
 def Ad_inv(C: np.ndarray) -> np.ndarray:
     """``Ad(C)^-1 = Ad(C^-1) = [[R^T, 0], [[u]x R^T, R^T]]`` with ``u = -R^T p`` (the
-    translation of ``C^-1``), without inverting a 6x6 matrix."""
-    (r00, r01, r02, x), (r10, r11, r12, y), (r20, r21, r22, z) = C[:3].tolist()
+    translation of ``C^-1``), without inverting a 6x6 matrix (:func:`Ad_inv_rows`)."""
+    return np.array(Ad_inv_rows(*C[:3].ravel().tolist()))
+
+
+def Ad_inv_rows(r00: float, r01: float, r02: float, x: float, r10: float, r11: float, r12: float, y: float,
+                r20: float, r21: float, r22: float, z: float) -> tuple:
+    """The six rows (tuples of 6) of :func:`Ad_inv` of the pose with rotation ``r..`` and
+    translation ``(x, y, z)`` (its first three rows, row by row).  Plain scalar Python:
+    :mod:`.compiled.spatial_kernels` compiles this same function."""
     u0 = -(r00 * x + r10 * y + r20 * z)
     u1 = -(r01 * x + r11 * y + r21 * z)
     u2 = -(r02 * x + r12 * y + r22 * z)
     # column j of [u]x R^T is u x (row j of R)
-    return np.array([
-        [r00, r10, r20, 0.0, 0.0, 0.0],
-        [r01, r11, r21, 0.0, 0.0, 0.0],
-        [r02, r12, r22, 0.0, 0.0, 0.0],
-        [u1 * r02 - u2 * r01, u1 * r12 - u2 * r11, u1 * r22 - u2 * r21, r00, r10, r20],
-        [u2 * r00 - u0 * r02, u2 * r10 - u0 * r12, u2 * r20 - u0 * r22, r01, r11, r21],
-        [u0 * r01 - u1 * r00, u0 * r11 - u1 * r10, u0 * r21 - u1 * r20, r02, r12, r22],
-    ])
+    return ((r00, r10, r20, 0.0, 0.0, 0.0),
+            (r01, r11, r21, 0.0, 0.0, 0.0),
+            (r02, r12, r22, 0.0, 0.0, 0.0),
+            (u1 * r02 - u2 * r01, u1 * r12 - u2 * r11, u1 * r22 - u2 * r21, r00, r10, r20),
+            (u2 * r00 - u0 * r02, u2 * r10 - u0 * r12, u2 * r20 - u0 * r22, r01, r11, r21),
+            (u0 * r01 - u1 * r00, u0 * r11 - u1 * r10, u0 * r21 - u1 * r20, r02, r12, r22))
 
 
 def ad(X: np.ndarray) -> np.ndarray:
@@ -239,28 +244,31 @@ def bracket(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
                                  np.asarray(Y, dtype=float).tolist()))
 
 
-def bracket_list(X: list, Y: list) -> list:
-    """:func:`bracket` on plain lists of 6 floats (for per-body loops where a numpy call per
-    small vector costs more than the arithmetic)."""
-    a, b, c, d, e, f = X
-    p, q, r, s, t, u = Y
-    return [b * r - c * q, c * p - a * r, a * q - b * p,
-            e * r - f * q + b * u - c * t, f * p - d * r + c * s - a * u, d * q - e * p + a * t - b * s]
+def bracket_list(X, Y) -> tuple:
+    """:func:`bracket` on 6 floats each (lists, tuples or arrays; for per-body loops where a
+    numpy call per small vector costs more than the arithmetic), a tuple of 6.  Plain scalar
+    Python: :mod:`.compiled.spatial_kernels` compiles this same function."""
+    a, b, c, d, e, f = X[0], X[1], X[2], X[3], X[4], X[5]
+    p, q, r, s, t, u = Y[0], Y[1], Y[2], Y[3], Y[4], Y[5]
+    return (b * r - c * q, c * p - a * r, a * q - b * p,
+            e * r - f * q + b * u - c * t, f * p - d * r + c * s - a * u, d * q - e * p + a * t - b * s)
 
 
-def wrench_bias_list(nu: list, h: list) -> list:
-    """``-ad*(nu) h = (w x h_m + v x h_f, w x h_f)`` on plain lists of 6 floats: the bias
-    wrench ``-ad*(nu) M nu`` of a body with momentum ``h = M nu`` (Newton-Euler)."""
-    a, b, c, d, e, f = nu
-    hm0, hm1, hm2, hf0, hf1, hf2 = h
-    return [
+def wrench_bias_list(nu, h) -> tuple:
+    """``-ad*(nu) h = (w x h_m + v x h_f, w x h_f)`` on 6 floats each (lists, tuples or arrays),
+    a tuple of 6: the bias wrench ``-ad*(nu) M nu`` of a body with momentum ``h = M nu``
+    (Newton-Euler).  Plain scalar Python: :mod:`.compiled.spatial_kernels` compiles this same
+    function."""
+    a, b, c, d, e, f = nu[0], nu[1], nu[2], nu[3], nu[4], nu[5]
+    hm0, hm1, hm2, hf0, hf1, hf2 = h[0], h[1], h[2], h[3], h[4], h[5]
+    return (
         b * hm2 - c * hm1 + e * hf2 - f * hf1,
         c * hm0 - a * hm2 + f * hf0 - d * hf2,
         a * hm1 - b * hm0 + d * hf1 - e * hf0,
         b * hf2 - c * hf1,
         c * hf0 - a * hf2,
         a * hf1 - b * hf0,
-    ]
+    )
 
 
 def ad_star(X: np.ndarray) -> np.ndarray:

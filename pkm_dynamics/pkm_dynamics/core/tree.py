@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -89,6 +90,13 @@ class TreeModel:
             out.append(body)
             body = int(self.parent[body])
         return out[::-1]
+
+    @cached_property
+    def compiled(self):
+        """This tree as the flat arrays of the compiled tree kernels
+        (:class:`~pkm_dynamics.core.compiled.tree_model.CompiledTree`), built on first use."""
+        from .compiled.tree_model import CompiledTree
+        return CompiledTree.build(self)
 
     def with_gravity(self, gravity) -> "TreeModel":
         from dataclasses import replace

@@ -19,7 +19,7 @@ from .limb_kernels import (DIRECT_STEP, FAR_STEP, ILL_CONDITIONED, LIMIT_SLACK, 
                            compound_step, limb_jacobians, limb_state, loop_matrix, loop_norm, platform_pose,
                            pose_error, solve_loops)
 from .small_linalg import condition_at_most, lu_solve
-from .spatial_kernels import log_se3
+from .spatial_kernels import log_se3, pose_inv_mul
 
 #: largest distance |log(C_p^-1 C_target)| of a converged limb from the target (pkm._ik_one)
 MISS_TOLERANCE = 1e-6
@@ -104,11 +104,7 @@ def miss(lm, ld, target):
     """``|log(C_p^-1 C_target)|`` (pkm._ik_one's test for another assembly branch)."""
     P, D, e = ld[14], ld[11], ld[12]
     platform_pose(lm, ld, P)
-    for a in range(3):
-        for c in range(3):
-            D[a, c] = P[0, a] * target[0, c] + P[1, a] * target[1, c] + P[2, a] * target[2, c]
-        D[a, 3] = (P[0, a] * (target[0, 3] - P[0, 3]) + P[1, a] * (target[1, 3] - P[1, 3])
-                   + P[2, a] * (target[2, 3] - P[2, 3]))
+    pose_inv_mul(P, target, D)
     log_se3(D, e)
     s = 0.0
     for a in range(6):

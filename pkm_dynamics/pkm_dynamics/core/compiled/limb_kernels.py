@@ -31,7 +31,7 @@ import math
 
 from .cache import kernel
 from .small_linalg import condition, condition_at_most, lu_solve
-from .spatial_kernels import log_so3
+from .spatial_kernels import log_se3, pose_inv_mul
 
 OK, SINGULAR, NO_CONVERGENCE, ILL_CONDITIONED, FAR_STEP, OTHER_BRANCH, LOOP_CONDITION, LIMITS = range(8)
 #: as ik_refinement.ROUND_OFF, REFINEMENT_STEPS, working_mode.DIRECT_STEP / LIMIT_SLACK
@@ -213,19 +213,16 @@ def platform_pose(lm, ld, out):
 
 @kernel
 def pose_error(lm, ld, target):
-    """``Delta x_t = P_t (log(C_p^-1 C_target))`` rows into ``ld`` dx[:dl] (eq. 31;
-    :func:`..limb_ik.pose_error`); returns ``|xi| + |eta|`` over the selected rows and, as a
+    """``Delta x_t = P_t (Delta C_p - I)^vee`` rows into ``ld`` dx[:dl] (eq. 31;
+    :func:`..limb_ik.pose_error`: the rotation vector of ``Delta C_p = C_p^-1 C_target`` and its
+    translation); returns ``|xi| + |eta|`` over the selected rows and, as a
     second value, their largest magnitude."""
     P, dx = ld[14], ld[13]
     platform_pose(lm, ld, P)
-    D = ld[11]
-    e = ld[12]
-    for a in range(3):
-        for b in range(3):
-            D[a, b] = P[0, a] * target[0, b] + P[1, a] * target[1, b] + P[2, a] * target[2, b]
-        e[3 + a] = (P[0, a] * (target[0, 3] - P[0, 3]) + P[1, a] * (target[1, 3] - P[1, 3])
-                    + P[2, a] * (target[2, 3] - P[2, 3]))
-    log_so3(D, e)
+    D, e = ld[11], ld[12]
+    pose_inv_mul(P, target, D)                   # Delta C_p = C_p^-1 C_target
+    log_se3(D, e)                                # its rotation vector in e[:3]
+    e[3], e[4], e[5] = D[0, 3], D[1, 3], D[2, 3]
     rows = lm[10]
     rot, lin, big = 0.0, 0.0, 0.0
     for i in range(len(rows)):

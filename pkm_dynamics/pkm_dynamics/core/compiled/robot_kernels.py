@@ -16,7 +16,7 @@ from .cache import kernel
 from .limb_dynamics_kernels import limb_rates_rnea, limb_task_inertia
 from .limb_ik_kernels import limb_ik, limb_prepare
 from .limb_kernels import OK
-from .spatial_kernels import exp_se3, log_se3, pose_mul
+from .spatial_kernels import exp_se3, log_se3, pose_inv_mul, pose_mul
 
 
 @kernel
@@ -103,22 +103,12 @@ def robot_rates(fm, im, hm, fd, idt, hd, toff, theta, prepare, Vt, At, Vp, Ap, w
 
 
 @kernel
-def _inv_mul(A, B, out):
-    """``out = A^-1 B`` of two (4, 4) poses."""
-    for i in range(3):
-        for j in range(4):
-            s = -(A[0, i] * A[0, 3] + A[1, i] * A[1, 3] + A[2, i] * A[2, 3]) if j == 3 else 0.0
-            out[i, j] = A[0, i] * B[0, j] + A[1, i] * B[1, j] + A[2, i] * B[2, j] + s
-    out[3, 0], out[3, 1], out[3, 2], out[3, 3] = 0.0, 0.0, 0.0, 1.0
-
-
-@kernel
 def task_manifold_offset(C_ref, P_p, pose, out, S, X):
     """``log(C(x)^-1 pose)`` (6,) into ``out``, ``C(x) = C_ref exp(P_p x)`` with the task
     coordinates ``x = P_p^T log(C_ref^-1 pose)`` (:meth:`..pkm.ParallelRobot.task_pose`,
     ``task_coordinates``): how far a pose is off the task manifold.  ``S`` (3, 4, 4) and ``X``
     (6,) scratch."""
-    _inv_mul(C_ref, pose, S[0])
+    pose_inv_mul(C_ref, pose, S[0])
     log_se3(S[0], out)
     for a in range(6):                          # X = P_p P_p^T xi
         v = 0.0
@@ -130,7 +120,7 @@ def task_manifold_offset(C_ref, P_p, pose, out, S, X):
         X[a] = v
     exp_se3(X, 1.0, S[1])
     pose_mul(C_ref, S[1], S[2])
-    _inv_mul(S[2], pose, S[0])
+    pose_inv_mul(S[2], pose, S[0])
     log_se3(S[0], out)
 
 

@@ -3,14 +3,18 @@ kernels (same conventions: twist ``(omega, v)``, wrench ``(moment, force)``, ``A
 
 Each function writes into a preallocated output (the caller's scratch) and is inlined into the
 kernel that calls it; none allocates.  Shapes: vectors (6,), matrices (6, 6), poses (4, 4).
-Scalar functions of :mod:`..spatial` that need no output array (:func:`so3_coefficients`,
-:func:`exp_se3_rows`) are not written again here: they are compiled from their one definition there.
+Formulas that the numpy layer also needs are not written again here: its plain scalar functions
+(:func:`..spatial.so3_coefficients`, :func:`..spatial.exp_se3_rows`, :func:`..spatial.Ad_inv_rows`,
+:func:`..spatial.bracket_list`, :func:`..spatial.wrench_bias_list`,
+:func:`..parallel_module._ad_inv_pose_entries`) are compiled from their one definition, and the
+kernels below write their results into the outputs.
 """
 from __future__ import annotations
 
 import math
 
 from .. import spatial
+from ..parallel_module import _AD_POSE_FLAT, _ad_inv_pose_entries
 from .cache import kernel
 
 
@@ -127,28 +131,16 @@ def congruence_translation(M, px, py, pz, out):
 
 @kernel
 def ad_inv_pose_rz(c, s, px, py, pz, out):
-    """``Ad_inv`` (6, 6) of the pose ``T(p) Rz(theta)`` (``c, s = cos, sin theta``), the matrix
-    of :func:`pkm_dynamics.core.parallel_module._ad_inv_pose_entries`."""
+    """``Ad_inv`` (6, 6) of the pose ``T(p) Rz(theta)`` (``c, s = cos, sin theta``): the entries
+    of :func:`pkm_dynamics.core.parallel_module._ad_inv_pose_entries` (compiled), the rest 0 and 1."""
+    e = ad_inv_pose_entries(c, s, px, py, pz)
     for i in range(6):
         for j in range(6):
             out[i, j] = 0.0
-    out[0, 0] = c
-    out[0, 1] = s
-    out[1, 0] = -s
-    out[1, 1] = c
+    for k in range(16):
+        f = AD_POSE_FLAT[k]
+        out[f // 6, f % 6] = e[k]
     out[2, 2] = 1.0
-    out[3, 0] = -s * pz
-    out[3, 1] = c * pz
-    out[3, 2] = -c * py + s * px
-    out[3, 3] = c
-    out[3, 4] = s
-    out[4, 0] = -c * pz
-    out[4, 1] = -s * pz
-    out[4, 2] = s * py + c * px
-    out[4, 3] = -s
-    out[4, 4] = c
-    out[5, 0] = py
-    out[5, 1] = -px
     out[5, 5] = 1.0
 
 
@@ -158,6 +150,12 @@ so3_coefficients = kernel(spatial.so3_coefficients)
 
 
 exp_se3_rows = kernel(spatial.exp_se3_rows)
+Ad_inv_rows = kernel(spatial.Ad_inv_rows)
+wrench_bias_entries = kernel(spatial.wrench_bias_list)
+bracket_entries = kernel(spatial.bracket_list)
+ad_inv_pose_entries = kernel(_ad_inv_pose_entries)
+#: where the entries of :func:`ad_inv_pose_entries` go (row * 6 + column)
+AD_POSE_FLAT = tuple(_AD_POSE_FLAT)
 
 
 @kernel
@@ -194,97 +192,97 @@ def pose_mul(A, B, out):
 
 @kernel
 def ad_inv(C, out):
-    """``Ad(C)^-1`` (6, 6) of a pose (as :func:`.spatial.Ad_inv`): ``[[R^T, 0], [[u]x R^T, R^T]]``
-    with ``u = -R^T p``."""
-    u0 = -(C[0, 0] * C[0, 3] + C[1, 0] * C[1, 3] + C[2, 0] * C[2, 3])
-    u1 = -(C[0, 1] * C[0, 3] + C[1, 1] * C[1, 3] + C[2, 1] * C[2, 3])
-    u2 = -(C[0, 2] * C[0, 3] + C[1, 2] * C[1, 3] + C[2, 2] * C[2, 3])
-    for i in range(3):
-        for j in range(3):
-            out[i, j] = C[j, i]
-            out[i + 3, j + 3] = C[j, i]
-            out[i, j + 3] = 0.0
-    for j in range(3):                       # column j of [u]x R^T is u x (row j of R)
-        r0, r1, r2 = C[j, 0], C[j, 1], C[j, 2]
-        out[3, j] = u1 * r2 - u2 * r1
-        out[4, j] = u2 * r0 - u0 * r2
-        out[5, j] = u0 * r1 - u1 * r0
+    """``Ad(C)^-1`` (6, 6) of a pose (:func:`.spatial.Ad_inv_rows`, compiled)."""
+    rows = Ad_inv_rows(C[0, 0], C[0, 1], C[0, 2], C[0, 3], C[1, 0], C[1, 1], C[1, 2], C[1, 3],
+                       C[2, 0], C[2, 1], C[2, 2], C[2, 3])
+    for i in range(6):
+        r = rows[i]
+        for j in range(6):
+            out[i, j] = r[j]
+
+
+@kernel
+def ad_apply(C, X, out):
+    """``out = Ad(C) X`` (6,) of a pose (4, 4) and a twist (6,) (as ``spatial.Ad(C) @ X``):
+    ``(R w, p x R w + R v)``."""
+    w0 = C[0, 0] * X[0] + C[0, 1] * X[1] + C[0, 2] * X[2]
+    w1 = C[1, 0] * X[0] + C[1, 1] * X[1] + C[1, 2] * X[2]
+    w2 = C[2, 0] * X[0] + C[2, 1] * X[1] + C[2, 2] * X[2]
+    x, y, z = C[0, 3], C[1, 3], C[2, 3]
+    out[3] = C[0, 0] * X[3] + C[0, 1] * X[4] + C[0, 2] * X[5] + y * w2 - z * w1
+    out[4] = C[1, 0] * X[3] + C[1, 1] * X[4] + C[1, 2] * X[5] + z * w0 - x * w2
+    out[5] = C[2, 0] * X[3] + C[2, 1] * X[4] + C[2, 2] * X[5] + x * w1 - y * w0
+    out[0], out[1], out[2] = w0, w1, w2
 
 
 @kernel
 def wrench_bias(nu, h, out):
-    """``out = -ad*(nu) h`` (6,) (as :func:`.spatial.wrench_bias_list`)."""
-    a, b, c, d, e, f = nu[0], nu[1], nu[2], nu[3], nu[4], nu[5]
-    out[0] = b * h[2] - c * h[1] + e * h[5] - f * h[4]
-    out[1] = c * h[0] - a * h[2] + f * h[3] - d * h[5]
-    out[2] = a * h[1] - b * h[0] + d * h[4] - e * h[3]
-    out[3] = b * h[5] - c * h[4]
-    out[4] = c * h[3] - a * h[5]
-    out[5] = a * h[4] - b * h[3]
+    """``out = -ad*(nu) h`` (6,) (:func:`.spatial.wrench_bias_list`, compiled)."""
+    out[0], out[1], out[2], out[3], out[4], out[5] = wrench_bias_entries(nu, h)
 
 
 @kernel
 def bracket_scaled(X, Y, s, out):
-    """``out = [X, s Y] = ad(X) Y s`` (6,) (as :func:`.spatial.bracket_list`)."""
-    a, b, c, d, e, f = X[0], X[1], X[2], X[3], X[4], X[5]
-    p, q, r, t, u, w = Y[0] * s, Y[1] * s, Y[2] * s, Y[3] * s, Y[4] * s, Y[5] * s
-    out[0] = b * r - c * q
-    out[1] = c * p - a * r
-    out[2] = a * q - b * p
-    out[3] = e * r - f * q + b * w - c * u
-    out[4] = f * p - d * r + c * t - a * w
-    out[5] = d * q - e * p + a * u - b * t
-
-
-@kernel
-def log_so3(R, out):
-    """Rotation vector (3,) of the rotation ``R`` (the leading 3 x 3 block) into ``out``, the
-    same branches as :func:`.spatial.log_so3` (series below 1e-4 rad, ``s th / sin th`` up to
-    2 rad, the axis of the symmetric part beyond)."""
-    s0 = 0.5 * (R[2, 1] - R[1, 2])
-    s1 = 0.5 * (R[0, 2] - R[2, 0])
-    s2 = 0.5 * (R[1, 0] - R[0, 1])
-    c = 0.5 * (R[0, 0] + R[1, 1] + R[2, 2] - 1.0)
-    sn = math.sqrt(s0 * s0 + s1 * s1 + s2 * s2)
-    th = math.atan2(sn, c)
-    if th < 1e-4:
-        f = 1.0 + th * th / 6.0
-        out[0], out[1], out[2] = s0 * f, s1 * f, s2 * f
-        return
-    if th < 2.0:
-        f = th / sn
-        out[0], out[1], out[2] = s0 * f, s1 * f, s2 * f
-        return
-    kk, best = 0, R[0, 0] - c
-    for i in range(1, 3):
-        if R[i, i] - c > best:
-            kk, best = i, R[i, i] - c
-    a0 = R[0, kk] + R[kk, 0] - (2.0 * c if kk == 0 else 0.0)
-    a1 = R[1, kk] + R[kk, 1] - (2.0 * c if kk == 1 else 0.0)
-    a2 = R[2, kk] + R[kk, 2] - (2.0 * c if kk == 2 else 0.0)
-    nrm = math.sqrt(a0 * a0 + a1 * a1 + a2 * a2)
-    sign = -1.0 if a0 * s0 + a1 * s1 + a2 * s2 < 0.0 else 1.0
-    f = sign * th / nrm
-    out[0], out[1], out[2] = a0 * f, a1 * f, a2 * f
+    """``out = [X, s Y] = ad(X) Y s`` (6,) (:func:`.spatial.bracket_list`, compiled)."""
+    out[0], out[1], out[2], out[3], out[4], out[5] = bracket_entries(
+        X, (Y[0] * s, Y[1] * s, Y[2] * s, Y[3] * s, Y[4] * s, Y[5] * s))
 
 
 @kernel
 def log_se3(C, out):
-    """``out = log(C)`` (6,) of a pose (as :func:`.spatial.log_se3`): the rotation vector ``w``
-    (:func:`log_so3`) and ``v = J_l(w)^-1 p`` with the left Jacobian ``I + B W + Cc W^2``
-    (:func:`so3_coefficients`), solved by Cramer's rule (its determinant ``2 (1 - cos th) / th^2``
-    is at least ``4 / pi^2`` for angles up to pi)."""
-    log_so3(C, out)
-    w0, w1, w2 = out[0], out[1], out[2]
-    th2 = w0 * w0 + w1 * w1 + w2 * w2
-    _, B, Cc = so3_coefficients(th2)
-    # J = I + B [w]x + Cc (w w^T - th2 I)
-    d = 1.0 - Cc * th2
-    j00, j01, j02 = d + Cc * w0 * w0, -B * w2 + Cc * w0 * w1, B * w1 + Cc * w0 * w2
-    j10, j11, j12 = B * w2 + Cc * w1 * w0, d + Cc * w1 * w1, -B * w0 + Cc * w1 * w2
-    j20, j21, j22 = -B * w1 + Cc * w2 * w0, B * w0 + Cc * w2 * w1, d + Cc * w2 * w2
-    det = j00 * (j11 * j22 - j12 * j21) - j01 * (j10 * j22 - j12 * j20) + j02 * (j10 * j21 - j11 * j20)
+    """``out = log(C)`` (6,) of a pose (4, 4), rotation angle in [0, pi] (as
+    :func:`.spatial.log_se3` and :func:`.spatial.log_se3_batch`): ``s = vee(R - R^T) / 2``,
+    ``th = atan2(|s|, (tr R - 1) / 2)``; ``omega = s th / sin th`` below 2 rad (its series below
+    1e-3 rad), beyond the axis from the symmetric part ``(R + R^T) / 2 - cos(th) I`` (its largest
+    column, its sign from ``s``); ``v = (I - W/2 + k W^2) p`` with the inverse left Jacobian's
+    ``k = 1/th^2 - cot(th/2) / (2 th)`` (series ``1/12 + th^2/720``)."""
+    s0 = 0.5 * (C[2, 1] - C[1, 2])
+    s1 = 0.5 * (C[0, 2] - C[2, 0])
+    s2 = 0.5 * (C[1, 0] - C[0, 1])
+    c = 0.5 * (C[0, 0] + C[1, 1] + C[2, 2] - 1.0)
+    sn = math.sqrt(s0 * s0 + s1 * s1 + s2 * s2)
+    th = math.atan2(sn, c)
+    if th < 1e-3:
+        f = 1.0 + th * th / 6.0
+        w0, w1, w2 = s0 * f, s1 * f, s2 * f
+    elif th < 2.0:
+        f = th / sn
+        w0, w1, w2 = s0 * f, s1 * f, s2 * f
+    else:
+        k, best = 0, C[0, 0] - c
+        for j in range(1, 3):
+            if C[j, j] - c > best:
+                k, best = j, C[j, j] - c
+        a0 = 0.5 * (C[0, k] + C[k, 0]) - (c if k == 0 else 0.0)
+        a1 = 0.5 * (C[1, k] + C[k, 1]) - (c if k == 1 else 0.0)
+        a2 = 0.5 * (C[2, k] + C[k, 2]) - (c if k == 2 else 0.0)
+        f = th / math.sqrt(a0 * a0 + a1 * a1 + a2 * a2)
+        if a0 * s0 + a1 * s1 + a2 * s2 < 0.0:
+            f = -f
+        w0, w1, w2 = a0 * f, a1 * f, a2 * f
+    if th < 1e-3:
+        kk = 1.0 / 12.0 + th * th / 720.0
+    else:
+        kk = 1.0 / (th * th) - 1.0 / (2.0 * th * math.tan(0.5 * th))
     p0, p1, p2 = C[0, 3], C[1, 3], C[2, 3]
-    out[3] = (p0 * (j11 * j22 - j12 * j21) - j01 * (p1 * j22 - j12 * p2) + j02 * (p1 * j21 - j11 * p2)) / det
-    out[4] = (j00 * (p1 * j22 - j12 * p2) - p0 * (j10 * j22 - j12 * j20) + j02 * (j10 * p2 - p1 * j20)) / det
-    out[5] = (j00 * (j11 * p2 - p1 * j21) - j01 * (j10 * p2 - p1 * j20) + p0 * (j10 * j21 - j11 * j20)) / det
+    x0, x1, x2 = w1 * p2 - w2 * p1, w2 * p0 - w0 * p2, w0 * p1 - w1 * p0          # W p
+    y0, y1, y2 = w1 * x2 - w2 * x1, w2 * x0 - w0 * x2, w0 * x1 - w1 * x0          # W W p
+    out[0], out[1], out[2] = w0, w1, w2
+    out[3] = p0 - 0.5 * x0 + kk * y0
+    out[4] = p1 - 0.5 * x1 + kk * y1
+    out[5] = p2 - 0.5 * x2 + kk * y2
+
+
+@kernel
+def pose_inv_mul(A, B, out):
+    """``out = A^-1 B`` (4, 4) of two poses: ``[[R_A^T R_B, R_A^T (p_B - p_A)], [0, 1]]``."""
+    for i in range(3):
+        for j in range(4):
+            s = 0.0
+            for k in range(3):
+                s += A[k, i] * (B[k, j] - (A[k, 3] if j == 3 else 0.0))
+            out[i, j] = s
+    out[3, 0] = 0.0
+    out[3, 1] = 0.0
+    out[3, 2] = 0.0
+    out[3, 3] = 1.0

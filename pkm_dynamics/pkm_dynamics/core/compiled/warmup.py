@@ -6,14 +6,15 @@ from __future__ import annotations
 import sys
 import time
 
+import numpy as np
 
-def warm() -> float:
-    """Run every compiled call (FD, ID, tree state, FK) once, batched, and FD for one state, on a
-    generated chain (one compilation covers every module kind: the kernels branch at run time),
-    and the limb kernels (:func:`warm_pkm`); returns seconds."""
+
+def warm(trees: bool = True) -> float:
+    """Run every compiled call once: the chain's FD, ID, tree state and FK, batched, and FD for one
+    state, and the IK solve from one start, on a generated chain (one compilation covers every module kind: the kernels branch at
+    run time), the limb kernels (:func:`warm_pkm`), and with ``trees`` the tree kernels (FK,
+    kinematics, RNEA, CRBA, ABA, frame Jacobian) on its spanning tree; returns seconds."""
     t = time.perf_counter()
-    import numpy as np
-
     from ..examples import module_chain_urdf
     from ..robot import load_robot
     robot = load_robot(module_chain_urdf(2))
@@ -23,17 +24,18 @@ def warm() -> float:
     robot.forward_dynamics(x[0], x[0], f[0])                 # one state: chain_dynamics_one
     robot.tree_state(x, x, x)
     robot.forward_kinematics(x)
+    robot.inverse_kinematics(robot.forward_kinematics(x[0]), search=False)    # chain_ik_kernels
     warm_pkm()
+    if trees:
+        warm_tree(robot.tree)
     return time.perf_counter() - t
 
 
 def warm_pkm() -> None:
-    """The limb kernels (:mod:`.limb_ik_kernels`, both IK schemes) on the example planar 3-RRR
-    of the installed share directory (skipped where it is not installed there: the kernels then
-    compile at their first call)."""
+    """The limb kernels (:mod:`.limb_ik_kernels`, :mod:`.robot_kernels`: both IK schemes, rates,
+    ID and FD) on the example planar 3-RRR of the installed share directory (skipped where it
+    is not installed there: the kernels then compile at their first call)."""
     import os
-
-    import numpy as np
 
     from ..pkm import ParallelRobot
     path = os.path.join(sys.prefix, "share", "pkm_dynamics", "robots", "planar_3rrr.urdf")
@@ -41,8 +43,23 @@ def warm_pkm() -> None:
         return
     robot = ParallelRobot(path)
     pose = robot.task_pose(np.full(robot.dof, 0.01))
+    z = np.zeros(robot.dof)
     for scheme in ("nested", "compound"):
-        robot.inverse_kinematics(pose, np.zeros(robot.dof), np.zeros(robot.dof), scheme=scheme)
+        sol = robot.inverse_kinematics(pose, z, z, scheme=scheme)
+    robot.forward_dynamics(sol, z, robot.inverse_dynamics(sol, z, z))
+
+
+def warm_tree(tree) -> None:
+    """Every tree kernel once (:mod:`.tree_model`: one signature each, a batch of two states)."""
+    from . import tree_model as T
+    ct = tree.compiled
+    q = np.zeros((2, tree.nq))
+    T.forward_kinematics(ct, q)
+    T.kinematics(ct, q, q, q)
+    tau = T.rnea(ct, q, q, q)
+    T.crba(ct, q)
+    T.aba(ct, q, q, tau)
+    T.frame_jacobian(ct, q, tree.body_names[-1])
 
 
 _loaded = False
@@ -51,11 +68,12 @@ _loaded = False
 def load_kernels() -> None:
     """Every kernel in memory (loaded from numba's cache, or compiled where there is none) once
     per process, when the first module chain is built: its first call (a service's first
-    request) then does not pay the ~0.5 s of loading them."""
+    request) then does not pay the ~0.5 s of loading them.  The tree kernels are not among them
+    (a module chain does not call them; each loads on its first call, about 0.05 s)."""
     global _loaded
     if not _loaded:
         _loaded = True              # first: warm() builds a robot itself
-        warm()
+        warm(trees=False)
 
 
 def main() -> int:
