@@ -28,7 +28,8 @@ import numpy as np
 from .bounds import check_effort, check_limits, check_rate
 from .description import RobotDescription, parse_description
 from .errors import ConvergenceError, DescriptionError, SingularityError, StateError
-from .compiled.limb_tables import LazyLimbs, LimbTables, compiled_ik, compiled_rates, compiled_task_inertia
+from .compiled.limb_tables import (CompiledIK, LazyLimbs, LimbTables, compiled_ik, compiled_rates,
+                                   compiled_task_inertia)
 from .compiled.robot_kernels import task_manifold_offset
 from .compiled.small_linalg import condition
 from .compiled.warmup import load_kernels
@@ -109,6 +110,10 @@ class ParallelRobot:
     ``loop_singularity_threshold``: largest admissible ``kappa(G_y)`` of a loop at an IK
     solution (:mod:`.ik_refinement`; None: never raise).
 
+    ``compiled`` (attribute, default True): the IK, rates, limb forces and ``M_t`` run in the
+    compiled kernels (:mod:`.compiled.limb_tables`); False runs the numpy reference route for
+    every limb (the same results to round-off: for comparisons).
+
     Every IK solution is refined to round-off (so rates and accelerations are exact for it),
     lies on the working mode of its start and within the joint limits (:mod:`.working_mode`).
 
@@ -140,6 +145,7 @@ class ParallelRobot:
         self.loop_singularity_threshold = loop_singularity_threshold
         self.limbs: tuple = build_limbs(desc, independent)
         self._limb_tables = LimbTables.build(self.limbs, self.max_iter)
+        self.compiled = True
         load_kernels()                   # once per process, not at the first request
         self.task_space = tuple(desc.platform.task_space)
         dp = len(self.task_space)
@@ -290,14 +296,19 @@ class ParallelRobot:
         self._check_task_manifold(pose)
         tol = self.tol if tol is None else tol
         T = self._limb_tables
-        r = compiled_ik(T, pose, np.concatenate(thetas), scheme == "nested", tol, self.singularity_threshold,
-                        self.loop_singularity_threshold)
+        if self.compiled:
+            r = compiled_ik(T, pose, np.concatenate(thetas), scheme == "nested", tol, self.singularity_threshold,
+                            self.loop_singularity_threshold)
+        else:                                    # every limb by the reference route
+            r = CompiledIK(np.concatenate(thetas), np.ones(len(self.limbs), dtype=int), np.zeros((len(self.limbs), 3)),
+                           None, np.zeros(self._K_rows.max() + 1))
         flat = r.theta
         its, cond = r.out[:, 0].astype(int), r.out[:, 1].copy()
         res = float(r.out[:, 2].max(initial=0.0))
         jacs = LazyLimbs(len(self.limbs), lambda l: _jacobians(T.state(l, r.fd)[1]))
         states = LazyLimbs(len(self.limbs), lambda l: T.state(l, r.fd)[0])
-        inner = [T.inner(l, r.inner, its[l]) if scheme == "nested" else [] for l in range(len(self.limbs))]
+        inner = [T.inner(l, r.inner, its[l]) if scheme == "nested" and r.status[l] == 0 else []
+                 for l in range(len(self.limbs))]
         J_IK = r.fd[self._K_rows]
         for li in np.flatnonzero(r.status != 0):   # a refusal or the continuation: the reference route
             limb, th0 = self.limbs[li], thetas[li]
@@ -384,7 +395,11 @@ class ParallelRobot:
         flat = getattr(sol, "_flat", None)
         if flat is None:
             flat = sol._flat = np.concatenate(sol.limb_theta)
-        thd, thdd, W, status = compiled_rates(self._limb_tables, flat, V_t, Vdot_t, self.P_p)
+        if self.compiled:
+            thd, thdd, W, status = compiled_rates(self._limb_tables, flat, V_t, Vdot_t, self.P_p)
+        else:                                    # every limb by the reference route
+            thd, status = np.zeros(len(flat)), np.ones(len(self.limbs), dtype=int)
+            thdd, W = (None, None) if Vdot_t is None else (np.zeros(len(flat)), np.zeros(self.dof))
         T = self._limb_tables
         for li in np.flatnonzero(status != 0):
             limb, jac, th = self.limbs[li], sol._jacs[li], sol.limb_theta[li]
@@ -517,7 +532,8 @@ class ParallelRobot:
         flat = getattr(sol, "_flat", None)
         if flat is None:
             flat = sol._flat = np.concatenate(sol.limb_theta)
-        status = compiled_task_inertia(self._limb_tables, flat, M)          # the compiled kernel
+        status = compiled_task_inertia(self._limb_tables, flat, M) if self.compiled else \
+            np.ones(len(self.limbs), dtype=int)                             # the kernel, or numpy
         for li in np.flatnonzero(status != 0):                              # the numpy route
             limb, th, jac = self.limbs[li], sol.limb_theta[li], sol._jacs[li]
             M += jac.K.T @ crba(limb.tree, th, poses[li]) @ jac.K
