@@ -12,7 +12,7 @@ import pytest
 from pkm_dynamics.core.cut_joints import LoopConstraints
 from pkm_dynamics.core.errors import SingularityError, StateError
 from pkm_dynamics.core.ik_refinement import loop_conditions
-from pkm_dynamics.core.limb import _evaluate
+from pkm_dynamics.core.limb_kinematics import limb_state
 from pkm_dynamics.core.pkm import ParallelRobot, sample
 from pkm_dynamics.core.interface import SolverOptions
 from pkm_dynamics.core.spatial import Ad_inv, log_se3, pose_inv
@@ -44,7 +44,7 @@ def state_errors(robot, sol, pose, V, A):
 
 
 def worst_loop_condition(robot, sol):
-    return max([loop_conditions(limb, _evaluate(limb, th)).max(initial=1.0)
+    return max([loop_conditions(limb, limb_state(limb, th)).max(initial=1.0)
                 for limb, th in zip(robot.limbs, sol.limb_theta)])
 
 

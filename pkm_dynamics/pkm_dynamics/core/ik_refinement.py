@@ -7,7 +7,7 @@ constraint manifold: they solve with ``G_y`` and ``L_t`` at the returned ``theta
 configuration that is ``tol`` off the manifold puts errors of about ``kappa(G_y) tol`` into the
 rates and more into the accelerations (near ill-conditioned loops, e.g. IRSBot-2's distal 4U
 loop, the platform then "rotates" by 1e-7 rad/s^2 where it cannot).  The remedy here: a few
-more compound Newton steps (:func:`.limb.compound_newton_step`, the exact Newton step of the
+more compound Newton steps (:func:`.limb_ik.compound_newton_step`, the exact Newton step of the
 stacked system ``(g, Delta x_t) = 0``) after convergence, for either scheme, until pose error
 and loop residual are at round-off; quadratic convergence makes that one step.  Then the rates
 and accelerations of eqs. 27-29, which solve through the partition ``G_y``, ``L_t`` and inherit
@@ -24,8 +24,11 @@ import numpy as np
 import scipy.linalg
 
 from .errors import SingularityError
-from .limb import (Limb, LimbJacobians, _cut_bias, _evaluate, _resolve, compound_newton_step,
-                   limb_acceleration_ik, limb_jacobians, limb_platform_pose, limb_velocity_ik, pose_error)
+from .limb_ik import (LimbJacobians, compound_newton_step, limb_acceleration_ik, limb_jacobians,
+                      limb_velocity_ik, pose_error)
+from .limb_kinematics import limb_platform_pose, limb_state
+from .limb_model import Limb
+from .loop_constraints import _cut_bias, _resolve
 from .spatial import Ad_inv
 from .tree_dynamics import kinematics
 
@@ -41,17 +44,17 @@ def refine_to_round_off(limb: Limb, C_target, theta, state=None, max_steps: int 
     """Compound Newton steps on ``(g(theta), Delta x_t(theta)) = 0`` from a converged ``theta``
     (n_l,) towards ``C_target`` (4, 4) until the pose error and every loop residual are at most
     :data:`ROUND_OFF` (at most ``max_steps``; from a residual of ``tol`` = 1e-10 quadratic
-    convergence needs one step).  Returns ``(theta, state)`` with ``state = _evaluate(limb,
+    convergence needs one step).  Returns ``(theta, state)`` with ``state = limb_state(limb,
     theta)`` at the refined configuration."""
     theta = np.array(theta, dtype=float)
-    state = _evaluate(limb, theta) if state is None else state
+    state = limb_state(limb, theta) if state is None else state
     for _ in range(max_steps):
         dx = pose_error(limb, limb_platform_pose(limb, theta, state[0]), C_target)
         g = max([np.abs(g).max(initial=0.0) for g, _, _ in state[2]], default=0.0)
         if max(np.abs(dx).max(initial=0.0), g) <= ROUND_OFF:
             break
         theta = theta + compound_newton_step(limb, state, limb_jacobians(limb, theta, state), dx)
-        state = _evaluate(limb, theta)
+        state = limb_state(limb, theta)
     return theta, state
 
 
@@ -60,7 +63,7 @@ def limb_rates(limb: Limb, theta, V_t, Vdot_t, P_p, jac: LimbJacobians, state=No
     acceleration ``Vdot_t`` (delta_p,) (None: ``thetadd`` is None), each refined on the whole
     platform motion (:func:`refine_rates`; ``P_p`` (6, delta_p), eq. 11).  ``poses``: the limb
     tree's relative poses and adjoints at ``theta`` for :func:`~.tree_dynamics.kinematics`."""
-    state = _evaluate(limb, theta) if state is None else state
+    state = limb_state(limb, theta) if state is None else state
     S = np.vstack([G for _, G, _ in state[2]] + [jac.J_p])
     QR = np.linalg.qr(S)
     thd = limb_velocity_ik(limb, theta, V_t, jac)[1]
@@ -97,7 +100,7 @@ def refine_rates(limb: Limb, x, platform_target, S, QR, motion=None) -> np.ndarr
 
 
 def loop_conditions(limb: Limb, state) -> np.ndarray:
-    """``kappa(G_y)`` (n_loops,) of each FC of ``limb`` at ``state = _evaluate(limb, theta)``
+    """``kappa(G_y)`` (n_loops,) of each FC of ``limb`` at ``state = limb_state(limb, theta)``
     (the ratio of the extreme singular values of the selected rows and dependent columns,
     eq. 18; inf when singular)."""
     out = []

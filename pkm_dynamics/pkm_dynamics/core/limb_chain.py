@@ -15,8 +15,9 @@ import numpy as np
 
 from .description import RobotDescription, parse_description
 from .errors import ConvergenceError, DescriptionError, SingularityError
-from .limb import (_evaluate, _resolve, build_limbs, constraint_resolution, loop_acceleration_bias,
-                   solve_loop_constraints)
+from .limb_kinematics import limb_state
+from .limb_model import build_limbs
+from .loop_constraints import _resolve, constraint_resolution, loop_acceleration_bias, solve_loop_constraints
 from .spatial import Ad_inv
 from .tree_dynamics import crba, rnea
 
@@ -26,7 +27,7 @@ CONTINUATION_STEPS = (4, 16, 64)
 
 def loop_branches(limb, constraints) -> np.ndarray:
     """Assembly branch of each FC (n_loops,): ``sign(det G_y)`` (eq. 16) of its selected rows,
-    from ``constraints`` = ``_evaluate(limb, theta)[2]``; 0 at a loop singularity."""
+    from ``constraints`` = ``limb_state(limb, theta)[2]``; 0 at a loop singularity."""
     return np.array([np.sign(np.linalg.det(_resolve(lp, G)[0])) for lp, (_, G, _) in zip(limb.loops, constraints)])
 
 
@@ -90,7 +91,7 @@ class LimbChainRobot:
         self.tree_joints = self.tree.joint_names
         self.end_effector = desc.end_effector
         self.tol, self.max_iter = tol, max_iter
-        self.branch = loop_branches(self.limb, _evaluate(self.limb, np.zeros(self.tree.nq))[2])
+        self.branch = loop_branches(self.limb, limb_state(self.limb, np.zeros(self.tree.nq))[2])
         if not np.all(self.branch):
             raise DescriptionError(f"robot '{desc.name}': the reference configuration is a loop singularity")
         self._theta = np.zeros(self.tree.nq)              # warm start of the loop closure

@@ -1,7 +1,7 @@
 """Parallel kinematic manipulators with hybrid limbs in task space (paper 001 Secs. 3.6-5).
 
 A :class:`ParallelRobot` is built from a robot description with a ``<platform>`` element: its
-limbs (:func:`~.limb.build_limbs`), the platform (mass matrix ``M_p`` about the platform frame
+limbs (:func:`~.limb_model.build_limbs`), the platform (mass matrix ``M_p`` about the platform frame
 F_p) and the task space, the ``delta_p`` selected components of the platform's body-fixed
 twist ``V_p = P_p V_t`` (eq. 11).  The algorithms:
 
@@ -26,13 +26,19 @@ import numpy as np
 from .bounds import check_effort, check_limits, check_rate
 from .description import as_description
 from .errors import ConvergenceError, DescriptionError, SingularityError, StateError
-from .limb import (TWIST_COMPONENTS, _body_jacobian_derivative, build_limbs, constraint_resolution_derivative,
-                   limb_inverse_kinematics_compound, limb_inverse_kinematics_nested, limb_jacobians,
-                   limb_platform_pose, tree_coriolis_matrix)
+from .compiled.limb_tables import (CompiledIK, LazyLimbs, LimbTables, compiled_ik, compiled_rates,
+                                   compiled_task_inertia)
+from .compiled.robot_kernels import task_manifold_offset
+from .compiled.small_linalg import condition
+from .compiled.warmup import load_kernels
+from .limb_ik import LimbJacobians, limb_inverse_kinematics_compound, limb_inverse_kinematics_nested, limb_jacobians
+from .limb_kinematics import body_jacobian_derivative, limb_platform_pose, tree_coriolis_matrix
+from .limb_model import TWIST_COMPONENTS, build_limbs
+from .loop_constraints import constraint_resolution_derivative
 from .ik_refinement import check_loop_conditions, limb_rates, refine_to_round_off
 from .interface import IKSolution, SolverOptions
 from .spatial import Ad, Ad_inv, ad, exp_se3, log_se3, pose_inv
-from .tree_dynamics import crba, forward_kinematics, kinematics, relative_adjoints, relative_poses, rnea
+from .tree_dynamics import crba, forward_kinematics, kinematics, rnea
 from .working_mode import apply_joint_limits, solve_on_working_mode
 
 #: default threshold on kappa(F_(l)), kappa(J_IK) and kappa(M_t) above which the robot reports
@@ -80,6 +86,10 @@ class ParallelRobot:
     :mod:`.interface` in task space: ``x`` is the platform pose (4, 4) (or its
     :class:`~.interface.IKSolution`), ``xd``, ``xdd`` the task twist ``V_t`` and its derivative.
 
+    ``compiled`` (attribute, default True): the IK, rates, limb forces and ``M_t`` run in the
+    compiled kernels (:mod:`.compiled.limb_tables`); False runs the numpy reference route for
+    every limb (the same results to round-off: for comparisons).
+
     Every IK solution is refined to round-off (so rates and accelerations are exact for it),
     lies on the working mode of its start and within the joint limits (:mod:`.working_mode`).
 
@@ -104,6 +114,9 @@ class ParallelRobot:
         self.end_effector = desc.platform.link
         self.limbs: tuple = build_limbs(desc, independent)
         self.limb_names = tuple(limb.name for limb in self.limbs)
+        self._limb_tables = LimbTables.build(self.limbs, self.max_iter)
+        self.compiled = True
+        load_kernels()                   # once per process, not at the first request
         self.task_space = tuple(desc.platform.task_space)
         dp = len(self.task_space)
         self.P_p = np.zeros((6, dp))
@@ -128,6 +141,12 @@ class ParallelRobot:
         if len(self._act) < dp:
             raise DescriptionError(f"robot '{desc.name}' has {len(self._act)} actuators for a "
                                    f"{dp}-DOF task space: under-actuated")
+        toff = self._limb_tables.toff
+        self._act_flat = np.array([toff[li] + j for li, j in self._act], dtype=int)
+        self._K_rows = self._limb_tables.rows_of_K(self._act)
+        src = [toff[li] + j for li, limb in enumerate(self.limbs) for j in range(limb.n) if limb.whole_index[j] >= 0]
+        self._whole_src = np.array(src, dtype=int)
+        self._whole_dst = np.concatenate([limb.whole_index[limb.whole_index >= 0] for limb in self.limbs]).astype(int)
 
     # -- names and solver options (read-only: ``options`` is fixed) ----------------------------
     @property
@@ -190,15 +209,14 @@ class ParallelRobot:
         return [np.where(limb.whole_index >= 0, q[np.maximum(limb.whole_index, 0)], 0.0)
                 for limb in self.limbs]
 
-    def _whole(self, parts):
+    def _whole_flat(self, flat):
+        """Tree-joint values (n,) from the flat joint vector of the limbs (:meth:`_whole`)."""
         out = np.zeros(self.tree.nq)
-        for limb, v in zip(self.limbs, parts):
-            m = limb.whole_index >= 0
-            out[limb.whole_index[m]] = v[m]
+        out[self._whole_dst] = flat[self._whole_src]
         return out
 
     def _check_pose(self, pose):
-        pose = np.asarray(pose, dtype=float)
+        pose = np.array(pose, dtype=float)          # a copy, of the one type the kernels take
         if pose.shape != (4, 4) or not np.isfinite(pose).all():
             raise StateError(f"platform pose must be a finite 4x4 matrix, got shape {pose.shape}")
         R = pose[:3, :3]
@@ -211,7 +229,8 @@ class ParallelRobot:
         ``delta_p < 6`` PKM cannot leave that manifold (e.g. a planar robot its plane)."""
         if self.dof == 6:
             return
-        off = log_se3(pose_inv(self.task_pose(self.task_coordinates(pose))) @ pose)
+        off = np.empty(6)
+        task_manifold_offset(self.reference_pose, self.P_p, pose, off, np.empty((3, 4, 4)), np.empty(6))
         if np.abs(off).max() > TASK_MANIFOLD_TOLERANCE:
             bad = [f"{c} {v:.3g}" for c, v in zip(TWIST_COMPONENTS, off) if abs(v) > TASK_MANIFOLD_TOLERANCE]
             raise StateError(f"platform pose is off the task manifold of robot '{self.description.name}': "
@@ -226,58 +245,81 @@ class ParallelRobot:
                              f"({' '.join(self.task_space)}), got shape {v.shape}")
         return check_rate(v, name, 2 if name == "acceleration" else 1)
 
+    def _limb_ik_reference(self, limb, pose, th0, scheme, tol):
+        """One limb's IK by the numpy route (:mod:`.limb_ik`, :mod:`.working_mode`,
+        :mod:`.ik_refinement`) with every refusal: ``(theta, outer, inner, jac, state, kappa(F))``.
+        The compiled kernel (:func:`.compiled.limb_tables.compiled_ik`) does the same for the
+        common case and hands every other one over to this."""
+        solver = limb_inverse_kinematics_nested if scheme == "nested" else limb_inverse_kinematics_compound
+        try:
+            theta, info = solve_on_working_mode(solver, limb, pose, th0, tol=tol, max_iter=self.max_iter,
+                                                singularity_threshold=self.singularity_threshold)
+        except ConvergenceError as exc:
+            k0 = limb_jacobians(limb, th0).condition
+            raise ConvergenceError(
+                f"{exc}; the platform pose (position {np.round(pose[:3, 3], 6).tolist()}) is out of "
+                f"reach of {limb.name} or too far from the start configuration (kappa(F) there: "
+                f"{k0:.3g})") from None
+        theta, state = refine_to_round_off(limb, pose, theta, info.state)
+        full = pose_inv(limb_platform_pose(limb, theta, state[0])) @ pose
+        miss = np.linalg.norm(log_se3(full))
+        if miss > 1e-6:
+            raise ConvergenceError(
+                f"{limb.name}: inverse kinematics converged on its {len(limb.task_rows)} platform "
+                f"coordinates to a configuration whose platform pose is {miss:.3g} away from the "
+                "requested one (another assembly branch of the separated limb); start closer")
+        check_loop_conditions(limb, state, self.loop_singularity_threshold)
+        theta = apply_joint_limits(limb, theta, th0)
+        jac = limb_jacobians(limb, theta, state)
+        k = jac.condition
+        if self.singularity_threshold is not None and not k <= self.singularity_threshold:
+            raise SingularityError(f"{limb.name}: inverse kinematics Jacobian F is ill-conditioned "
+                                   f"(kappa(F) = {k:.3g} > threshold {self.singularity_threshold:.3g}) "
+                                   "at the requested pose: near an input singularity")
+        return theta, info.outer, info.inner, jac, state, k
+
     def _ik_one(self, pose, twist, acceleration, thetas, scheme, tol=None):
         pose = self._check_pose(pose)
         self._check_task_manifold(pose)
         tol = self.tol if tol is None else tol
-        solver = limb_inverse_kinematics_nested if scheme == "nested" else limb_inverse_kinematics_compound
-        th, its, inner, jacs, cond, res, states = [], [], [], [], [], [], []
-        for limb, th0 in zip(self.limbs, thetas):
-            try:
-                theta, info = solve_on_working_mode(solver, limb, pose, th0, tol=tol, max_iter=self.max_iter,
-                                                    singularity_threshold=self.singularity_threshold)
-            except ConvergenceError as exc:
-                k0 = limb_jacobians(limb, th0).condition
-                raise ConvergenceError(
-                    f"{exc}; the platform pose (position {np.round(pose[:3, 3], 6).tolist()}) is out of "
-                    f"reach of {limb.name} or too far from the start configuration (kappa(F) there: "
-                    f"{k0:.3g})") from None
-            theta, state = refine_to_round_off(limb, pose, theta, info.state)
-            full = pose_inv(limb_platform_pose(limb, theta, state[0])) @ pose
-            miss = np.linalg.norm(log_se3(full))
-            if miss > 1e-6:
-                raise ConvergenceError(
-                    f"{limb.name}: inverse kinematics converged on its {len(limb.task_rows)} platform "
-                    f"coordinates to a configuration whose platform pose is {miss:.3g} away from the "
-                    "requested one (another assembly branch of the separated limb); start closer")
-            check_loop_conditions(limb, state, self.loop_singularity_threshold)
-            theta = apply_joint_limits(limb, theta, th0)
-            jac = limb_jacobians(limb, theta, state)
-            k = jac.condition
-            if self.singularity_threshold is not None and not k <= self.singularity_threshold:
-                raise SingularityError(f"{limb.name}: inverse kinematics Jacobian F is ill-conditioned "
-                                       f"(kappa(F) = {k:.3g} > threshold {self.singularity_threshold:.3g}) "
-                                       "at the requested pose: near an input singularity")
-            th.append(theta), its.append(info.outer), inner.append(info.inner), jacs.append(jac)
-            states.append(state)
-            cond.append(k), res.append(max([np.max(np.abs(g)) for g, _, _ in state[2] if len(g)], default=0.0))
-        J_IK = np.array([jacs[li].K[j] for li, j in self._act])
-        sol = PkmIKSolution(pose, np.array([th[li][j] for li, j in self._act]), self._whole(th), J_IK,
-                            np.array(cond), np.array(its), np.array(max(res)), th, inner=inner)
-        sol._jacs = jacs
-        sol._states = states
+        T = self._limb_tables
+        if self.compiled:
+            r = compiled_ik(T, pose, np.concatenate(thetas), scheme == "nested", tol, self.singularity_threshold,
+                            self.loop_singularity_threshold)
+        else:                                    # every limb by the reference route
+            r = CompiledIK(np.concatenate(thetas), np.ones(len(self.limbs), dtype=int), np.zeros((len(self.limbs), 3)),
+                           None, np.zeros(self._K_rows.max() + 1))
+        flat = r.theta
+        its, cond = r.out[:, 0].astype(int), r.out[:, 1].copy()
+        res = float(r.out[:, 2].max(initial=0.0))
+        jacs = LazyLimbs(len(self.limbs), lambda l: _jacobians(T.state(l, r.fd)[1]))
+        states = LazyLimbs(len(self.limbs), lambda l: T.state(l, r.fd)[0])
+        inner = [T.inner(l, r.inner, its[l]) if scheme == "nested" and r.status[l] == 0 else []
+                 for l in range(len(self.limbs))]
+        J_IK = r.fd[self._K_rows]
+        for li in np.flatnonzero(r.status != 0):   # a refusal or the continuation: the reference route
+            limb, th0 = self.limbs[li], thetas[li]
+            theta, its[li], inner[li], jacs[li], states[li], cond[li] = \
+                self._limb_ik_reference(limb, pose, th0, scheme, tol)
+            flat[T.toff[li]:T.toff[li + 1]] = theta
+            res = max([res] + [np.max(np.abs(g)) for g, _, _ in states[li][2] if len(g)])
+            for a, (l, j) in enumerate(self._act):
+                if l == li:
+                    J_IK[a] = jacs[li].K[j]
+        sol = PkmIKSolution(pose, flat[self._act_flat], self._whole_flat(flat), J_IK, cond, its,
+                            np.array(res), T.split(flat), inner=inner)
+        sol._jacs, sol._states, sol._flat = jacs, states, flat
         if twist is not None:
             V = self._vec(twist, "twist")
             A = None if acceleration is None else self._vec(acceleration, "acceleration")
-            rates = [limb_rates(limb, t, V, A, self.P_p, jac, st)
-                     for limb, t, jac, st in zip(self.limbs, th, jacs, states)]
-            thd = [r[0] for r in rates]
-            sol.limb_thetad, sol.qd = thd, self._whole(thd)
-            sol.actuators_d = np.array([thd[li][j] for li, j in self._act])
+            thd, thdd, W = self._rates(sol, V, A)
+            if A is not None:            # the limbs' forces of this motion, for the ID of sol
+                sol._limb_forces = (V.copy(), A.copy(), W)
+            sol.limb_thetad, sol.qd = T.split(thd), self._whole_flat(thd)
+            sol.actuators_d = thd[self._act_flat]
             if A is not None:
-                thdd = [r[1] for r in rates]
-                sol.limb_thetadd, sol.qdd = thdd, self._whole(thdd)
-                sol.actuators_dd = np.array([thdd[li][j] for li, j in self._act])
+                sol.limb_thetadd, sol.qdd = T.split(thdd), self._whole_flat(thdd)
+                sol.actuators_dd = thdd[self._act_flat]
         elif acceleration is not None:
             raise StateError("an acceleration needs a twist")
         return sol
@@ -324,25 +366,39 @@ class ParallelRobot:
         Wp = self.M_p @ (Ap - np.concatenate([np.zeros(3), g])) - ad(Vp).T @ self.M_p @ Vp
         return self.P_p.T @ Wp
 
-    def _limb_poses(self, sol):
-        """Per limb ``(P, Ad(P)^-1)`` of its tree at the IK solution, shared by the passes of
-        the task-space dynamics (:func:`~.tree_dynamics.kinematics`, ``rnea``, ``crba``)."""
-        out = []
-        for limb, th in zip(self.limbs, sol.limb_theta):
-            P = relative_poses(limb.tree, th)
-            out.append((P, relative_adjoints(P)))
-        return out
-
     def _generalized_force(self, sol, V_t, Vdot_t, poses=None):
         """Left side of eq. 39 minus ``W_EE``: ``sum_l K_l^T Q_l + platform``, with ``Q_l`` the
         RNEA of limb l along ``thetadd = K Vdot_t + Kdot V_t`` (eqs. 28-29)."""
-        W = self._platform_wrench(sol, V_t, Vdot_t)
-        states = getattr(sol, "_states", None) or [None] * len(self.limbs)
-        poses = self._limb_poses(sol) if poses is None else poses
-        for limb, th, jac, st, pl in zip(self.limbs, sol.limb_theta, sol._jacs, states, poses):
-            thd, thdd = limb_rates(limb, th, V_t, Vdot_t, self.P_p, jac, st, pl)
-            W += jac.K.T @ rnea(limb.tree, th, thd, thdd, poses=pl)
-        return W
+        known = getattr(sol, "_limb_forces", None)
+        if known is not None and np.array_equal(known[0], V_t) and np.array_equal(known[1], Vdot_t):
+            return self._platform_wrench(sol, V_t, Vdot_t) + known[2]
+        return self._platform_wrench(sol, V_t, Vdot_t) + self._rates(sol, V_t, Vdot_t, poses)[2]
+
+    def _rates(self, sol, V_t, Vdot_t, poses=None):
+        """``(thetad, thetadd, sum_l K_l^T Q_l)`` of every limb (flat joint vectors) at the IK
+        solution ``sol`` (eqs. 27-29, refined, and the limbs' share of eq. 45; ``Vdot_t`` None:
+        ``thetadd`` and the sum None): the compiled kernels
+        (:func:`.compiled.limb_tables.compiled_rates`), and for a limb where they stop with a
+        status the numpy route (:func:`.ik_refinement.limb_rates`, RNEA)."""
+        flat = getattr(sol, "_flat", None)
+        if flat is None:
+            flat = sol._flat = np.concatenate(sol.limb_theta)
+        if self.compiled:
+            thd, thdd, W, status = compiled_rates(self._limb_tables, flat, V_t, Vdot_t, self.P_p)
+        else:                                    # every limb by the reference route
+            thd, status = np.zeros(len(flat)), np.ones(len(self.limbs), dtype=int)
+            thdd, W = (None, None) if Vdot_t is None else (np.zeros(len(flat)), np.zeros(self.dof))
+        T = self._limb_tables
+        for li in np.flatnonzero(status != 0):
+            limb, jac, th = self.limbs[li], sol._jacs[li], sol.limb_theta[li]
+            st = (getattr(sol, "_states", None) or [None] * len(self.limbs))[li]
+            pl = None if poses is None else poses[li]
+            d, dd = limb_rates(limb, th, V_t, Vdot_t, self.P_p, jac, st, pl)
+            thd[T.toff[li]:T.toff[li + 1]] = d
+            if dd is not None:
+                thdd[T.toff[li]:T.toff[li + 1]] = dd
+                W += jac.K.T @ rnea(limb.tree, th, d, dd, poses=pl)
+        return thd, thdd, W
 
     def _solve_u(self, J_IK, W):
         self.check_actuation(J_IK)
@@ -362,9 +418,14 @@ class ParallelRobot:
             if self.singularity_threshold is None:
                 return np.inf
             raise SingularityError("J_IK is not finite: a limb is at an input singularity")
-        U, sv, Vt = np.linalg.svd(J_IK)
-        k = float(sv[0] / sv[-1]) if sv[-1] > 0 else np.inf
+        J = np.array(J_IK, dtype=float)              # the one array type the kernel is compiled for
+        side = max(J.shape)
+        k = condition(J, J.shape[0], J.shape[1], np.empty((side, side)))    # compiled, no SVD
         if self.singularity_threshold is None or k <= self.singularity_threshold:
+            return k
+        U, sv, Vt = np.linalg.svd(J_IK)              # the limbs and the direction for the message
+        k = float(sv[0] / sv[-1]) if sv[-1] > 0 else np.inf
+        if k <= self.singularity_threshold:
             return k
         u = np.abs(U[:, len(sv) - 1])
         limbs = sorted({self.limbs[self._act[i][0]].name for i in np.flatnonzero(u >= 0.1 * u.max())})
@@ -435,14 +496,13 @@ class ParallelRobot:
         if wrench is not None:
             check_effort(wrench, "wrench")
         sol = self._solution(pose, None, None, initial)
-        poses = self._limb_poses(sol)
-        M_t = self.mass_matrix(sol, poses)
-        b = self._generalized_force(sol, V, np.zeros(self.dof), poses)
+        M_t = self.mass_matrix(sol)
+        b = self._generalized_force(sol, V, np.zeros(self.dof))
         rhs = sol.J_IK.T @ u - b
         if wrench is not None:
             rhs = rhs + self.P_p.T @ np.asarray(wrench, dtype=float).reshape(6)
         self.check_actuation(sol.J_IK)
-        k = np.linalg.cond(M_t)
+        k = condition(M_t, self.dof, self.dof, np.empty((self.dof, self.dof)))
         if self.singularity_threshold is not None and not k <= self.singularity_threshold**2:
             limb = max(zip(self.limbs, sol._jacs), key=lambda lj: np.linalg.norm(lj[1].K))[0]
             raise SingularityError(f"{limb.name}: the task-space mass matrix M_t is ill-conditioned (kappa(M_t) = "
@@ -472,8 +532,14 @@ class ParallelRobot:
         ``poses``: per limb ``(P, Ad(P)^-1)`` at the solution if already known."""
         M = self.P_p.T @ self.M_p @ self.P_p
         poses = [None] * len(self.limbs) if poses is None else poses
-        for limb, th, jac, pl in zip(self.limbs, sol.limb_theta, sol._jacs, poses):
-            M += jac.K.T @ crba(limb.tree, th, pl) @ jac.K
+        flat = getattr(sol, "_flat", None)
+        if flat is None:
+            flat = sol._flat = np.concatenate(sol.limb_theta)
+        status = compiled_task_inertia(self._limb_tables, flat, M) if self.compiled else \
+            np.ones(len(self.limbs), dtype=int)                             # the kernel, or numpy
+        for li in np.flatnonzero(status != 0):                              # the numpy route
+            limb, th, jac = self.limbs[li], sol.limb_theta[li], sol._jacs[li]
+            M += jac.K.T @ crba(limb.tree, th, poses[li]) @ jac.K
         return M
 
     def task_space_dynamics(self, pose, twist, initial=None):
@@ -492,7 +558,7 @@ class ParallelRobot:
             thd = jac.K @ V
             Hd = constraint_resolution_derivative(limb, th, thd, jac.H)
             _, C, Vb, _ = kinematics(limb.tree, th, thd)
-            Jd = Ad_inv(limb.platform_offset) @ _body_jacobian_derivative(limb.tree, C, Vb, limb.platform_body)
+            Jd = Ad_inv(limb.platform_offset) @ body_jacobian_derivative(limb.tree, C, Vb, limb.platform_body)
             Ltd = (Jd @ jac.H + jac.J_p @ Hd)[limb.task_rows]
             Fd = -np.linalg.solve(jac.L_t, Ltd @ jac.F)
             Kd = Hd @ jac.F + jac.H @ Fd
@@ -615,3 +681,9 @@ def _stack(sols: list) -> PkmIKSolution:
 
 # The module chain as one hybrid limb lives in its own module; importable from here as before.
 from .limb_chain import LimbChainRobot  # noqa: E402,F401
+
+
+def _jacobians(views) -> LimbJacobians:
+    """:class:`~.limb_ik.LimbJacobians` from the kernel's ``(H, J_p, L_t, F, K)``."""
+    H, J_p, L_t, F, K = views
+    return LimbJacobians(H, J_p, J_p @ H, L_t, F, K)

@@ -9,8 +9,13 @@ chain inverse dynamics), ``chain_derivatives`` (their first derivatives, forward
 ``chain_kinematics`` (tree state and forward kinematics of a chain),
 ``chain_model`` (model, data, the Python layer), ``tree_kernels`` (FK, kinematics, RNEA, CRBA,
 ABA and the frame Jacobian of a spanning tree: building blocks for other kernels and batched
-drivers), ``tree_model`` (its model, data and Python layer; ``TreeModel.compiled``), ``warmup`` (compiles
-everything once: ``python -m pkm_dynamics.core.compiled.warmup``).
+drivers), ``tree_model`` (its model, data and Python layer; ``TreeModel.compiled``); for the
+limbs of parallel robots (paper 001) ``small_linalg`` (LU, condition numbers, least squares),
+``limb_kernels`` (limb FK, cut-joint rows, H and the limb Jacobians, Newton steps),
+``limb_ik_kernels`` (Algorithms 1 + 2 and 3 with the checks of the reference route),
+``limb_dynamics_kernels`` (rates, accelerations, RNEA, M_t), ``robot_kernels`` (every limb in
+one call, on packed arrays), ``limb_tables`` (model, data, the Python layer); ``warmup``
+(compiles everything once: ``python -m pkm_dynamics.core.compiled.warmup``).
 """
 from .cache import CACHE_DIR, CACHING
 from .chain_model import (ChainData, ChainModel, chain_forward_dynamics, chain_forward_kinematics,

@@ -12,8 +12,8 @@ import numpy as np
 def warm(trees: bool = True) -> float:
     """Run every compiled call once: the chain's FD, ID, their derivatives, tree state and FK, batched, and FD for one
     state, and the IK solve from one start, on a generated chain (one compilation covers every module kind: the kernels branch at
-    run time), and with ``trees`` the tree kernels (FK, kinematics, RNEA, CRBA, ABA, frame
-    Jacobian) on its spanning tree; returns seconds."""
+    run time), the limb kernels (:func:`warm_pkm`), and with ``trees`` the tree kernels (FK,
+    kinematics, RNEA, CRBA, ABA, frame Jacobian) on its spanning tree; returns seconds."""
     t = time.perf_counter()
     from ..examples import module_chain_urdf
     from ..robot import load_robot
@@ -27,9 +27,28 @@ def warm(trees: bool = True) -> float:
     robot.tree_state(x, x, x)
     robot.forward_kinematics(x)
     robot.inverse_kinematics(robot.forward_kinematics(x[0]), search=False)    # chain_ik_kernels
+    warm_pkm()
     if trees:
         warm_tree(robot.tree)
     return time.perf_counter() - t
+
+
+def warm_pkm() -> None:
+    """The limb kernels (:mod:`.limb_ik_kernels`, :mod:`.robot_kernels`: both IK schemes, rates,
+    ID and FD) on the example planar 3-RRR of the installed share directory (skipped where it
+    is not installed there: the kernels then compile at their first call)."""
+    import os
+
+    from ..pkm import ParallelRobot
+    path = os.path.join(sys.prefix, "share", "pkm_dynamics", "robots", "planar_3rrr.urdf")
+    if not os.path.exists(path):
+        return
+    robot = ParallelRobot(path)
+    pose = robot.task_pose(np.full(robot.dof, 0.01))
+    z = np.zeros(robot.dof)
+    for scheme in ("nested", "compound"):
+        sol = robot.inverse_kinematics(pose, z, z, scheme=scheme)
+    robot.forward_dynamics(sol, z, robot.inverse_dynamics(sol, z, z))
 
 
 def warm_tree(tree) -> None:
