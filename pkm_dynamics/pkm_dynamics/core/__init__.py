@@ -14,8 +14,8 @@ higher-order call), ``taylor`` and ``jet_dynamics``
 (the general Taylor route for u, u-dot, u-ddot), ``sea`` (series-elastic feedforward),
 ``examples`` (generated module chains), ``robot`` (``load_robot``), ``forward_state``
 (forward kinematics with rates, tree joints and M_t), ``payload`` (a run-time load at the end
-effector / platform), ``compiled`` (numba kernels of the module chains: flat model,
-per-thread data, one kernel per call).
+effector / platform), ``compiled`` (numba kernels of the module chains and of paper 002's
+recursion: flat model, per-thread data, one kernel per call).
 """
 from .errors import (ConvergenceError, DescriptionError, PkmDynamicsError, SingularityError,
                      StateError)

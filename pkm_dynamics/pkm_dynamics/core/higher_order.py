@@ -5,10 +5,11 @@ Two routes give ``u, du, ddu`` (and the series-elastic motor feedforward, :mod:`
 
 * ``"recursive"``: paper 002's recursion for a non-redundant PKM with simple limbs --
   the limbs (:mod:`.simple_limb`), their zeroth-order inverse kinematics, the four-pass
-  4th-order kinematics and the second-order inverse dynamics (:mod:`.hoid_recursion`);
+  4th-order kinematics and the second-order inverse dynamics (:mod:`.hoid_recursion`), run by
+  the compiled kernels of :mod:`.compiled.hoid_kernels` in one call per request;
 * ``"taylor"``: the general route (:mod:`.jet_dynamics`, Taylor polynomials) for every robot
   kind: module chains (heavy-duty manipulators, actuator-space motion) and PKM with hybrid
-  limbs.  It is the independent check of the recursion.
+  limbs.  It stays numpy and is the independent check of the recursion.
 """
 from __future__ import annotations
 
@@ -20,9 +21,11 @@ from . import jet_dynamics as JD
 from . import taylor as T
 from .bounds import check_bound, check_limits, check_position, check_rate
 from .description import RobotDescription
-from .errors import DescriptionError, StateError
+from .compiled import hoid_kinematics as HK
+from .compiled.hoid_model import HoidKernelModel, hoid_full_call
+from .errors import ConvergenceError, DescriptionError, SingularityError, StateError
 from .hoid_recursion import fourth_order_kinematics, second_order_inverse_dynamics, tree_motion_from_limbs
-from .sea import sea_feedforward, sea_parameters
+from .sea import MOTOR_FIELDS, sea_feedforward, sea_parameters
 from .simple_limb import SimpleLimbModel, simple_limb_inverse_kinematics, simple_limb_model
 
 
@@ -67,6 +70,7 @@ class HoidModel:
     K: np.ndarray
     Mm: np.ndarray
     elastic: np.ndarray
+    kernel: HoidKernelModel | None = None     # the recursion compiled (paper 002 robots only)
 
 
 _CACHE: dict = {}
@@ -89,7 +93,8 @@ def hoid_model(robot_or_desc) -> HoidModel:
     else:
         reason = "a module chain (no platform): the recursion of paper 002 is for PKM"
     K, Mm, elastic = sea_parameters(desc)
-    m = HoidModel(desc, JD.jet_model(desc), limbs, reason, K, Mm, elastic)
+    kern = None if limbs is None else HoidKernelModel.build(limbs, K, Mm)
+    m = HoidModel(desc, JD.jet_model(desc), limbs, reason, K, Mm, elastic, kern)
     if len(_CACHE) > 32:
         _CACHE.clear()
     _CACHE[id(desc)] = m
@@ -97,6 +102,8 @@ def hoid_model(robot_or_desc) -> HoidModel:
 
 
 def _one(m: HoidModel, x, derivs, method, q_guess, gravity):
+    """One sample by the numpy functions: the Taylor route, or the recursion's reference
+    (:mod:`.simple_limb`, :mod:`.hoid_recursion`) that names what the compiled call refuses."""
     jm = m.jets
     if method == "recursive":
         q0 = simple_limb_inverse_kinematics(m.limbs, x, q_guess)
@@ -117,6 +124,90 @@ def _one(m: HoidModel, x, derivs, method, q_guess, gravity):
         U = T.to_derivatives(JD.actuator_force_jet(jm, qj, gravity))
         qder = T.to_derivatives(qj)
     return U, qder
+
+
+def _recursive(m: HoidModel, X, Vt, q_guess, gravity) -> tuple:
+    """Paper 002's recursion for a batch (``X`` (B, 4, 4), ``Vt`` (B, 4, delta)) by the compiled
+    kernel (:func:`.compiled.hoid_model.hoid_full_call`: limb closure, recursion and SEA in one
+    call); without ``q_guess`` row 0 is first closed from the zero configuration by
+    continuation (:func:`.simple_limb.simple_limb_inverse_kinematics`).  A refused row goes
+    through the numpy route (:func:`_one`, same start), which raises the named error; the
+    status words it if that does not.  Returns ``U`` (B, 3, na), ``Q`` (B, 5, n), ``motor``
+    (B, 4, na)."""
+    nq = m.desc.tree.nq
+    g = m.desc.tree.gravity if gravity is None else np.asarray(gravity, dtype=float)
+    if g.shape != (3,):
+        raise StateError(f"gravity has shape {g.shape}, expected (3,)")
+    if q_guess is None:
+        q_guess = simple_limb_inverse_kinematics(m.limbs, X[0])
+    q_guess = np.asarray(q_guess, dtype=float)
+    if q_guess.shape != (nq,):
+        raise StateError(f"q_guess has shape {q_guess.shape}, expected ({nq},)")
+    status, Q, U, motor = hoid_full_call(m.kernel, X, Vt, q_guess, g)
+    code, row, culprit = (int(v) for v in status)
+    if code == HK.OK:
+        return U, Q, motor
+    if code == HK.BAD_INPUT:
+        _check_bounds(m, X, Vt)
+        raise StateError(f"row {row} of the motion is not finite or beyond the bounds of this package")
+    with np.errstate(all="ignore"):
+        _one(m, X[row], Vt[row], "recursive", q_guess if row == 0 else Q[row - 1, 0], gravity)
+    if code == HK.STROKE:
+        joint = m.desc.tree.joint_names[m.jets.actuated[culprit]]
+        raise StateError(f"actuator position[{culprit}] is beyond the limits of joint '{joint}' (its stroke), "
+                         f"row {row}")
+    name = m.limbs.limbs[culprit].name
+    if code == HK.NO_CONVERGENCE:
+        raise ConvergenceError(f"limb inverse kinematics of robot '{m.desc.name}' did not converge at limb "
+                               f"'{name}' (row {row}); give a closer starting configuration (q_guess)")
+    if code in (HK.SINGULAR, HK.SINGULAR_NEWTON):
+        raise SingularityError(f"limb '{name}': task-space Jacobian J_t is singular (row {row})")
+    raise StateError(f"the higher-order inverse dynamics is not finite at row {row}: the state is too large "
+                     "or the actuation singular")
+
+
+_NAMES = ("xd", "xdd", "xddd", "xdddd")
+
+
+def _check_bounds(m: HoidModel, x, V) -> None:
+    """The bounds of :mod:`.bounds` entry by entry, naming the field: rates ``V[..., k-1, :]`` of
+    order k against the k-th bound, the pose ``x`` finite with its position bounded (PKM) or the
+    actuator coordinates within their strokes and bounds (module chain)."""
+    for order, name in enumerate(_NAMES, start=1):
+        check_rate(V[..., order - 1, :], name, order)
+    check_bound(x, np.inf, "x")
+    if m.jets.is_pkm:
+        check_position(x[..., :3, 3], "x (platform position)")
+    else:                               # beyond a stroke: as inverse dynamics (INVALID_STATE)
+        for row in x.reshape(-1, x.shape[-1]):
+            check_limits(m.desc.tree, m.jets.actuated, row)
+        check_position(x, "x", "m or rad")      # a joint without limits (continuous)
+
+
+def _checked_inputs(m: HoidModel, x, ders, bounds: bool) -> tuple:
+    """``x`` as a float array, the rates ``ders`` stacked as ``V`` (4, width) or
+    (B, 4, width), and whether the call is batched, after checking the shapes (naming the
+    field) and, with ``bounds``, :func:`_check_bounds` (the compiled route checks the bounds in
+    its kernel instead)."""
+    x = np.asarray(x, dtype=float)
+    pkm = m.jets.is_pkm
+    single_ndim = 2 if pkm else 1
+    width = m.jets.Pt.shape[0] if pkm else len(m.jets.actuated)
+    if x.ndim not in (single_ndim, single_ndim + 1):
+        raise StateError(f"x has shape {x.shape}: expected " + ("a 4x4 platform pose" if pkm else f"({width},)")
+                         + " or a batch of them")
+    batched = x.ndim == single_ndim + 1
+    want = (x.shape[0], width) if batched else (width,)
+    for name, a in zip(_NAMES, ders):
+        shape = np.shape(a)
+        if shape != want:
+            raise StateError(f"{name} has shape {shape}, expected {want}")
+    V = np.array(ders, dtype=float)
+    if batched:
+        V = np.moveaxis(V, 0, 1)
+    if bounds:
+        _check_bounds(m, x, V)
+    return x, V, batched
 
 
 def higher_order_inverse_dynamics(robot, x, xd, xdd, xddd, xdddd, method: str = "auto",
@@ -141,52 +232,35 @@ def higher_order_inverse_dynamics(robot, x, xd, xdd, xddd, xdddd, method: str = 
         raise DescriptionError(f"robot '{m.desc.name}': paper 002's recursion does not apply ({m.limb_reason})")
     if method not in ("recursive", "taylor"):
         raise StateError(f"method '{method}' is not one of auto, recursive, taylor")
-    x = np.asarray(x, dtype=float)
-    ders = [np.asarray(a, dtype=float) for a in (xd, xdd, xddd, xdddd)]
-    pkm = m.jets.is_pkm
-    single_ndim = 2 if pkm else 1
-    width = m.jets.Pt.shape[0] if pkm else len(m.jets.actuated)
-    if x.ndim not in (single_ndim, single_ndim + 1):
-        raise StateError(f"x has shape {x.shape}: expected " + ("a 4x4 platform pose" if pkm else f"({width},)")
-                         + " or a batch of them")
-    batched = x.ndim == single_ndim + 1
-    for order, (name, a) in enumerate(zip(("xd", "xdd", "xddd", "xdddd"), ders), start=1):
-        want = (x.shape[0], width) if batched else (width,)
-        if a.shape != want:
-            raise StateError(f"{name} has shape {a.shape}, expected {want}")
-        check_rate(a, name, order)
-    check_bound(x, np.inf, "x")
-    if pkm:
-        check_position(x[..., :3, 3], "x (platform position)")
-    else:                               # beyond a stroke: as inverse dynamics (INVALID_STATE)
-        for row in (x if batched else [x]):
-            check_limits(m.desc.tree, m.jets.actuated, row)
-        check_position(x, "x", "m or rad")      # a joint without limits (continuous)
+    compiled = method == "recursive" and not hasattr(robot, "admissible_task_state")
+    x, V, batched = _checked_inputs(m, x, (xd, xdd, xddd, xdddd), bounds=not compiled)
     if hasattr(robot, "admissible_task_state"):
         # a ParallelRobot: refuse poses beyond the joint limits or near input, loop or output
         # singularities before the recursion, and close the loops on the IK's working mode
         sol = robot.admissible_task_state(x, initial=q_guess)
         q_guess = sol.q[0] if batched else sol.q
-    rows = zip(x, *ders) if batched else [(x, *ders)]
-    Us, Qs = [], []
-    guess = q_guess
-    for r in rows:
-        U, qder = _one(m, r[0], r[1:], method, guess, gravity)
-        guess = qder[0]
-        Us.append(U)
-        Qs.append(qder)
-    U = np.stack(Us)
-    Qd = np.stack(Qs)
-    act = m.jets.actuated
-    Am = Qd[:, :, act]
-    res = HigherOrderResult(U[:, 0], U[:, 1], U[:, 2], Qd, Am, method)
-    if np.any(m.elastic):
-        ff = sea_feedforward(Am[:, 0], Am[:, 1], Am[:, 2], U[:, 0], U[:, 1], U[:, 2], m.K, m.Mm)
-        for k, v in ff.items():
-            setattr(res, k, v)
+    motor = None
+    if method == "recursive":
+        U, Qd, motor = _recursive(m, x if batched else x[None], V if batched else V[None], q_guess, gravity)
+    else:
+        rows = zip(x, *np.moveaxis(V, -2, 0)) if batched else [(x, *V)]
+        Us, Qs = [], []
+        guess = q_guess
+        for r in rows:
+            U, qder = _one(m, r[0], r[1:], method, guess, gravity)
+            guess = qder[0]
+            Us.append(U)
+            Qs.append(qder)
+        U = np.stack(Us)
+        Qd = np.stack(Qs)
     if not batched:
-        for k in res.keys():
-            v = getattr(res, k)
-            if isinstance(v, np.ndarray):
-                setattr(res, k, v[0])
+        U, Qd, motor = U[0], Qd[0], None if motor is None else motor[0]
+    Am = Qd[..., m.jets.actuated]
+    res = HigherOrderResult(U[..., 0, :], U[..., 1, :], U[..., 2, :], Qd, Am, method)
+    if m.elastic.any():
+        if motor is None:
+            ff = sea_feedforward(Am[..., 0, :], Am[..., 1, :], Am[..., 2, :], U[..., 0, :], U[..., 1, :],
+                                 U[..., 2, :], m.K, m.Mm)
+            motor = np.stack([ff[k] for k in MOTOR_FIELDS], axis=-2)
+        res.motor_position, res.motor_velocity, res.motor_acceleration, res.motor_torque = np.moveaxis(motor, -2, 0)
     return res

@@ -6,7 +6,9 @@ call.  The numpy functions of the core stay the reference route the tests compar
 ``spatial_kernels`` (scalar SE(3) helpers), ``chain_closure`` (status codes, the loop closure
 of a parallel module), ``chain_kernels`` (paper 000 Algorithm 1 and the
 chain inverse dynamics), ``chain_kinematics`` (tree state and forward kinematics of a chain),
-``chain_model`` (model, data, the Python layer), ``warmup`` (compiles
+``chain_model`` (model, data, the Python layer), ``dense_kernels`` (small LU solves),
+``hoid_kinematics`` / ``hoid_kernels`` / ``hoid_model`` (paper 002: limb IK, four-pass
+kinematics, second-order ID, SEA; model, data and Python layer), ``warmup`` (compiles
 everything once: ``python -m pkm_dynamics.core.compiled.warmup``).
 """
 from .cache import CACHE_DIR, CACHING

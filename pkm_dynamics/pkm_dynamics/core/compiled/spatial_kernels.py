@@ -8,6 +8,8 @@ Scalar functions of :mod:`..spatial` that need no output array (:func:`so3_coeff
 """
 from __future__ import annotations
 
+import math
+
 from .. import spatial
 from .cache import kernel
 
@@ -232,3 +234,98 @@ def bracket_scaled(X, Y, s, out):
     out[3] = e * r - f * q + b * w - c * u
     out[4] = f * p - d * r + c * t - a * w
     out[5] = d * q - e * p + a * u - b * t
+
+
+@kernel
+def pose_inv(C, out):
+    """``out = C^-1`` (4, 4) of a pose (as :func:`.spatial.pose_inv`): ``[R^T, -R^T p]``."""
+    for i in range(3):
+        s = 0.0
+        for j in range(3):
+            out[i, j] = C[j, i]
+            s -= C[j, i] * C[j, 3]
+        out[i, 3] = s
+    out[3, 0] = 0.0
+    out[3, 1] = 0.0
+    out[3, 2] = 0.0
+    out[3, 3] = 1.0
+
+
+@kernel
+def log_se3(C, out):
+    """``out`` (6,): the twist with ``exp(out) = C`` (as :func:`.spatial.log_se3_batch`): the
+    angle by ``atan2``, ``omega = s th / sin th`` (``s = vee(R - R^T) / 2``; series below
+    1e-3), from 2 rad on the axis from the symmetric part (as :func:`.spatial.log_so3`);
+    ``v`` by the inverse left Jacobian ``I - W/2 + (1/th^2 - cot(th/2) / (2 th)) W^2``."""
+    s0 = 0.5 * (C[2, 1] - C[1, 2])
+    s1 = 0.5 * (C[0, 2] - C[2, 0])
+    s2 = 0.5 * (C[1, 0] - C[0, 1])
+    c = 0.5 * (C[0, 0] + C[1, 1] + C[2, 2] - 1.0)
+    sn = math.sqrt(s0 * s0 + s1 * s1 + s2 * s2)
+    th = math.atan2(sn, c)
+    if th < 1e-3:
+        f = 1.0 + th * th / 6.0
+        k = 1.0 / 12.0 + th * th / 720.0
+        w0, w1, w2 = s0 * f, s1 * f, s2 * f
+    else:
+        k = 1.0 / (th * th) - 1.0 / (2.0 * th * math.tan(0.5 * th))
+        if th < 2.0:
+            f = th / sn
+            w0, w1, w2 = s0 * f, s1 * f, s2 * f
+        else:                                  # axis from (R + R^T)/2 - cos(th) I, its largest column
+            m = 0
+            for i in range(1, 3):
+                if C[i, i] > C[m, m]:
+                    m = i
+            a0 = 0.5 * (C[0, m] + C[m, 0]) - (c if m == 0 else 0.0)
+            a1 = 0.5 * (C[1, m] + C[m, 1]) - (c if m == 1 else 0.0)
+            a2 = 0.5 * (C[2, m] + C[m, 2]) - (c if m == 2 else 0.0)
+            na = math.sqrt(a0 * a0 + a1 * a1 + a2 * a2)
+            if a0 * s0 + a1 * s1 + a2 * s2 < 0.0:
+                na = -na
+            w0, w1, w2 = th * a0 / na, th * a1 / na, th * a2 / na
+    p0, p1, p2 = C[0, 3], C[1, 3], C[2, 3]
+    x0, x1, x2 = w1 * p2 - w2 * p1, w2 * p0 - w0 * p2, w0 * p1 - w1 * p0        # W p
+    y0, y1, y2 = w1 * x2 - w2 * x1, w2 * x0 - w0 * x2, w0 * x1 - w1 * x0        # W W p
+    out[0], out[1], out[2] = w0, w1, w2
+    out[3] = p0 - 0.5 * x0 + k * y0
+    out[4] = p1 - 0.5 * x1 + k * y1
+    out[5] = p2 - 0.5 * x2 + k * y2
+
+
+@kernel
+def ad_apply(C, v, out):
+    """``out = Ad(C) v`` (6,) of a twist ``v`` (as ``spatial.Ad(C) @ v``): ``(R w, R v + p x R w)``."""
+    for i in range(3):
+        out[i] = C[i, 0] * v[0] + C[i, 1] * v[1] + C[i, 2] * v[2]
+    a, b, c = out[0], out[1], out[2]
+    for i in range(3):
+        out[3 + i] = C[i, 0] * v[3] + C[i, 1] * v[4] + C[i, 2] * v[5]
+    out[3] += C[1, 3] * c - C[2, 3] * b
+    out[4] += C[2, 3] * a - C[0, 3] * c
+    out[5] += C[0, 3] * b - C[1, 3] * a
+
+
+@kernel
+def ad_inv_apply(C, v, out):
+    """``out = Ad(C)^-1 v`` (6,) of a twist ``v``: ``(R^T w, R^T (v - p x w))``."""
+    w0, w1, w2 = v[0], v[1], v[2]
+    a0 = v[3] - (C[1, 3] * w2 - C[2, 3] * w1)
+    a1 = v[4] - (C[2, 3] * w0 - C[0, 3] * w2)
+    a2 = v[5] - (C[0, 3] * w1 - C[1, 3] * w0)
+    for i in range(3):
+        out[i] = C[0, i] * w0 + C[1, i] * w1 + C[2, i] * w2
+        out[3 + i] = C[0, i] * a0 + C[1, i] * a1 + C[2, i] * a2
+
+
+@kernel
+def ad_inv_T_apply(C, h, out):
+    """``out = Ad(C)^-T h`` (6,) of a wrench ``h = (m, f)`` (a wrench carried from the frame of
+    ``C`` back to the frame ``C`` is given in): ``(R m + p x R f, R f)``."""
+    for i in range(3):
+        out[3 + i] = C[i, 0] * h[3] + C[i, 1] * h[4] + C[i, 2] * h[5]
+        out[i] = C[i, 0] * h[0] + C[i, 1] * h[1] + C[i, 2] * h[2]
+    f0, f1, f2 = out[3], out[4], out[5]
+    out[0] += C[1, 3] * f2 - C[2, 3] * f1
+    out[1] += C[2, 3] * f0 - C[0, 3] * f2
+    out[2] += C[0, 3] * f1 - C[1, 3] * f0

@@ -9,8 +9,8 @@ import time
 
 def warm() -> float:
     """Run every compiled call (FD, ID, tree state, FK) once, batched, and FD for one state, on a
-    generated chain (one compilation covers every module kind: the kernels branch at run time);
-    returns seconds."""
+    generated chain (one compilation covers every module kind: the kernels branch at run time),
+    and the higher-order ID kernels of paper 002; returns seconds."""
     t = time.perf_counter()
     import numpy as np
 
@@ -23,7 +23,29 @@ def warm() -> float:
     robot.forward_dynamics(x[0], x[0], f[0])                 # one state: chain_dynamics_one
     robot.tree_state(x, x, x)
     robot.forward_kinematics(x)
+    _warm_hoid()
     return time.perf_counter() - t
+
+
+def _warm_hoid() -> None:
+    """The paper-002 kernels (full call and recursion alone) on the smallest PKM with simple
+    limbs: one limb of one revolute joint carrying the platform, task space ``wz`` (the
+    kernels' types do not depend on the sizes: one compilation covers every robot)."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from .hoid_model import HoidKernelModel, hoid_full_call, hoid_recursion
+    tree = SimpleNamespace(lower=np.array([-3.0]), upper=np.array([3.0]), nq=1)
+    limbs = SimpleNamespace(desc=SimpleNamespace(tree=tree), real=np.ones((1, 1), dtype=bool),
+                            index=np.zeros((1, 1), dtype=int), X=np.array([[[0.0, 0, 1, 0, 0, 0]]]),
+                            M=np.eye(6)[None, None], B=np.eye(4)[None, None], cut_columns=np.zeros((1, 6, 1)),
+                            end_to_platform=np.eye(4)[None], cut_projector=np.zeros((1, 6, 6)),
+                            platform_offset=np.eye(4), Pt=np.eye(6)[[2]], actuator_limb=np.zeros(1, dtype=int),
+                            actuator_local=np.zeros(1, dtype=int))
+    model = HoidKernelModel.build(limbs, np.array([1.0]), np.array([1.0]))
+    hoid_full_call(model, np.eye(4)[None], np.zeros((1, 4, 1)), np.zeros(1), np.zeros(3))
+    hoid_recursion(model, np.zeros(1), np.zeros((4, 1)), np.zeros(3))
 
 
 _loaded = False
