@@ -71,6 +71,7 @@ class HoidModel:
     Mm: np.ndarray
     elastic: np.ndarray
     kernel: HoidKernelModel | None = None     # the recursion compiled (paper 002 robots only)
+    has_sea: bool = False                     # any series-elastic actuator: results carry the motor feedforward
 
 
 _CACHE: dict = {}
@@ -94,7 +95,7 @@ def hoid_model(robot_or_desc) -> HoidModel:
         reason = "a module chain (no platform): the recursion of paper 002 is for PKM"
     K, Mm, elastic = sea_parameters(desc)
     kern = None if limbs is None else HoidKernelModel.build(limbs, K, Mm)
-    m = HoidModel(desc, JD.jet_model(desc), limbs, reason, K, Mm, elastic, kern)
+    m = HoidModel(desc, JD.jet_model(desc), limbs, reason, K, Mm, elastic, kern, bool(elastic.any()))
     if len(_CACHE) > 32:
         _CACHE.clear()
     _CACHE[id(desc)] = m
@@ -257,10 +258,11 @@ def higher_order_inverse_dynamics(robot, x, xd, xdd, xddd, xdddd, method: str = 
         U, Qd, motor = U[0], Qd[0], None if motor is None else motor[0]
     Am = Qd[..., m.jets.actuated]
     res = HigherOrderResult(U[..., 0, :], U[..., 1, :], U[..., 2, :], Qd, Am, method)
-    if m.elastic.any():
+    if m.has_sea:
         if motor is None:
             ff = sea_feedforward(Am[..., 0, :], Am[..., 1, :], Am[..., 2, :], U[..., 0, :], U[..., 1, :],
                                  U[..., 2, :], m.K, m.Mm)
             motor = np.stack([ff[k] for k in MOTOR_FIELDS], axis=-2)
-        res.motor_position, res.motor_velocity, res.motor_acceleration, res.motor_torque = np.moveaxis(motor, -2, 0)
+        res.motor_position, res.motor_velocity = motor[..., 0, :], motor[..., 1, :]
+        res.motor_acceleration, res.motor_torque = motor[..., 2, :], motor[..., 3, :]
     return res
