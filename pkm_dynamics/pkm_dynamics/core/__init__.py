@@ -8,15 +8,16 @@ URDF), ``tree_dynamics`` (RNEA/CRBA/ABA), ``description`` (the loop/actuator
 extension of the robot description), ``cut_joints`` (paper 001 App. A), ``constrained`` (KKT
 constrained dynamics of tree + cut joints: the independent check path), ``parallel_module`` and
 ``module_chain`` (paper 000), ``limb`` and ``pkm`` (paper 001: constraint embedding, limb IK,
-task-space dynamics), ``higher_order`` (paper 002 recursion), ``taylor`` and ``jet_dynamics``
+task-space dynamics), ``simple_limb`` (paper 002's simple
+limbs and their IK), ``hoid_recursion`` (paper 002 recursion), ``higher_order`` (the public
+higher-order call), ``taylor`` and ``jet_dynamics``
 (the general Taylor route for u, u-dot, u-ddot), ``sea`` (series-elastic feedforward),
 ``examples`` (generated module chains), ``robot`` (``load_robot``), ``interface`` (the one
 robot interface of every kind: ``Robot``, ``SolverOptions``, ``IKSolution``), ``forward_state``
 (forward kinematics with rates, tree joints and M_t), ``payload`` (a run-time load at the end
 effector / platform), ``reactions`` (the wrench every tree and cut joint transmits),
 ``simulation`` (``robot.simulate``: RK4 / adaptive integration of the forward dynamics),
-``compiled`` (numba kernels of the module chains: flat model, per-thread data, one kernel per
-call).
+``compiled`` (numba kernels of the module chains, the limbs and paper 002's recursion: flat model, per-thread data, one kernel per call).
 """
 from .errors import (ConvergenceError, DescriptionError, PkmDynamicsError, SingularityError,
                      StateError)

@@ -19,7 +19,7 @@ hybrid limbs — because it uses nothing but the spanning tree and the cut-joint
    multiplied by ``N^T``).
 
 All derivatives are exact (no differencing); the result is the reference the recursive
-route of paper 002 (:mod:`.higher_order`) is checked against.
+route of paper 002 (:mod:`.hoid_recursion`) is checked against.
 """
 from __future__ import annotations
 

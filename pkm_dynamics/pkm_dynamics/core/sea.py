@@ -20,6 +20,9 @@ import numpy as np
 
 from .errors import DescriptionError
 
+#: the motor feedforward fields of a result, in the order of eqs. 1-2 below
+MOTOR_FIELDS = ("motor_position", "motor_velocity", "motor_acceleration", "motor_torque")
+
 
 def sea_parameters(desc) -> tuple:
     """``(K, M_m, elastic)``: stiffnesses (na,), motor inertias (na,) and the mask of the

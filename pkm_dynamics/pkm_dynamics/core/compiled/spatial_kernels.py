@@ -256,6 +256,21 @@ def bracket_scaled(X, Y, s, out):
 
 
 @kernel
+def pose_inv(C, out):
+    """``out = C^-1`` (4, 4) of a pose (as :func:`.spatial.pose_inv`): ``[R^T, -R^T p]``."""
+    for i in range(3):
+        s = 0.0
+        for j in range(3):
+            out[i, j] = C[j, i]
+            s -= C[j, i] * C[j, 3]
+        out[i, 3] = s
+    out[3, 0] = 0.0
+    out[3, 1] = 0.0
+    out[3, 2] = 0.0
+    out[3, 3] = 1.0
+
+
+@kernel
 def log_se3(C, out):
     """``out = log(C)`` (6,) of a pose (4, 4), rotation angle in [0, pi] (as
     :func:`.spatial.log_se3` and :func:`.spatial.log_se3_batch`): ``s = vee(R - R^T) / 2``,
@@ -313,3 +328,41 @@ def pose_inv_mul(A, B, out):
     out[3, 1] = 0.0
     out[3, 2] = 0.0
     out[3, 3] = 1.0
+
+
+@kernel
+def ad_apply(C, v, out):
+    """``out = Ad(C) v`` (6,) of a twist ``v`` (as ``spatial.Ad(C) @ v``): ``(R w, R v + p x R w)``."""
+    for i in range(3):
+        out[i] = C[i, 0] * v[0] + C[i, 1] * v[1] + C[i, 2] * v[2]
+    a, b, c = out[0], out[1], out[2]
+    for i in range(3):
+        out[3 + i] = C[i, 0] * v[3] + C[i, 1] * v[4] + C[i, 2] * v[5]
+    out[3] += C[1, 3] * c - C[2, 3] * b
+    out[4] += C[2, 3] * a - C[0, 3] * c
+    out[5] += C[0, 3] * b - C[1, 3] * a
+
+
+@kernel
+def ad_inv_apply(C, v, out):
+    """``out = Ad(C)^-1 v`` (6,) of a twist ``v``: ``(R^T w, R^T (v - p x w))``."""
+    w0, w1, w2 = v[0], v[1], v[2]
+    a0 = v[3] - (C[1, 3] * w2 - C[2, 3] * w1)
+    a1 = v[4] - (C[2, 3] * w0 - C[0, 3] * w2)
+    a2 = v[5] - (C[0, 3] * w1 - C[1, 3] * w0)
+    for i in range(3):
+        out[i] = C[0, i] * w0 + C[1, i] * w1 + C[2, i] * w2
+        out[3 + i] = C[0, i] * a0 + C[1, i] * a1 + C[2, i] * a2
+
+
+@kernel
+def ad_inv_T_apply(C, h, out):
+    """``out = Ad(C)^-T h`` (6,) of a wrench ``h = (m, f)`` (a wrench carried from the frame of
+    ``C`` back to the frame ``C`` is given in): ``(R m + p x R f, R f)``."""
+    for i in range(3):
+        out[3 + i] = C[i, 0] * h[3] + C[i, 1] * h[4] + C[i, 2] * h[5]
+        out[i] = C[i, 0] * h[0] + C[i, 1] * h[1] + C[i, 2] * h[2]
+    f0, f1, f2 = out[3], out[4], out[5]
+    out[0] += C[1, 3] * f2 - C[2, 3] * f1
+    out[1] += C[2, 3] * f0 - C[0, 3] * f2
+    out[2] += C[0, 3] * f1 - C[1, 3] * f0

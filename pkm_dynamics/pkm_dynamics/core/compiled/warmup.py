@@ -12,7 +12,7 @@ import numpy as np
 def warm(trees: bool = True) -> float:
     """Run every compiled call once: the chain's FD, ID, their derivatives, tree state and FK, batched, and FD for one
     state, and the IK solve from one start, on a generated chain (one compilation covers every module kind: the kernels branch at
-    run time), the limb kernels (:func:`warm_pkm`), and with ``trees`` the tree kernels (FK,
+    run time), the limb kernels (:func:`warm_pkm`), the higher-order ID kernels of paper 002, and with ``trees`` the tree kernels (FK,
     kinematics, RNEA, CRBA, ABA, frame Jacobian) on its spanning tree; returns seconds."""
     t = time.perf_counter()
     from ..examples import module_chain_urdf
@@ -28,6 +28,7 @@ def warm(trees: bool = True) -> float:
     robot.forward_kinematics(x)
     robot.inverse_kinematics(robot.forward_kinematics(x[0]), search=False)    # chain_ik_kernels
     warm_pkm()
+    _warm_hoid()
     if trees:
         warm_tree(robot.tree)
     return time.perf_counter() - t
@@ -62,6 +63,27 @@ def warm_tree(tree) -> None:
     T.crba(ct, q)
     T.aba(ct, q, q, tau)
     T.frame_jacobian(ct, q, tree.body_names[-1])
+
+
+def _warm_hoid() -> None:
+    """The paper-002 kernels (full call and recursion alone) on the smallest PKM with simple
+    limbs: one limb of one revolute joint carrying the platform, task space ``wz`` (the
+    kernels' types do not depend on the sizes: one compilation covers every robot)."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from .hoid_model import HoidKernelModel, hoid_full_call, hoid_recursion
+    tree = SimpleNamespace(lower=np.array([-3.0]), upper=np.array([3.0]), nq=1)
+    limbs = SimpleNamespace(desc=SimpleNamespace(tree=tree), real=np.ones((1, 1), dtype=bool),
+                            index=np.zeros((1, 1), dtype=int), X=np.array([[[0.0, 0, 1, 0, 0, 0]]]),
+                            M=np.eye(6)[None, None], B=np.eye(4)[None, None], cut_columns=np.zeros((1, 6, 1)),
+                            end_to_platform=np.eye(4)[None], cut_projector=np.zeros((1, 6, 6)),
+                            platform_offset=np.eye(4), Pt=np.eye(6)[[2]], actuator_limb=np.zeros(1, dtype=int),
+                            actuator_local=np.zeros(1, dtype=int))
+    model = HoidKernelModel.build(limbs, np.array([1.0]), np.array([1.0]))
+    hoid_full_call(model, np.eye(4)[None], np.zeros((1, 4, 1)), np.zeros(1), np.zeros(3))
+    hoid_recursion(model, np.zeros(1), np.zeros((4, 1)), np.zeros(3))
 
 
 _loaded = False
