@@ -27,6 +27,7 @@ import numpy as np
 
 from .bounds import check_bound, check_effort, check_position, check_rate
 from .compiled import ChainModel
+from .compiled.chain_reactions_model import ReactionsModel, chain_joint_reactions
 from .compiled.warmup import load_kernels
 from .compiled import chain_forward_dynamics as compiled_forward_dynamics
 from .compiled import chain_forward_kinematics as compiled_forward_kinematics
@@ -544,6 +545,7 @@ class ModuleChainRobot:
         self.tree = desc.tree
         self.chain = recognise_modules(desc)
         self.compiled = ChainModel.build(self.chain, self.tree.nq)
+        self.reactions = ReactionsModel.build(desc, self.compiled, self.chain.end_effector)
         load_kernels()                  # once per process, not at the first call
         self.modules = self.chain.modules
         self.actuated_joints = tuple(i.joint for i in self.chain.info)
@@ -585,9 +587,9 @@ class ModuleChainRobot:
 
     def joint_reactions(self, x, xd, f, wrench=None):
         """Wrench transmitted by every tree and cut joint (the 4-bars' pin loads) at the state
-        under the actuator forces ``f``: see :mod:`.reactions`."""
-        from .reactions import joint_reactions
-        return joint_reactions(self, x, xd, f, wrench)
+        under the actuator forces ``f`` (frames and signs of :mod:`.reactions`): paper 000's
+        analytic route, O(n), compiled (:mod:`.compiled.chain_reactions`)."""
+        return chain_joint_reactions(self.reactions, x, xd, f, wrench)
 
     def simulate(self, x0, xd0, duration, **kw):
         """Integrate the forward dynamics in actuator space: see :mod:`.simulation`."""

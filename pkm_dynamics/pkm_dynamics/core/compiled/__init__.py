@@ -6,7 +6,9 @@ call.  The numpy functions of the core stay the reference route the tests compar
 ``spatial_kernels`` (scalar SE(3) helpers), ``chain_closure`` (status codes, the loop closure
 of a parallel module), ``chain_kernels`` (paper 000 Algorithm 1 and the
 chain inverse dynamics), ``chain_kinematics`` (tree state and forward kinematics of a chain),
-``chain_model`` (model, data, the Python layer), ``warmup`` (compiles
+``chain_model`` (model, data, the Python layer), ``chain_reactions`` and
+``chain_reactions_model`` (the joint reactions of a chain, paper 000 eqs. 11-16, 55-65: kernels;
+model and layer), ``warmup`` (compiles
 everything once: ``python -m pkm_dynamics.core.compiled.warmup``).
 """
 from .cache import CACHE_DIR, CACHING

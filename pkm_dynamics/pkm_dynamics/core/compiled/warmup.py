@@ -8,7 +8,7 @@ import time
 
 
 def warm() -> float:
-    """Run every compiled call (FD, ID, tree state, FK) once, batched, and FD for one state, on a
+    """Run every compiled call (FD, ID, tree state, FK, joint reactions) once, batched, and FD for one state, on a
     generated chain (one compilation covers every module kind: the kernels branch at run time);
     returns seconds."""
     t = time.perf_counter()
@@ -23,6 +23,7 @@ def warm() -> float:
     robot.forward_dynamics(x[0], x[0], f[0])                 # one state: chain_dynamics_one
     robot.tree_state(x, x, x)
     robot.forward_kinematics(x)
+    robot.joint_reactions(x, x, f)
     return time.perf_counter() - t
 
 
