@@ -32,6 +32,7 @@ from .limb import (TWIST_COMPONENTS, _body_jacobian_derivative, build_limbs, con
                    limb_inverse_kinematics_compound, limb_inverse_kinematics_nested, limb_jacobians,
                    limb_platform_pose, tree_coriolis_matrix)
 from .ik_refinement import LOOP_SINGULARITY_THRESHOLD, check_loop_conditions, limb_rates, refine_to_round_off
+from .reactions import reaction_model
 from .spatial import Ad, Ad_inv, ad, exp_se3, log_se3, pose_inv
 from .tree_dynamics import crba, forward_kinematics, kinematics, relative_adjoints, relative_poses, rnea
 from .working_mode import apply_joint_limits, solve_on_working_mode
@@ -158,6 +159,7 @@ class ParallelRobot:
         if len(self._act) < dp:
             raise DescriptionError(f"robot '{desc.name}' has {len(self._act)} actuators for a "
                                    f"{dp}-DOF task space: under-actuated")
+        self.reaction_model = reaction_model(self)        # read-only: built here, not at a call
 
     # -- names ------------------------------------------------------------------------------
     @property
