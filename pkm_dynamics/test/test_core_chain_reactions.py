@@ -108,3 +108,19 @@ def test_bad_wrench_is_named():
     robot = load_robot(FOUR)
     with pytest.raises(StateError, match="f_ext"):
         robot.joint_reactions(np.array([0.3, 0.2, 0.25, 0.4]), np.zeros(4), np.zeros(4), wrench=np.zeros(5))
+
+
+def test_bad_state_gives_the_forward_dynamics_message():
+    """A state the forward dynamics refuses is refused with its message (row of a batch too)."""
+    robot = load_robot(FOUR)
+    X, XD, F, _ = _chain_states(robot, count=3, seed=8)
+    for bad in (dict(f=np.nan), dict(x=0.8)):
+        Xb, Fb = X.copy(), F.copy()
+        (Fb if "f" in bad else Xb)[1, 1] = bad.get("f", bad.get("x"))
+        with pytest.raises(StateError) as expect:
+            robot.forward_dynamics(Xb[1], XD[1], Fb[1])
+        with pytest.raises(StateError) as one:
+            robot.joint_reactions(Xb[1], XD[1], Fb[1])
+        with pytest.raises(StateError) as batch:
+            robot.joint_reactions(Xb, XD, Fb)
+        assert str(one.value) == str(expect.value) == str(batch.value)

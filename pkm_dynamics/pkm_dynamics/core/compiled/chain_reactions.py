@@ -39,18 +39,23 @@ their sides ``s_j``, a revolute joint of the loop (its axis is the plane's norma
 offset and size of the loop's multipliers; ``cuts[c]`` (21,): the child cut origin in body r,
 the rotation of the child cut frame in r and of the parent cut frame in k (row-major).
 Scratch (per thread): ``P``, ``C`` (nq, 4, 4), ``AdP`` (nq, 6, 6), ``V``, ``A`` (nq, 6),
-``T`` (4, 4), ``h`` (3, 16).
+``T`` (4, 4), ``h`` (3, 16), ``Q`` (4, 1, nq); the forward dynamics uses the scratch of
+:class:`.chain_model.ChainData`.
 """
 from __future__ import annotations
 
 import math
 
 from .cache import kernel
-from .chain_closure import NONFINITE_RESULT, OK, SINGULAR_DET
+from .chain_closure import NONFINITE_RESULT, OK
+from .chain_kernels import chain_dynamics
+from .chain_kinematics import tree_state
 from .spatial_kernels import ad_inv, bracket_scaled, exp_se3, matTvec, matvec, pose_mul, wrench_bias
 
-#: the loop's pin equations are inconsistent (the motion is not one the loop forces produce)
-INCONSISTENT = 100
+#: codes of step 3 (beside those of :mod:`.chain_closure`, which the forward dynamics returns):
+#: a 4-bar's pin force is undetermined / its equations are inconsistent (the motion is not one
+#: the loop forces produce)
+PIN_SINGULAR, INCONSISTENT = 100, 101
 #: relative size of the 2 x 2 determinant below which a 4-bar's pin force is undetermined
 SINGULAR_PIN = 1e-12
 
@@ -111,7 +116,7 @@ def transmitted_wrenches(parent, M, AdP, V, A, ee, ee_map, fe, W, h):
 def pin_force(X, C, W, tau, lp, cut, tol, out):
     """Step 3 of the module docstring for one loop: the pin force ``f_P`` (3,) in the root frame
     into ``out[0:3]``, the pin point ``p`` into ``out[3:6]``, the residual of the three joint
-    equations into ``out[6]`` (``out[7:16]``: scratch).  Returns OK, SINGULAR_DET or INCONSISTENT."""
+    equations into ``out[6]`` (``out[7:16]``: scratch).  Returns OK, PIN_SINGULAR or INCONSISTENT."""
     r = lp[1]
     Cr = C[r]
     for a in range(3):
@@ -158,7 +163,7 @@ def pin_force(X, C, W, tau, lp, cut, tol, out):
         yy += yj * yj
     det = n11 * n22 - n12 * n12
     if not det > SINGULAR_PIN * (n11 + n22) * (n11 + n22):
-        return SINGULAR_DET
+        return PIN_SINGULAR
     fa, fb = (n22 * r1 - n12 * r2) / det, (n11 * r2 - n12 * r1) / det
     res = 0.0
     for jj in range(3):
@@ -203,20 +208,35 @@ def add_pin_force(C, W, lp, cut, f, WC, LAM):
 
 
 @kernel
-def chain_reactions(parent, B, X, M, a0, ee, ee_map, loops, cuts, tol, Q, QD, QDD, TAU, FE,
-                    W, WC, LAM, P, C, AdP, V, A, T, h, status):
-    """Joint reactions of a batch (module docstring, steps 1-4): ``Q``, ``QD``, ``QDD``, ``TAU``
-    (B, nq) the tree motion and efforts, ``FE`` (1, 6) or (B, 6) the end-effector wrench; out
-    ``W`` (B, nq, 6), ``WC`` (B, c, 6), ``LAM`` (B, m).  Returns the code with ``status = (code,
-    row, loop)``; ``h[2, 6]`` holds the residual of an INCONSISTENT loop."""
-    status[0], status[1], status[2] = OK, -1, -1
+def joint_reactions(geo, mats, nud0, A, V, S, Wd, w, X, XD, F, FE, ACC, parent, B, Xs, M, a0, ee, ee_map, loops,
+                    cuts, actuated, tol, W, WC, LAM, P, C, AdP, Vb, Ab, T, h, Q, status):
+    """One public call over a batch: the forward dynamics (Algorithm 1, :func:`.chain_kernels.
+    chain_dynamics` on its scratch ``A`` .. ``w``) of the actuator states ``X``, ``XD`` (B, n)
+    under the forces ``F`` (B, n) and end-effector wrenches ``FE`` into ``ACC`` (B, n); per row
+    the tree motion (:func:`.chain_kinematics.tree_state` into ``Q`` (4, 1, nq): positions,
+    rates, accelerations, efforts) and the reactions (steps 1-4 of the module docstring, tree
+    arrays ``Xs`` the screws, ``actuated`` (n,) their tree joints) into ``W`` (B, nq, 6), ``WC``
+    (B, c, 6), ``LAM`` (B, m).  Returns the code with ``status = (code, row, module or loop)``;
+    ``h[2, 6]`` holds the residual of an INCONSISTENT loop."""
+    code = chain_dynamics(False, geo, mats, nud0, A, V, S, Wd, w, X, XD, F, FE, ACC, status)
+    if code != OK:
+        return code
     nq = parent.shape[0]
-    for row in range(Q.shape[0]):
-        body_motion(parent, B, X, a0, Q[row], QD[row], QDD[row], P, C, AdP, V, A, T, h)
+    for row in range(X.shape[0]):
+        code = tree_state(geo, X[row:row + 1], XD[row:row + 1], ACC[row:row + 1], Q[0], Q[1], Q[2], S, status)
+        if code != OK:
+            status[1] = row
+            return code
+        q, qd, qdd, tau = Q[0, 0], Q[1, 0], Q[2, 0], Q[3, 0]
+        for j in range(nq):
+            tau[j] = 0.0
+        for k in range(actuated.shape[0]):
+            tau[actuated[k]] = F[row, k]
+        body_motion(parent, B, Xs, a0, q, qd, qdd, P, C, AdP, Vb, Ab, T, h)
         fe = FE[row if FE.shape[0] > 1 else 0]
-        transmitted_wrenches(parent, M, AdP, V, A, ee, ee_map, fe, W[row], h)
+        transmitted_wrenches(parent, M, AdP, Vb, Ab, ee, ee_map, fe, W[row], h)
         for c in range(loops.shape[0]):
-            code = pin_force(X, C, W[row], TAU[row], loops[c], cuts[c], tol, h[2])
+            code = pin_force(Xs, C, W[row], tau, loops[c], cuts[c], tol, h[2])
             if code != OK:
                 status[0], status[1], status[2] = code, row, c
                 return code

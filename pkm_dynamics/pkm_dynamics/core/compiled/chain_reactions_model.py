@@ -4,8 +4,9 @@
 :class:`ReactionsModel`: the spanning tree and the 4-bars' cut joints as flat read-only arrays
 (layouts in :mod:`.chain_reactions`), built once when the robot is built; the scratch of a call
 is per thread (``threading.local``), never shared.  :func:`chain_joint_reactions` is the thin
-layer: the forward dynamics and tree state (compiled, :mod:`.chain_model`), one kernel call for
-the whole batch, the status turned into the named exception.
+layer: one kernel call for the whole batch (the forward dynamics on the scratch of
+:class:`.chain_model.ChainData`, the tree state, the reactions), the status turned into the
+named exception.
 """
 from __future__ import annotations
 
@@ -16,9 +17,10 @@ import numpy as np
 
 from ..errors import PkmDynamicsError, SingularityError, StateError
 from ..spatial import Ad_inv
+from ..reactions import JointReactions
 from . import chain_reactions as KR
-from .chain_closure import NONFINITE_RESULT, OK, SINGULAR_DET
-from .chain_model import chain_forward_dynamics, chain_tree_state
+from .chain_closure import NONFINITE_RESULT, OK
+from .chain_model import _batch, _entry_point, _raise
 
 #: largest relative residual of a 4-bar's pin equations (as ``reactions.CONSISTENCY_TOLERANCE``)
 CONSISTENCY_TOLERANCE = 1e-8
@@ -87,51 +89,63 @@ class ReactionsModel:
                    actuated=actuated, m=offset, **arrays)
 
     def scratch(self) -> tuple:
-        """``(P, C, AdP, V, A, T, h, status)`` of the calling thread (allocated on its first
-        call)."""
+        """``(P, C, AdP, V, A, T, h, Q)`` of the calling thread (allocated on its first call)."""
         s = getattr(self._local, "scratch", None)
         if s is None:
             nq = len(self.parent)
             s = self._local.scratch = (np.zeros((nq, 4, 4)), np.zeros((nq, 4, 4)), np.zeros((nq, 6, 6)),
                                        np.zeros((nq, 6)), np.zeros((nq, 6)), np.zeros((4, 4)),
-                                       np.zeros((3, 16)), np.zeros(3, dtype=np.int64))
+                                       np.zeros((3, 16)), np.zeros((4, 1, nq)))
         return s
+
+
+#: the kernel, or its entry point once compiled (:func:`.chain_model._entry_point`)
+_ENTRY = {}
 
 
 def chain_joint_reactions(model: ReactionsModel, x, xd, f, wrench=None):
     """Joint reactions (:class:`..reactions.JointReactions`) of a module chain at ``(x, xd)``
     under the actuator forces ``f`` ((n,) or (B, n) each; ``wrench`` (6,) or (B, 6) on the end
-    effector, in its frame): paper 000's route of :mod:`.chain_reactions`, compiled, O(n).
-    Raises what the forward dynamics raises, and :class:`SingularityError` naming the module
-    and loop whose pin force is undetermined."""
-    from ..reactions import JointReactions
-    acc = chain_forward_dynamics(model.chain_model, x, xd, f, wrench)
-    single = acc.ndim == 1
-    Q, QD, QDD = (np.ascontiguousarray(a).reshape(-1, len(model.parent))
-                  for a in chain_tree_state(model.chain_model, x, xd, acc))
-    rows = Q.shape[0]
-    TAU = np.zeros_like(Q)
-    TAU[:, model.actuated] = np.asarray(f, dtype=float).reshape(rows, -1)
-    FE = np.zeros((1, 6)) if wrench is None else np.ascontiguousarray(wrench, dtype=float).reshape(-1, 6)
-    W = np.zeros((rows, len(model.parent), 6))
-    WC = np.zeros((rows, len(model.cuts), 6))
-    LAM = np.zeros((rows, model.m))
-    *scratch, status = model.scratch()
-    code = KR.chain_reactions(model.parent, model.B, model.X, model.M, model.a0, model.ee, model.ee_map,
-                              model.loops, model.cuts, CONSISTENCY_TOLERANCE, Q, QD, QDD, TAU, FE,
-                              W, WC, LAM, *scratch, status)
+    effector, in its frame): paper 000's route of :mod:`.chain_reactions`, one compiled call,
+    O(n).  Raises what the forward dynamics raises (the same messages), and
+    :class:`SingularityError` naming the module and loop whose pin force is undetermined."""
+    cm = model.chain_model
+    head = cm.head()
+    d = cm._local.data
+    X, XD, F, FE, single = _batch(cm, d, x, xd, f, wrench)
+    rows, nq = X.shape[0], len(model.parent)
+    ACC = np.empty_like(X)
+    W, WC, LAM = np.zeros((rows, nq, 6)), np.zeros((rows, len(model.cuts), 6)), np.zeros((rows, model.m))
+    scratch = model.scratch()
+    kernel = KR.joint_reactions
+    code = _ENTRY.get(kernel, kernel)(*head, X, XD, F, FE, ACC, model.parent, model.B, model.X, model.M, model.a0,
+                                      model.ee, model.ee_map, model.loops, model.cuts, model.actuated,
+                                      CONSISTENCY_TOLERANCE, W, WC, LAM, *scratch, d.status)
     if code != OK:
-        row, c = int(status[1]), int(status[2])
-        where = f"module '{model.module_of_cut[c]}' (loop '{model.cut_names[c]}')" if c >= 0 else ""
-        if code == SINGULAR_DET:
-            raise SingularityError(f"{where}: the pin force of the 4-bar is undetermined (row {row}): its "
-                                   "loop is singular at this state")
-        if code == KR.INCONSISTENT:
-            raise SingularityError(f"{where}: the loop constraint forces cannot balance the motion (residual "
-                                   f"{scratch[6][2, 6]:.3g} N or N m): the loop is singular at this state")
-        if code == NONFINITE_RESULT:
-            raise StateError(f"the joint reactions are not finite (row {row}): the state is too large")
-        raise PkmDynamicsError(f"compiled reactions kernel failed with status {code} at row {row}")
+        _raise_reactions(model, code, d.status, scratch[6][2, 6], X, XD, F, FE)
+    elif kernel not in _ENTRY:
+        _ENTRY[kernel] = _entry_point(kernel)
     if single:
-        return JointReactions(model.joints, W[0], model.cut_names, WC[0], LAM[0], acc)
-    return JointReactions(model.joints, W, model.cut_names, WC, LAM, acc)
+        return JointReactions(model.joints, W[0], model.cut_names, WC[0], LAM[0], ACC[0])
+    return JointReactions(model.joints, W, model.cut_names, WC, LAM, ACC)
+
+
+def _raise_reactions(model: ReactionsModel, code: int, status, residual: float, X, XD, F, FE) -> None:
+    """The named exception of a failed :func:`.chain_reactions.joint_reactions` call: the forward
+    dynamics' own (:func:`.chain_model._raise`, as ``robot.forward_dynamics`` raises it) or
+    the 4-bar's whose pin force could not be found."""
+    row, c = int(status[1]), int(status[2])
+    if code == KR.PIN_SINGULAR:
+        raise SingularityError(f"module '{model.module_of_cut[c]}' (loop '{model.cut_names[c]}'): the pin force "
+                               f"of the 4-bar is undetermined (row {row}): its loop is singular at this state")
+    if code == KR.INCONSISTENT:
+        raise SingularityError(f"module '{model.module_of_cut[c]}' (loop '{model.cut_names[c]}'): the loop "
+                               f"constraint forces cannot balance the motion (residual {residual:.3g} N or N m): "
+                               "the loop is singular at this state")
+    if code == NONFINITE_RESULT and c < 0:
+        raise StateError(f"the joint reactions are not finite (row {row}): the state is too large")
+    from ..module_chain import parallel_serial_forward_dynamics
+    cm = model.chain_model
+    w = FE[row if len(FE) > 1 else 0]
+    _raise(cm, status, (X, XD, F), lambda a, b, c: parallel_serial_forward_dynamics(cm.chain, a, b, c, w), w,
+           ("x", "xd", "f"))
