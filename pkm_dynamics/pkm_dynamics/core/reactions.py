@@ -32,6 +32,11 @@ expressed in, the *child-side joint frame*:
   of its ``<child>`` link, in the child cut frame (``child link * child_origin``, which
   coincides with the parent cut frame when the loop is closed up to the joint's own freedom);
   its components along the joint's freedoms are zero.
+
+Module chains answer ``robot.joint_reactions`` by paper 000's analytic route, compiled and O(n)
+(:mod:`.compiled.chain_reactions`, same frames, signs and minimum-norm convention); this module
+is the route of PKMs and the independent check of that one (:func:`joint_reactions` with the
+robot's :func:`reaction_model`).
 """
 from __future__ import annotations
 
