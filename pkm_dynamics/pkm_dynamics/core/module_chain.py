@@ -533,7 +533,8 @@ class ModuleChainRobot:
 
     Attributes: ``actuated_joints`` (names, chain order), ``tree_joints`` (every moving joint of
     the spanning tree, the order of :meth:`tree_state`), ``modules`` (model data), ``chain``,
-    ``description``, ``end_effector`` (link name), ``gravity`` (3,).
+    ``description``, ``end_effector`` (link name), ``gravity`` (3,), ``compiled`` and
+    ``reactions`` (the flat models of the compiled calls, built here, read-only).
 
     Every method takes one state (arrays of shape ``(n,)``) or a batch (leading axis,
     ``(batch, n)``) and returns arrays of matching leading shape.  Singular or infeasible

@@ -31,7 +31,8 @@ class ReactionsModel:
     """Flat model of the joint reactions of a module chain (see :mod:`.chain_reactions`):
     ``parent``, ``B``, ``X``, ``M``, ``a0``, ``ee``, ``ee_map``, ``loops``, ``cuts``; plus the
     names (``joints``, ``cut_names``, ``module_of_cut``), ``actuated`` (tree indices of the
-    actuators, chain order) and ``m`` (number of multipliers)."""
+    actuators, chain order), ``m`` (number of multipliers) and ``source`` (the arguments of
+    :meth:`build`)."""
 
     chain_model: object
     parent: np.ndarray
@@ -48,6 +49,7 @@ class ReactionsModel:
     module_of_cut: tuple
     actuated: np.ndarray
     m: int
+    source: tuple = field(repr=False)
     _local: threading.local = field(default_factory=threading.local, repr=False)
 
     @classmethod
@@ -86,7 +88,11 @@ class ReactionsModel:
         return cls(chain_model, ee=int(ee), joints=tuple(tree.joint_names),
                    cut_names=tuple(c.name for c in desc.cut_joints),
                    module_of_cut=tuple(by_loop[c.name].name for c in desc.cut_joints),
-                   actuated=actuated, m=offset, **arrays)
+                   actuated=actuated, m=offset, source=(desc, chain_model, end_effector), **arrays)
+
+    def __reduce__(self):
+        """Pickled as what it is built from (the per-thread scratch is not copied)."""
+        return ReactionsModel.build, self.source
 
     def scratch(self) -> tuple:
         """``(P, C, AdP, V, A, T, h, Q)`` of the calling thread (allocated on its first call)."""

@@ -8,9 +8,9 @@ import time
 
 
 def warm() -> float:
-    """Run every compiled call (FD, ID, tree state, FK, joint reactions) once, batched, and FD for one state, on a
-    generated chain (one compilation covers every module kind: the kernels branch at run time);
-    returns seconds."""
+    """Run every compiled call (FD, ID, tree state, FK, joint reactions) once, batched, and FD
+    for one state, on a generated chain (one compilation covers every module kind: the kernels
+    branch at run time); returns seconds."""
     t = time.perf_counter()
     import numpy as np
 
