@@ -27,6 +27,7 @@ import numpy as np
 
 from .bounds import check_bound, check_effort, check_position, check_rate
 from .compiled import ChainModel
+from .compiled.chain_reactions_model import ReactionsModel, chain_joint_reactions
 from .compiled.warmup import load_kernels
 from .compiled import chain_forward_dynamics as compiled_forward_dynamics
 from .compiled import chain_forward_kinematics as compiled_forward_kinematics
@@ -536,7 +537,8 @@ class ModuleChainRobot:
 
     Attributes: those of :class:`~.interface.Robot` (``actuated_joints`` in chain order,
     ``tree_joints`` the order of :meth:`tree_state`, ``options``, ...), ``modules`` (model
-    data), ``chain``, ``gravity`` (3,).
+    data), ``chain``, ``gravity`` (3,), ``compiled`` and ``reactions`` (the flat models of the
+    compiled calls, built here, read-only).
 
     Every method takes one state (arrays of shape ``(n,)``) or a batch (leading axis,
     ``(batch, n)``) and returns arrays of matching leading shape.  Singular or infeasible
@@ -555,6 +557,7 @@ class ModuleChainRobot:
         self.tree = desc.tree
         self.chain = recognise_modules(desc)
         self.compiled = ChainModel.build(self.chain, self.tree.nq)
+        self.reactions = ReactionsModel.build(desc, self.compiled, self.chain.end_effector)
         load_kernels()                  # once per process, not at the first call
         self.modules = self.chain.modules
         self.actuated_joints = tuple(i.joint for i in self.chain.info)
@@ -638,9 +641,9 @@ class ModuleChainRobot:
 
     def joint_reactions(self, x, xd, u, wrench=None):
         """Wrench transmitted by every tree and cut joint (the 4-bars' pin loads) at the state
-        under the actuator forces ``u``: see :mod:`.reactions`."""
-        from .reactions import joint_reactions
-        return joint_reactions(self, x, xd, u, wrench)
+        under the actuator forces ``u`` (frames and signs of :mod:`.reactions`): paper 000's
+        analytic route, O(n), compiled (:mod:`.compiled.chain_reactions`)."""
+        return chain_joint_reactions(self.reactions, x, xd, u, wrench)
 
     def simulate(self, x0, xd0, duration, **kw):
         """Integrate the forward dynamics in actuator space: see :mod:`.simulation`."""

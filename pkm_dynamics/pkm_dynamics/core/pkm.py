@@ -37,6 +37,7 @@ from .limb_model import TWIST_COMPONENTS, build_limbs
 from .loop_constraints import constraint_resolution_derivative
 from .ik_refinement import check_loop_conditions, limb_rates, refine_to_round_off
 from .interface import IKSolution, SolverOptions
+from .reactions import reaction_model
 from .spatial import Ad, Ad_inv, ad, exp_se3, log_se3, pose_inv
 from .tree_dynamics import crba, forward_kinematics, kinematics, rnea
 from .working_mode import apply_joint_limits, solve_on_working_mode
@@ -147,6 +148,7 @@ class ParallelRobot:
         src = [toff[li] + j for li, limb in enumerate(self.limbs) for j in range(limb.n) if limb.whole_index[j] >= 0]
         self._whole_src = np.array(src, dtype=int)
         self._whole_dst = np.concatenate([limb.whole_index[limb.whole_index >= 0] for limb in self.limbs]).astype(int)
+        self.reaction_model = reaction_model(self)        # read-only: built here, not at a call
 
     # -- names and solver options (read-only: ``options`` is fixed) ----------------------------
     @property

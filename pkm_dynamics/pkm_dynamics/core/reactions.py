@@ -32,6 +32,11 @@ expressed in, the *child-side joint frame*:
   of its ``<child>`` link, in the child cut frame (``child link * child_origin``, which
   coincides with the parent cut frame when the loop is closed up to the joint's own freedom);
   its components along the joint's freedoms are zero.
+
+Module chains answer ``robot.joint_reactions`` by paper 000's analytic route, compiled and O(n)
+(:mod:`.compiled.chain_reactions`, same frames, signs and minimum-norm convention); this module
+is the route of PKMs and the independent check of that one (:func:`joint_reactions` with the
+robot's :func:`reaction_model`).
 """
 from __future__ import annotations
 
@@ -117,8 +122,9 @@ def tree_reactions(lc: LoopConstraints, q, qd, qdd, tau, f_ext=None):
     return body_wrenches(tree, q, qd, qdd, f_ext=F), lam, W_c
 
 
-class _Model:
-    """What :func:`joint_reactions` needs of a robot, built once per robot and cached on it."""
+class ReactionModel:
+    """What :func:`joint_reactions` needs of a robot (:func:`reaction_model`): read-only once
+    built, so one instance serves every thread."""
 
     def __init__(self, robot):
         desc = robot.description
@@ -136,15 +142,14 @@ class _Model:
         self.wrench_body, self.wrench_map = body, Ad_inv(off).T
 
 
-def _model(robot) -> _Model:
-    m = getattr(robot, "_reactions_model", None)
-    if m is None:
-        m = _Model(robot)
-        robot._reactions_model = m
-    return m
+def reaction_model(robot) -> ReactionModel:
+    """The :class:`ReactionModel` of a robot: a PKM builds it at construction (its
+    ``reaction_model`` attribute); for module chains this route is the independent check of the
+    compiled one, and a caller that repeats it builds the model once and passes it."""
+    return ReactionModel(robot)
 
 
-def _one(robot, m: _Model, x, xd, f, wrench, initial):
+def _one(robot, m: ReactionModel, x, xd, f, wrench, initial):
     tree = robot.tree
     if m.parallel:
         sol = x if hasattr(x, "limb_theta") else robot.inverse_kinematics(x, initial=initial)
@@ -164,7 +169,7 @@ def _one(robot, m: _Model, x, xd, f, wrench, initial):
     return W, W_cut, lam, a, (sol if m.parallel else None)
 
 
-def joint_reactions(robot, x, xd, f, wrench=None, initial=None) -> JointReactions:
+def joint_reactions(robot, x, xd, f, wrench=None, initial=None, model=None) -> JointReactions:
     """Wrenches transmitted by every tree joint and every cut joint (module docstring) at the
     state ``(x, xd)`` under the actuator efforts ``f`` (n_act,) [N, N m].
 
@@ -174,8 +179,10 @@ def joint_reactions(robot, x, xd, f, wrench=None, initial=None) -> JointReaction
     in its frame.  ``initial``: PKM IK start (as ``inverse_kinematics``).  A leading batch axis
     on ``x``, ``xd``, ``f`` (and ``wrench``) gives results with one (a PKM batch warm-starts
     each row from the previous one).  Raises the robot's errors (:class:`StateError`,
-    :class:`SingularityError` naming the joint, module, limb or loop)."""
-    m = _model(robot)
+    :class:`SingularityError` naming the joint, module, limb or loop).  ``model``: the robot's
+    :func:`reaction_model` (default: the robot's ``reaction_model`` attribute, else built for
+    this call)."""
+    m = model if model is not None else getattr(robot, "reaction_model", None) or reaction_model(robot)
     f = np.asarray(f, dtype=float)
     xd = np.asarray(xd, dtype=float)
     single_ndim = 2 if m.parallel else 1

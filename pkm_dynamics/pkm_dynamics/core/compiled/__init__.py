@@ -7,7 +7,9 @@ call.  The numpy functions of the core stay the reference route the tests compar
 of a parallel module), ``chain_kernels`` (paper 000 Algorithm 1 and the
 chain inverse dynamics), ``chain_derivatives`` (their first derivatives, forward mode),
 ``chain_kinematics`` (tree state and forward kinematics of a chain),
-``chain_model`` (model, data, the Python layer), ``tree_kernels`` (FK, kinematics, RNEA, CRBA,
+``chain_model`` (model, data, the Python layer), ``chain_reactions`` and
+``chain_reactions_model`` (the joint reactions of a chain, paper 000 eqs. 11-16, 55-65: kernels;
+model and layer), ``tree_kernels`` (FK, kinematics, RNEA, CRBA,
 ABA and the frame Jacobian of a spanning tree: building blocks for other kernels and batched
 drivers), ``tree_model`` (its model, data and Python layer; ``TreeModel.compiled``); for the
 limbs of parallel robots (paper 001) ``small_linalg`` (LU, condition numbers, least squares),

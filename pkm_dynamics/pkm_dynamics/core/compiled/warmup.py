@@ -10,7 +10,7 @@ import numpy as np
 
 
 def warm(trees: bool = True) -> float:
-    """Run every compiled call once: the chain's FD, ID, their derivatives, tree state and FK, batched, and FD for one
+    """Run every compiled call once: the chain's FD, ID, their derivatives, tree state, FK and joint reactions, batched, and FD for one
     state, and the IK solve from one start, on a generated chain (one compilation covers every module kind: the kernels branch at
     run time), the limb kernels (:func:`warm_pkm`), the higher-order ID kernels of paper 002, and with ``trees`` the tree kernels (FK,
     kinematics, RNEA, CRBA, ABA, frame Jacobian) on its spanning tree; returns seconds."""
@@ -26,6 +26,7 @@ def warm(trees: bool = True) -> float:
     robot.inverse_dynamics_derivatives(x, x, x, wrench=np.zeros(6))
     robot.tree_state(x, x, x)
     robot.forward_kinematics(x)
+    robot.joint_reactions(x, x, f)
     robot.inverse_kinematics(robot.forward_kinematics(x[0]), search=False)    # chain_ik_kernels
     warm_pkm()
     _warm_hoid()
