@@ -9,13 +9,15 @@ import numpy as np
 from pkm_dynamics_interfaces.msg import ErrorCodes
 from trajectory_msgs.msg import JointTrajectoryPoint
 
-from pkm_dynamics.conversions import (TWIST_COMPONENTS, RequestError, check_frame, check_points,
+from pkm_dynamics.conversions import (TWIST_COMPONENTS, RequestError, actuator_states,
+                                      check_frame, check_points,
                                       core_error, flagged_vector, floats, matrix_pose,
                                       name_index, ordered, refuse_fields, set_fields,
                                       spatial_vector, stamped_pose_matrix, task_message,
                                       task_vector, pose_matrix)
 from pkm_dynamics.core.forward_state import forward_state
 from pkm_dynamics.core.higher_order import higher_order_inverse_dynamics
+from pkm_dynamics.feedforward_outputs import check_finite, trajectory_points
 
 #: request queue depth of every service (the ROS default, 10, drops a burst's further requests
 #: silently while a long call is served)
@@ -160,9 +162,28 @@ class Services:
             raise error from exc
 
     def _actuator_inverse_dynamics(self, model, request, points, wrenches, out):
+        """Inverse dynamics of a module-chain trajectory: every point in one array
+        (:func:`~pkm_dynamics.conversions.actuator_states`), one batched core call for all of
+        them; a trajectory that fails anywhere is gone through point by point
+        (:meth:`_actuator_points`), which names the first point that fails."""
         names = request.trajectory.joint_names
         index = name_index(names, model.actuated, 'trajectory.joint_names')
-        n = len(names)
+        try:
+            X, XD, XDD = actuator_states(points, index, len(names))
+            if len(wrenches) > 1:
+                W = np.array([spatial_vector(w, f'wrenches[{k}]') for k, w in enumerate(wrenches)])
+            else:
+                W = spatial_vector(wrenches[0], 'wrenches[0]') if wrenches else None
+            F = model.robot.inverse_dynamics(X, XD, XDD, f_ext=W)
+            check_finite(F, 'effort')
+        except Exception:
+            self._actuator_points(model, points, wrenches, index, len(names))
+            raise                   # not named point by point: as it is
+        out.points = trajectory_points(X, XD, XDD, F, points)
+
+    def _actuator_points(self, model, points, wrenches, index, n):
+        """The trajectory point by point, each point's failure named with its index
+        (:meth:`_at_point`): the error path of :meth:`_actuator_inverse_dynamics`."""
         robot = model.robot
         for k, p in enumerate(points):
             def one(p=p, k=k):
@@ -173,11 +194,8 @@ class Services:
                               optional=True, bound='rate 2')
                 w = (spatial_vector(wrenches[min(k, len(wrenches) - 1)], f'wrenches[{k}]')
                      if wrenches else None)
-                return x, xd, xdd, robot.inverse_dynamics(x, xd, xdd, f_ext=w)
-            x, xd, xdd, f = self._at_point(k, one)
-            out.points.append(JointTrajectoryPoint(
-                positions=floats(x), velocities=floats(xd), accelerations=floats(xdd),
-                effort=self._at_point(k, floats, f, 'effort'), time_from_start=p.time_from_start))
+                return robot.inverse_dynamics(x, xd, xdd, f_ext=w)
+            self._at_point(k, floats, self._at_point(k, one), 'effort')
 
     def _task_inverse_dynamics(self, model, request, points, wrenches, out):
         check_frame(request.task_trajectory.header.frame_id, model.root_link,

@@ -1,8 +1,11 @@
 """The node's streaming topics: the feedforward (a reference in, the inverse dynamics of each
 reference out on every configured output, as it arrives) and joint-state completion (measured
 actuator positions in, every tree joint out). They live on the companion node
-``<name>_topics`` (spun by an executor of its own), exist from configure to cleanup and
-publish while the node is active; a bad message gets a throttled warning and no output.
+``<name>_topics`` (spun by an executor of its own, :mod:`~pkm_dynamics.stream_executor`),
+exist from configure to cleanup and publish while the node is active; a bad message gets a
+throttled warning and no output. Per reference the least Python that rclpy allows: the
+messages of the outputs and the joint order of the references are made once per model
+(:mod:`~pkm_dynamics.feedforward_outputs`), the points go to the core as one array.
 
 :class:`Streaming` is a part of :class:`~pkm_dynamics.dynamics_node.DynamicsNode` (a mixin: it
 uses the node's model, lifecycle state, parameters, diagnostics and companion node)."""
@@ -15,12 +18,13 @@ from rclpy.lifecycle import LifecyclePublisher
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
-from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint, MultiDOFJointTrajectory
+from trajectory_msgs.msg import JointTrajectory, MultiDOFJointTrajectory
 
-from pkm_dynamics.conversions import (RequestError, check_frame, check_points, core_error, floats,
-                                      name_index, ordered)
+from pkm_dynamics.conversions import (RequestError, actuator_states, check_frame, check_points,
+                                      core_error, floats, name_index, ordered)
 from pkm_dynamics.core.bounds import check_limits
 from pkm_dynamics.core.higher_order import higher_order_inverse_dynamics
+from pkm_dynamics.feedforward_outputs import check_finite, FeedforwardOutputs
 
 #: the streaming topics by role, under fixed names resolved as the main node's (``~`` is
 #: ``<namespace>/<name>``); remapped the ROS way (``--ros-args -r``, launch ``remappings=``)
@@ -37,23 +41,37 @@ def reliable(depth):
                       durability=DurabilityPolicy.VOLATILE)
 
 
+#: parameter ``feedforward.reliability``: the reliability of the reference subscriptions
+RELIABILITY = {'reliable': ReliabilityPolicy.RELIABLE,
+               'best_effort': ReliabilityPolicy.BEST_EFFORT}
+
+
 class Streaming:
     """The feedforward and joint-state completion topics (part of the node class)."""
 
     def _setup_feedforward(self):
-        """The reference subscriptions and feedforward publishers (at configure)."""
+        """The reference subscriptions and feedforward publishers (at configure). QoS (see
+        the package README, *Feedforward QoS*): keep-last ``feedforward.qos_depth``, volatile;
+        the publishers reliable (what every subscriber matches, ros2_control's controllers
+        included), the subscriptions ``feedforward.reliability``; references older than
+        ``feedforward.max_age`` are dropped (:meth:`_check_age`)."""
         depth = self._p('feedforward.qos_depth')
         qos = reliable(depth)
+        reference_qos = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=depth,
+                                   reliability=RELIABILITY[self._p('feedforward.reliability')],
+                                   durability=DurabilityPolicy.VOLATILE)
+        self._max_age_ns = int(round(self._p('feedforward.max_age') * 1e9))
+        self._ff_outputs = None
         self._outputs = set(self._p('feedforward.outputs'))
         for kind, msg_type in (('commands', Float64MultiArray), ('joint_state', JointState),
                                ('trajectory', JointTrajectory), ('motor', JointState)):
             if kind in self._outputs:
                 self._pub[kind] = self._lifecycle_publisher(msg_type, kind, qos)
-        self._reference_sub = self._stream(JointTrajectory, 'reference', qos, 'reference',
-                                           self._feedforward, counted=True)
+        self._reference_sub = self._stream(JointTrajectory, 'reference', reference_qos,
+                                           'reference', self._feedforward, counted=True)
         self._task_reference_sub = self._stream(MultiDOFJointTrajectory, 'task_reference',
-                                                qos, 'task reference', self._task_feedforward,
-                                                counted=True)
+                                                reference_qos, 'task reference',
+                                                self._task_feedforward, counted=True)
 
     def _topic(self, role):
         """The topic of ``role`` (:data:`TOPICS`), resolved as a topic of this node: its
@@ -132,24 +150,46 @@ class Streaming:
         check_points(len(msg.points))
         return msg.points if 'trajectory' in self._outputs else msg.points[:1]
 
+    def _outputs_of(self, model):
+        """The reused output messages and name orders of ``model`` (made at its first
+        reference: a new model gets new ones)."""
+        outputs = self._ff_outputs
+        if outputs is None or outputs.model is not model:
+            outputs = self._ff_outputs = FeedforwardOutputs(model)
+        return outputs
+
+    def _check_age(self, msg):
+        """INVALID_REQUEST (the reference is dropped) if ``msg`` is stamped and older than
+        ``feedforward.max_age`` on the node's clock: after a stall the node answers the
+        references that are still current, not the backlog (unstamped ones: no check)."""
+        stamp = msg.header.stamp
+        if self._max_age_ns and (stamp.sec or stamp.nanosec):
+            age = self.get_clock().now().nanoseconds - (stamp.sec * 10**9 + stamp.nanosec)
+            if age > self._max_age_ns:
+                raise RequestError(ErrorCodes.INVALID_REQUEST,
+                                   f'the reference is {age * 1e-9:.3f} s old (header.stamp), '
+                                   f'older than feedforward.max_age = '
+                                   f'{self._max_age_ns * 1e-9:g} s: dropped')
+
     def _feedforward(self, model, msg):
-        """Feedforward of one actuator-space reference (JointTrajectory)."""
+        """Feedforward of one actuator-space reference (JointTrajectory): its points in one
+        array (:func:`~pkm_dynamics.conversions.actuator_states`), one core call for all."""
+        self._check_age(msg)
+        outputs = self._outputs_of(model)
         points = self._reference_points(model, msg, task_space=False)
-        index = name_index(msg.joint_names, model.actuated, 'joint_names')
-        n = len(msg.joint_names)
-        states = []
-        for k, p in enumerate(points):
-            x = ordered(p.positions, index, n, f'points[{k}].positions')
-            xd = ordered(p.velocities, index, n, f'points[{k}].velocities', optional=True,
-                         bound='rate 1')
-            xdd = ordered(p.accelerations, index, n, f'points[{k}].accelerations',
-                          optional=True, bound='rate 2')
-            states.append((x, xd, xdd, model.robot.inverse_dynamics(x, xd, xdd)))
-        motor = self._motor(model, *states[0][:3]) if 'motor' in self._pub else None
-        self._publish(model, msg, states, motor)
+        index = outputs.order(msg.joint_names, 'joint_names')
+        X, XD, XDD = actuator_states(points, index, len(msg.joint_names))
+        if len(points) == 1:
+            F = model.robot.inverse_dynamics(X[0], XD[0], XDD[0])[None]
+        else:
+            F = model.robot.inverse_dynamics(X, XD, XDD)
+        motor = self._motor(model, X[0], XD[0], XDD[0]) if 'motor' in self._pub else None
+        self._publish(outputs, msg, (X, XD, XDD, F), motor)
 
     def _task_feedforward(self, model, msg):
         """Feedforward of one task-space reference (MultiDOFJointTrajectory, PKMs)."""
+        self._check_age(msg)
+        outputs = self._outputs_of(model)
         points = self._reference_points(model, msg, task_space=True)
         check_frame(msg.header.frame_id, model.root_link, 'header.frame_id')
         robot = model.robot
@@ -171,7 +211,7 @@ class Streaming:
             motor = higher_order_inverse_dynamics(robot, pose, twist, accel, zero, zero,
                                                   q_guess=sol.q)
         model.ff_solution = previous
-        self._publish(model, msg, states, motor)
+        self._publish(outputs, msg, [np.array(v) for v in zip(*states)], motor)
 
     @staticmethod
     def _motor(model, x, xd, xdd):
@@ -182,40 +222,28 @@ class Streaming:
         zero = np.zeros_like(x)
         return higher_order_inverse_dynamics(model.robot, x, xd, xdd, zero, zero)
 
-    def _publish(self, model, msg, states, motor):
-        for k, state in enumerate(states):      # all or nothing: no output with NaN or Inf
-            floats(state[3], f'the effort of points[{k}]')
+    def _publish(self, outputs, msg, states, motor):
+        """Publish the outputs of one reference: ``states`` = (X, XD, XDD, F), (B, n) each
+        (B: the points answered; the single-point outputs take the first)."""
+        X, XD, XDD, F = states
+        check_finite(F, 'the effort')        # all or nothing: no output with NaN or Inf
         if motor is not None:
             for field in ('motor_position', 'motor_velocity', 'motor_torque'):
-                floats(getattr(motor, field), field)
-        names = list(model.actuated)
-        x, xd, _, f = states[0]
+                check_finite(getattr(motor, field), field)
         stamp = msg.header.stamp
         if stamp.sec == 0 and stamp.nanosec == 0:
             stamp = self.get_clock().now().to_msg()
         pub = self._pub
         if 'commands' in pub:
-            pub['commands'].publish(Float64MultiArray(data=floats(f[model.command_order])))
+            pub['commands'].publish(outputs.commands(F[0]))
         if 'joint_state' in pub:
-            js = JointState(name=names, position=floats(x), velocity=floats(xd),
-                            effort=floats(f))
-            js.header.stamp = stamp
-            js.header.frame_id = msg.header.frame_id
-            pub['joint_state'].publish(js)
+            pub['joint_state'].publish(outputs.joint_state(stamp, msg.header.frame_id, X[0],
+                                                           XD[0], F[0]))
         if 'trajectory' in pub:
-            out = JointTrajectory(joint_names=names)
-            out.header = msg.header
-            for (x, xd, xdd, f), p in zip(states, msg.points):
-                out.points.append(JointTrajectoryPoint(
-                    positions=floats(x), velocities=floats(xd), accelerations=floats(xdd),
-                    effort=floats(f), time_from_start=p.time_from_start))
-            pub['trajectory'].publish(out)
+            pub['trajectory'].publish(outputs.trajectory(msg.header, X, XD, XDD, F,
+                                                         msg.points))
         if 'motor' in pub and motor is not None:
-            js = JointState(name=names, position=floats(motor.motor_position),
-                            velocity=floats(motor.motor_velocity),
-                            effort=floats(motor.motor_torque))
-            js.header.stamp = stamp
-            pub['motor'].publish(js)
+            pub['motor'].publish(outputs.motor(stamp, motor))
 
     # -- joint-state completion ---------------------------------------------------------------
     def _setup_completion(self):
