@@ -13,7 +13,8 @@ from geometry_msgs.msg import Pose, Twist, Vector3, Wrench
 import numpy as np
 from pkm_dynamics_interfaces.msg import ErrorCodes
 
-from pkm_dynamics.core.bounds import MAX_POINTS, check_effort, check_position, check_rate
+from pkm_dynamics.core.bounds import (MAX_POINTS, MAX_RATE, check_effort, check_position,
+                                      check_rate)
 from pkm_dynamics.core.errors import (ConvergenceError, DescriptionError, PkmDynamicsError,
                                       SingularityError)
 
@@ -114,6 +115,43 @@ def ordered(values, index, count, what, optional=False, bound=None):
         raise RequestError(ErrorCodes.INVALID_SIZE,
                            f'{what} has {len(values)} entries for {count} joint names')
     return bounded(values, what, bound)[index]
+
+
+#: per row of :func:`actuator_states` (positions, velocities, accelerations): the largest
+#: magnitude an entry may have (positions: any finite value; rates: ``core.bounds.MAX_RATE``)
+STATE_BOUNDS = np.array([[[np.finfo(float).max]], [[MAX_RATE[1]]], [[MAX_RATE[2]]]])
+
+
+def actuator_states(points, index, count, what='points'):
+    """Positions, velocities and accelerations (3, B, n) of the B JointTrajectoryPoints
+    ``points`` (``count`` joint names each), reordered by ``index`` (:func:`name_index`);
+    empty velocities / accelerations give zeros.
+
+    The whole batch goes into one array and through one check (sizes, finite, within the
+    input bounds); only a batch that fails it is gone through point by point with
+    :func:`ordered`, which raises INVALID_SIZE / NON_FINITE / INVALID_STATE naming the point
+    and field (``what[k].positions`` ...)."""
+    out = np.zeros((3, len(points), count))
+    fits = True
+    for k, p in enumerate(points):
+        pos, vel, acc = p.positions, p.velocities, p.accelerations
+        if len(pos) != count or len(vel) not in (0, count) or len(acc) not in (0, count):
+            fits = False
+            break
+        out[0, k] = pos
+        if len(vel):
+            out[1, k] = vel
+        if len(acc):
+            out[2, k] = acc
+    if fits and (np.abs(out) <= STATE_BOUNDS).all():
+        return out[:, :, index]
+    for k, p in enumerate(points):             # names the culprit
+        out[0, k] = ordered(p.positions, index, count, f'{what}[{k}].positions')
+        out[1, k] = ordered(p.velocities, index, count, f'{what}[{k}].velocities',
+                            optional=True, bound='rate 1')
+        out[2, k] = ordered(p.accelerations, index, count, f'{what}[{k}].accelerations',
+                            optional=True, bound='rate 2')
+    return out
 
 
 def check_points(count):
@@ -286,7 +324,7 @@ def wrench_messages(rows, what):
             for i in range(0, len(values), 6)]
 
 
-__all__ = ['BOUNDS', 'RequestError', 'bounded', 'check_frame', 'check_points', 'core_error',
+__all__ = ['BOUNDS', 'RequestError', 'STATE_BOUNDS', 'actuator_states', 'bounded', 'check_frame', 'check_points', 'core_error',
            'finite', 'flagged_vector', 'floats', 'matrix_pose', 'matrix_quaternion', 'name_index',
            'ordered', 'pose_matrix', 'quaternion_matrix', 'refuse_fields', 'set_fields',
            'spatial_vector', 'stamped_pose_matrix', 'task_message', 'task_vector', 'wrench_messages']

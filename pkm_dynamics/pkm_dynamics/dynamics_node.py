@@ -36,8 +36,9 @@ and converts the results back. Bad input never stops the node: services answer
 throttled warning and publish nothing. By concern: this module (the node class: lifecycle,
 robot description, ``main``), ``model`` (one loaded robot), ``node_parameters``
 (declarations, validation, run-time changes), ``services`` (the service handlers),
-``streaming`` (feedforward and joint-state completion topics), ``state_messages`` (the state's
-message fields in each state space), ``spinning`` (executor threads and signals).
+``streaming`` (feedforward and joint-state completion topics; ``feedforward_outputs``: their
+reused messages), ``stream_executor`` (the lean executor of those topics), ``state_messages``
+(the state's message fields in each state space), ``spinning`` (executor threads and signals).
 """
 import signal
 
@@ -50,7 +51,7 @@ import rclpy
 import rclpy.logging
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.exceptions import ParameterUninitializedException
-from rclpy.executors import MultiThreadedExecutor, SingleThreadedExecutor
+from rclpy.executors import MultiThreadedExecutor
 from rclpy.lifecycle import LifecycleNode, TransitionCallbackReturn
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.signals import SignalHandlerOptions
@@ -63,6 +64,7 @@ from pkm_dynamics.model import Model
 from pkm_dynamics.node_parameters import PARAMETERS, ParameterHandling
 from pkm_dynamics.services import SERVICE_QUEUE_DEPTH, Services
 from pkm_dynamics.spinning import spin_until_signal
+from pkm_dynamics.stream_executor import StreamExecutor
 from pkm_dynamics.streaming import Streaming, reliable
 
 
@@ -129,9 +131,10 @@ class DynamicsNode(ParameterHandling, Services, Streaming, LifecycleNode):
         self._diagnostics_timer = self.create_timer(1.0, self._publish_diagnostics,
                                                     callback_group=info_group)
         # The streaming topics (feedforward, joint-state completion) live on a lean companion
-        # node spun by an executor of its own (see main): its wait set holds only them, not the
-        # ~30 services and event handlers of this node, which keeps the per-reference overhead
-        # low enough for a 1 kHz reference stream, and a long service call does not stall it.
+        # node spun by an executor of its own (see main; stream_executor): its wait set holds
+        # only them, not the ~30 services and event handlers of this node, which keeps the
+        # per-reference overhead low enough for a 1 kHz reference stream, and a long service
+        # call does not stall it.
         # Topic names are resolved here (namespace, ~, remappings), so they are this node's.
         # Its publishers and subscriptions exist from configure to cleanup (lifecycle
         # publishers: they publish only while the node is active).
@@ -286,7 +289,7 @@ def main(args=None):
         if node.get_parameter('autostart').value:
             if node.trigger_configure() == TransitionCallbackReturn.SUCCESS:
                 node.trigger_activate()
-        topics = SingleThreadedExecutor()
+        topics = StreamExecutor(node.context)      # the lean wait of the streaming topics
         topics.add_node(node.topic_node)
         # dynamics services | get_model_info | parameters, lifecycle, descriptions
         executor = MultiThreadedExecutor(num_threads=3)

@@ -76,8 +76,15 @@ PARAMETERS = {
         'that consumes it): every actuated joint once; unset: the actuated joints in '
         'description order', SA, read_only=True)),
     'feedforward.qos_depth': (100, _descriptor(
-        'queue depth of the reference subscription and feedforward publishers', I,
+        'keep-last queue depth of the reference subscriptions and feedforward publishers: '
+        'at most this many references wait (the newest kept)', I,
         read_only=True, integer=(1, 10000))),
+    'feedforward.max_age': (0.1, _descriptor(
+        'a stamped reference older than this on the node clock is dropped (warning, no '
+        'output) [s]; 0: no age check', D, read_only=True, floating=(0.0, 3600.0))),
+    'feedforward.reliability': ('reliable', _descriptor(
+        'reliability of the reference subscriptions (the feedforward publishers are always '
+        'reliable)', S, read_only=True, additional='"reliable" or "best_effort"')),
     'completion.enabled': (True, _descriptor(
         'publish every tree joint from measured actuator positions', B, read_only=True)),
     'autostart': (True, _descriptor(
@@ -113,6 +120,10 @@ class ParameterHandling:
         if unknown:
             raise ValueError(f'parameter feedforward.outputs: unknown kind(s) {unknown}; '
                              f'known: {", ".join(OUTPUT_KINDS)}')
+        if self._p('feedforward.reliability') not in ('reliable', 'best_effort'):
+            raise ValueError(f'parameter feedforward.reliability = '
+                             f'"{self._p("feedforward.reliability")}": expected "reliable" or '
+                             f'"best_effort"')
         if self._p('ik.scheme') not in ('nested', 'compound'):
             raise ValueError(f'parameter ik.scheme = "{self._p("ik.scheme")}": expected '
                              f'"nested" or "compound"')

@@ -13,6 +13,7 @@ from pkm_dynamics.conversions import (RequestError, check_points, core_error, fl
                                       floats, matrix_pose, name_index, ordered, spatial_vector,
                                       stamped_pose_matrix, task_message, wrench_messages)
 from pkm_dynamics.core.forward_state import forward_state
+from pkm_dynamics.feedforward_outputs import check_finite, trajectory_points
 
 #: request queue depth of every service (the ROS default, 10, drops a burst's further requests
 #: silently while a long call is served)
@@ -127,6 +128,10 @@ class Services:
         out = response.feedforward
         out.header = trajectory.header
         out.joint_names = list(model.actuated)
+        if self._inverse_dynamics_at_once(model, trajectory, wrenches, out):
+            response.failed_point = -1
+            response.message = f'{len(points)} point(s)'
+            return
         read = model.space.point_reader(model, trajectory)
         robot = model.robot
         previous = None             # each point's state starts from the previous one's
@@ -146,6 +151,28 @@ class Services:
                 time_from_start=p.time_from_start))
         response.failed_point = -1
         response.message = f'{len(points)} point(s)'
+
+    @staticmethod
+    def _inverse_dynamics_at_once(model, trajectory, wrenches, out):
+        """The whole trajectory in one batched core call where its states need no solving
+        (``model.space.states_at_once``), filling ``out``; False where they do, or where the
+        batch fails anywhere: the caller then goes point by point and names the first point
+        that fails."""
+        try:
+            states = model.space.states_at_once(model, trajectory)
+            if states is None:
+                return False
+            X, XD, XDD = states
+            if len(wrenches) > 1:
+                W = np.array([spatial_vector(w, f'wrenches[{k}]') for k, w in enumerate(wrenches)])
+            else:
+                W = spatial_vector(wrenches[0], 'wrenches[0]') if wrenches else None
+            F = model.robot.inverse_dynamics(X, XD, XDD, wrench=W)
+            check_finite(F, 'effort')
+        except Exception:
+            return False
+        out.points = trajectory_points(X, XD, XDD, F, trajectory.points)
+        return True
 
     @staticmethod
     def _at_point(k, fn, *args):

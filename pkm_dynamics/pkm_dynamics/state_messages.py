@@ -11,7 +11,7 @@ from geometry_msgs.msg import Accel
 import numpy as np
 from pkm_dynamics_interfaces.msg import ErrorCodes
 
-from pkm_dynamics.conversions import (RequestError, check_frame, floats, name_index, ordered,
+from pkm_dynamics.conversions import (RequestError, actuator_states, check_frame, floats, name_index, ordered,
                                       pose_matrix, refuse_fields, set_fields,
                                       stamped_pose_matrix, task_message, task_vector)
 
@@ -68,6 +68,15 @@ class ActuatorSpace:
                           optional=True, bound='rate 2')
             return x, xd, xdd
         return read
+
+    @staticmethod
+    def states_at_once(model, trajectory):
+        """``(X, XD, XDD)`` (B, n) of every point of a JointTrajectory in one array
+        (:func:`~pkm_dynamics.conversions.actuator_states`: one check for all, the culprit named
+        point by point when it fails): the states need no solving, so the whole trajectory goes
+        to the core in one batched call."""
+        index = name_index(trajectory.joint_names, model.actuated, 'trajectory.joint_names')
+        return actuator_states(trajectory.points, index, len(trajectory.joint_names))
 
     @staticmethod
     def higher_order_state(model, request):
@@ -140,6 +149,12 @@ class TaskSpace:
                      if p.accelerations else zero)
             return pose, twist, accel
         return read
+
+    @staticmethod
+    def states_at_once(model, trajectory):
+        """None: each point's state is an inverse kinematics that starts from the previous
+        point's solution, so the points are answered one by one."""
+        return None
 
     @staticmethod
     def higher_order_state(model, request):

@@ -1,8 +1,11 @@
 """The node's streaming topics: the feedforward (a reference in, the inverse dynamics of each
 reference out on every configured output, as it arrives) and joint-state completion (measured
 actuator positions in, every tree joint out). They live on the companion node
-``<name>_topics`` (spun by an executor of its own), exist from configure to cleanup and
-publish while the node is active; a bad message gets a throttled warning and no output.
+``<name>_topics`` (spun by an executor of its own, :mod:`~pkm_dynamics.stream_executor`),
+exist from configure to cleanup and publish while the node is active; a bad message gets a
+throttled warning and no output. Per reference the least Python that rclpy allows: the
+messages of the outputs and the joint order of the references are made once per model
+(:mod:`~pkm_dynamics.feedforward_outputs`), the points go to the core as one array.
 
 :class:`Streaming` is a part of :class:`~pkm_dynamics.dynamics_node.DynamicsNode` (a mixin: it
 uses the node's model, lifecycle state, parameters, diagnostics and companion node)."""
@@ -15,12 +18,14 @@ from rclpy.lifecycle import LifecyclePublisher
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
-from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint, MultiDOFJointTrajectory
+from trajectory_msgs.msg import JointTrajectory, MultiDOFJointTrajectory
 
-from pkm_dynamics.conversions import (RequestError, check_points, core_error, floats,
-                                      name_index, ordered)
+from pkm_dynamics.conversions import (RequestError, actuator_states, check_points, core_error,
+                                      floats, name_index, ordered)
 from pkm_dynamics.core.bounds import check_limits
 from pkm_dynamics.core.forward_state import forward_state
+from pkm_dynamics.core.higher_order import higher_order_inverse_dynamics
+from pkm_dynamics.feedforward_outputs import check_finite, FeedforwardOutputs
 
 #: the streaming topics by role, under fixed names resolved as the main node's (``~`` is
 #: ``<namespace>/<name>``); remapped the ROS way (``--ros-args -r``, launch ``remappings=``)
@@ -37,13 +42,27 @@ def reliable(depth):
                       durability=DurabilityPolicy.VOLATILE)
 
 
+#: parameter ``feedforward.reliability``: the reliability of the reference subscriptions
+RELIABILITY = {'reliable': ReliabilityPolicy.RELIABLE,
+               'best_effort': ReliabilityPolicy.BEST_EFFORT}
+
+
 class Streaming:
     """The feedforward and joint-state completion topics (part of the node class)."""
 
     def _setup_feedforward(self):
-        """The reference subscriptions and feedforward publishers (at configure)."""
+        """The reference subscriptions and feedforward publishers (at configure). QoS (see
+        the package README, *Feedforward QoS*): keep-last ``feedforward.qos_depth``, volatile;
+        the publishers reliable (what every subscriber matches, ros2_control's controllers
+        included), the subscriptions ``feedforward.reliability``; references older than
+        ``feedforward.max_age`` are dropped (:meth:`_check_age`)."""
         depth = self._p('feedforward.qos_depth')
         qos = reliable(depth)
+        reference_qos = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=depth,
+                                   reliability=RELIABILITY[self._p('feedforward.reliability')],
+                                   durability=DurabilityPolicy.VOLATILE)
+        self._max_age_ns = int(round(self._p('feedforward.max_age') * 1e9))
+        self._ff_outputs = None
         self._outputs = set(self._p('feedforward.outputs'))
         for kind, msg_type in (('commands', Float64MultiArray), ('joint_state', JointState),
                                ('trajectory', JointTrajectory), ('motor', JointState)):
@@ -51,11 +70,11 @@ class Streaming:
                 self._pub[kind] = self._lifecycle_publisher(msg_type, kind, qos)
         # one reference topic per state space; a robot answers the one of its own space
         self._reference_subs = {
-            role: self._stream(msg_type, role, qos, what, self._feedforward_of(space),
-                               counted=True)
-            for role, msg_type, what, space in (
-                ('reference', JointTrajectory, 'reference', 'actuator'),
-                ('task_reference', MultiDOFJointTrajectory, 'task reference', 'task'))}
+            'reference': self._stream(JointTrajectory, 'reference', reference_qos, 'reference',
+                                      self._feedforward, counted=True),
+            'task_reference': self._stream(MultiDOFJointTrajectory, 'task_reference',
+                                           reference_qos, 'task reference',
+                                           self._task_feedforward, counted=True)}
 
     def _topic(self, role):
         """The topic of ``role`` (:data:`TOPICS`), resolved as a topic of this node: its
@@ -133,75 +152,100 @@ class Streaming:
         check_points(len(msg.points))
         return msg.points if 'trajectory' in self._outputs else msg.points[:1]
 
-    def _feedforward_of(self, space):
-        """The handler of the references of the state space ``space``."""
-        def feedforward(model, msg):
-            self._feedforward(model, msg, space)
-        return feedforward
+    def _outputs_of(self, model):
+        """The reused output messages and name orders of ``model`` (made at its first
+        reference: a new model gets new ones)."""
+        outputs = self._ff_outputs
+        if outputs is None or outputs.model is not model:
+            outputs = self._ff_outputs = FeedforwardOutputs(model)
+        return outputs
 
-    def _feedforward(self, model, msg, space):
-        """Feedforward of one reference (JointTrajectory in actuator space,
-        MultiDOFJointTrajectory in task space): the state of each point (a PKM's inverse
-        kinematics starts from the previous reference's), its inverse dynamics, and the
-        series-elastic motor feedforward of the first point (jerk and snap are not in
-        trajectory_msgs: taken as zero)."""
-        points = self._reference_points(model, msg, space)
+    def _check_age(self, msg):
+        """INVALID_REQUEST (the reference is dropped) if ``msg`` is stamped and older than
+        ``feedforward.max_age`` on the node's clock: after a stall the node answers the
+        references that are still current, not the backlog (unstamped ones: no check)."""
+        stamp = msg.header.stamp
+        if self._max_age_ns and (stamp.sec or stamp.nanosec):
+            age = self.get_clock().now().nanoseconds - (stamp.sec * 10**9 + stamp.nanosec)
+            if age > self._max_age_ns:
+                raise RequestError(ErrorCodes.INVALID_REQUEST,
+                                   f'the reference is {age * 1e-9:.3f} s old (header.stamp), '
+                                   f'older than feedforward.max_age = '
+                                   f'{self._max_age_ns * 1e-9:g} s: dropped')
+
+    def _feedforward(self, model, msg):
+        """Feedforward of one actuator-space reference (JointTrajectory): its points in one
+        array (:func:`~pkm_dynamics.conversions.actuator_states`), one core call for all."""
+        self._check_age(msg)
+        outputs = self._outputs_of(model)
+        points = self._reference_points(model, msg, 'actuator')
+        index = outputs.order(msg.joint_names, 'joint_names')
+        X, XD, XDD = actuator_states(points, index, len(msg.joint_names))
+        if len(points) == 1:
+            F = model.robot.inverse_dynamics(X[0], XD[0], XDD[0])[None]
+        else:
+            F = model.robot.inverse_dynamics(X, XD, XDD)
+        motor = self._motor(model, X[0], XD[0], XDD[0]) if 'motor' in self._pub else None
+        self._publish(outputs, msg, (X, XD, XDD, F), motor)
+
+    def _task_feedforward(self, model, msg):
+        """Feedforward of one task-space reference (MultiDOFJointTrajectory, PKMs)."""
+        self._check_age(msg)
+        outputs = self._outputs_of(model)
+        points = self._reference_points(model, msg, 'task')
         read = model.space.point_reader(model, msg, what=None)
         robot = model.robot
         previous = model.ff_solution
         states = []
         for k, p in enumerate(points):
-            x, xd, xdd = read(p, k)
-            state = robot.joint_motion(x, xd, xdd, initial=previous)
-            if state.condition is not None:
-                self._diagnostics.condition(np.max(state.condition))
-            u = robot.inverse_dynamics(state, xd, xdd)
-            previous = state
-            states.append((state.actuators, state.actuators_d, state.actuators_dd, u))
+            pose, twist, accel = read(p, k)
+            sol = robot.inverse_kinematics(pose, twist, accel, initial=previous)
+            self._diagnostics.condition(np.max(sol.condition))
+            u = robot.inverse_dynamics(sol, twist, accel)
+            previous = sol
+            states.append((sol.actuators, sol.actuators_d, sol.actuators_dd, u))
             if k == 0:
-                first = (x, xd, xdd, state)
+                first = (pose, twist, accel, sol)
         motor = None
         if 'motor' in self._pub and model.series_elastic:
-            x, xd, xdd, state = first
-            zero = np.zeros_like(xd)
-            motor = robot.higher_order_inverse_dynamics(x, xd, xdd, zero, zero, q_guess=state.q)
+            pose, twist, accel, sol = first
+            zero = np.zeros_like(twist)
+            motor = higher_order_inverse_dynamics(robot, pose, twist, accel, zero, zero,
+                                                  q_guess=sol.q)
         model.ff_solution = previous
-        self._publish(model, msg, states, motor)
+        self._publish(outputs, msg, [np.array(v) for v in zip(*states)], motor)
 
-    def _publish(self, model, msg, states, motor):
-        for k, state in enumerate(states):      # all or nothing: no output with NaN or Inf
-            floats(state[3], f'the effort of points[{k}]')
+    @staticmethod
+    def _motor(model, x, xd, xdd):
+        """Series-elastic motor feedforward of a reference point (jerk and snap are not in
+        trajectory_msgs: taken as zero)."""
+        if not model.series_elastic:
+            return None
+        zero = np.zeros_like(x)
+        return higher_order_inverse_dynamics(model.robot, x, xd, xdd, zero, zero)
+
+    def _publish(self, outputs, msg, states, motor):
+        """Publish the outputs of one reference: ``states`` = (X, XD, XDD, F), (B, n) each
+        (B: the points answered; the single-point outputs take the first)."""
+        X, XD, XDD, F = states
+        check_finite(F, 'the effort')        # all or nothing: no output with NaN or Inf
         if motor is not None:
             for field in ('motor_position', 'motor_velocity', 'motor_torque'):
-                floats(getattr(motor, field), field)
-        names = list(model.actuated)
-        x, xd, _, f = states[0]
+                check_finite(getattr(motor, field), field)
         stamp = msg.header.stamp
         if stamp.sec == 0 and stamp.nanosec == 0:
             stamp = self.get_clock().now().to_msg()
         pub = self._pub
         if 'commands' in pub:
-            pub['commands'].publish(Float64MultiArray(data=floats(f[model.command_order])))
+            pub['commands'].publish(outputs.commands(F[0]))
         if 'joint_state' in pub:
-            js = JointState(name=names, position=floats(x), velocity=floats(xd),
-                            effort=floats(f))
-            js.header.stamp = stamp
-            js.header.frame_id = msg.header.frame_id
-            pub['joint_state'].publish(js)
+            pub['joint_state'].publish(outputs.joint_state(stamp, msg.header.frame_id, X[0],
+                                                           XD[0], F[0]))
         if 'trajectory' in pub:
-            out = JointTrajectory(joint_names=names)
-            out.header = msg.header
-            for (x, xd, xdd, f), p in zip(states, msg.points):
-                out.points.append(JointTrajectoryPoint(
-                    positions=floats(x), velocities=floats(xd), accelerations=floats(xdd),
-                    effort=floats(f), time_from_start=p.time_from_start))
-            pub['trajectory'].publish(out)
+            pub['trajectory'].publish(outputs.trajectory(msg.header, X, XD, XDD, F,
+                                                         msg.points))
         if 'motor' in pub and motor is not None:
-            js = JointState(name=names, position=floats(motor.motor_position),
-                            velocity=floats(motor.motor_velocity),
-                            effort=floats(motor.motor_torque))
-            js.header.stamp = stamp
-            pub['motor'].publish(js)
+            pub['motor'].publish(outputs.motor(stamp, motor))
 
     # -- joint-state completion ---------------------------------------------------------------
     def _setup_completion(self):

@@ -84,6 +84,7 @@ INVALID = [
     ({'feedforward.outputs': ['commands', 'torque']}, ['feedforward.outputs', 'torque']),
     ({'gravity': [0.0, -9.81]}, ['gravity', '3 finite values']),
     ({'ik.scheme': 'fastest'}, ['ik.scheme', 'fastest']),
+    ({'feedforward.reliability': 'sometimes'}, ['feedforward.reliability', 'sometimes']),
     ({'payload.com': [0.0, 0.1]}, ['payload', 'centre of mass must hold 3 numbers']),
     ({'payload.mass': 1.0, 'payload.inertia': [0.1, 0.0, 0.0, 0.1, 0.0, 1.0]},
      ['payload', 'triangle inequality']),

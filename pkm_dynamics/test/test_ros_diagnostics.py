@@ -42,7 +42,9 @@ def test_values_track_good_and_bad_references(module_node, module_ros_node, exam
     from trajectory_msgs.msg import MultiDOFJointTrajectory
     text = example_robot('planar_3rrr')
     module_node(params={'robot_description': text, 'feedforward.outputs': ['commands'],
-                        'completion.enabled': False, 'warning_period': 0.0}, name='diag_pkm')
+                        'completion.enabled': False, 'warning_period': 0.0,
+                        'feedforward.max_age': 0.0},      # task_stream: synthetic stamps
+                name='diag_pkm')
     robot = load_robot(text)
     node, name = module_ros_node, 'diag_pkm: dynamics'
     commands = Collector(node, Float64MultiArray, '/diag_pkm/feedforward/commands')

@@ -16,19 +16,21 @@ CHAIN, PKM = 'heavy_duty_4dof', 'planar_3rrr'
 BURST = 100
 
 
+#: the references carry their index as header stamp (seconds since 1970: no age check)
+STREAM = {'feedforward.outputs': OUTPUTS, 'feedforward.max_age': 0.0}
+
+
 @pytest.fixture(scope='module')
 def chain(module_node, example_robot):
     text = example_robot(CHAIN)
-    module_node(params={'robot_description': text, 'feedforward.outputs': OUTPUTS},
-                name='ff_chain')
+    module_node(params={'robot_description': text, **STREAM}, name='ff_chain')
     return load_robot(text)
 
 
 @pytest.fixture(scope='module')
 def pkm(module_node, example_robot):
     text = example_robot(PKM)
-    module_node(params={'robot_description': text, 'feedforward.outputs': OUTPUTS},
-                name='ff_pkm')
+    module_node(params={'robot_description': text, **STREAM}, name='ff_pkm')
     return load_robot(text)
 
 

@@ -1,0 +1,81 @@
+"""Reference streams of the ROS benchmarks: for each robot kind, a periodic motion as ready
+reference messages (built once, so that sending one costs only its stamp and the publish).
+
+- ``crane``: ``heavy_duty_4dof`` (module chain), JointTrajectory on ``~/reference``: the four
+  actuators on sines about mid-stroke;
+- ``irsbot2``: ``irsbot2_paths`` (paper 001), MultiDOFJointTrajectory on ``~/task_reference``:
+  the parabolic path of paper 001 Sec. 6.4 (``parabolic_trajectory``), one cycle;
+- ``gough_stewart``: ``gough_stewart_6ups`` (6-UPS), MultiDOFJointTrajectory: the platform
+  on small sines in all six task coordinates.
+
+One period is ``count`` references; a stream repeats it (the motion is periodic, so the IK
+warm start of each reference stays the previous one's neighbour)."""
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+ROBOTS = {'crane': 'heavy_duty_4dof', 'irsbot2': 'irsbot2_paths',
+          'gough_stewart': 'gough_stewart_6ups'}
+
+
+def description(robot):
+    return (REPO / 'pkm_dynamics' / 'robots' / f'{ROBOTS[robot]}.urdf').read_text()
+
+
+def topic(robot):
+    """The node's input topic (relative to its ``~``) for ``robot``'s references."""
+    return 'reference' if robot == 'crane' else 'task_reference'
+
+
+def crane_states(count):
+    """(x, xd, xdd) (count, 4) each: the crane's actuators on sines about mid-stroke."""
+    t = np.arange(count) / count
+    w = 2 * np.pi
+    amp, mid = np.array([0.3, 0.1, 0.1, 0.3]), np.array([0.0, 0.25, 0.25, 0.5])
+    phase = np.arange(4)[None]
+    x = mid + amp * np.sin(w * t[:, None] + phase)
+    xd = amp * w * np.cos(w * t[:, None] + phase)
+    xdd = -amp * w**2 * np.sin(w * t[:, None] + phase)
+    return x, xd, xdd
+
+
+def task_states(robot, parallel, count):
+    """(poses (count, 4, 4), V_t, Vdot_t (count, dof)) of a PKM ``parallel`` (core object)."""
+    from pkm_dynamics.core.pkm import parabolic_trajectory
+    t = np.arange(count) / count
+    if robot == 'irsbot2':
+        return parabolic_trajectory(t, parallel.reference_pose, 0.25, 0.45, cycles=1.0)
+    w = 2 * np.pi
+    amp = np.array([0.02, 0.02, 0.02, 0.01, 0.01, 0.01])[:parallel.dof]
+    phase = np.arange(parallel.dof)[None]
+    x = amp * np.sin(w * t[:, None] + phase)
+    return (parallel.task_pose(x), amp * w * np.cos(w * t[:, None] + phase),
+            -amp * w**2 * np.sin(w * t[:, None] + phase))
+
+
+def reference_messages(robot, count=1000):
+    """``count`` reference messages of one period of ``robot``'s motion (see module doc)."""
+    from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+    if robot == 'crane':
+        names = ['slew', 'lift', 'tilt', 'extension']
+        return [JointTrajectory(joint_names=names, points=[JointTrajectoryPoint(
+            positions=list(x), velocities=list(xd), accelerations=list(xdd))])
+            for x, xd, xdd in zip(*crane_states(count))]
+    from geometry_msgs.msg import Accel, Transform, Twist
+    from trajectory_msgs.msg import MultiDOFJointTrajectory, MultiDOFJointTrajectoryPoint
+    from pkm_dynamics.conversions import matrix_pose, task_message
+    from pkm_dynamics.core.pkm import ParallelRobot
+    parallel = ParallelRobot(description(robot))
+    msgs = []
+    for P, V, A in zip(*task_states(robot, parallel, count)):
+        pose = matrix_pose(P)
+        tf = Transform()
+        tf.translation.x, tf.translation.y, tf.translation.z = (
+            pose.position.x, pose.position.y, pose.position.z)
+        tf.rotation = pose.orientation
+        msgs.append(MultiDOFJointTrajectory(joint_names=['platform'], points=[
+            MultiDOFJointTrajectoryPoint(
+                transforms=[tf], velocities=[task_message(V, parallel.task_space, Twist)],
+                accelerations=[task_message(A, parallel.task_space, Accel)])]))
+    return msgs

@@ -1,0 +1,99 @@
+"""The feedforward messages of one model, made once and refilled for every reference: the
+output messages (their joint names set once), the joint order of each reference's
+``joint_names`` (resolved at its first reference, then looked up), the commands order.
+
+Publishing serialises a message at once, so one message object per output serves every
+reference. Arrays go into the messages as ``array.array('d')`` built from the bytes of the
+numpy result (what rosidl stores and converts fastest); every value is checked finite first
+(all or nothing: no output holds NaN or Inf, :func:`~pkm_dynamics.conversions.floats` names
+the culprit)."""
+import array
+
+import numpy as np
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+
+from pkm_dynamics.conversions import floats, name_index
+
+#: joint orders kept per model (a stream uses one; more only if the sender changes it)
+MAX_ORDERS = 16
+
+
+def doubles(values):
+    """``values`` (a float numpy array) as the ``array.array('d')`` a float64[] field holds."""
+    return array.array('d', np.ascontiguousarray(values, dtype=float).tobytes())
+
+
+def check_finite(values, what):
+    """NON_FINITE naming ``what`` (and the row, for a 2-D array) unless every value is finite."""
+    values = np.asarray(values, dtype=float)
+    if not np.isfinite(values).all():
+        if values.ndim == 2:
+            for k, row in enumerate(values):
+                floats(row, f'{what} of points[{k}]')
+        floats(values, what)
+
+
+class FeedforwardOutputs:
+    """The output messages and name orders of ``model`` (see module doc)."""
+
+    def __init__(self, model):
+        self.model = model
+        names = list(model.actuated)
+        self._names = names
+        self._command_order = np.asarray(model.command_order, dtype=np.intp)
+        self._orders = {}
+        self._commands = Float64MultiArray()
+        self._joint_state = JointState(name=names)
+        self._motor = JointState(name=names)
+
+    def order(self, joint_names, what):
+        """The positions in ``joint_names`` of the actuated joints (see
+        :func:`~pkm_dynamics.conversions.name_index`, which names a bad list)."""
+        key = tuple(joint_names)
+        index = self._orders.get(key)
+        if index is None:
+            index = np.array(name_index(key, self.model.actuated, what), dtype=np.intp)
+            if len(self._orders) >= MAX_ORDERS:
+                self._orders.clear()
+            self._orders[key] = index
+        return index
+
+    def commands(self, f):
+        """Float64MultiArray: the efforts ``f`` (n,) in the order of ``feedforward.joints``."""
+        self._commands.data = doubles(f[self._command_order])
+        return self._commands
+
+    def joint_state(self, stamp, frame_id, x, xd, f):
+        """JointState of the actuated joints: positions, velocities, efforts (n,) each."""
+        js = self._joint_state
+        js.header.stamp = stamp
+        js.header.frame_id = frame_id
+        js.position, js.velocity, js.effort = doubles(x), doubles(xd), doubles(f)
+        return js
+
+    def motor(self, stamp, motor):
+        """JointState of the series-elastic motors: position, velocity, torque (in effort)."""
+        js = self._motor
+        js.header.stamp = stamp
+        js.position = doubles(motor.motor_position)
+        js.velocity = doubles(motor.motor_velocity)
+        js.effort = doubles(motor.motor_torque)
+        return js
+
+    def trajectory(self, header, X, XD, XDD, F, points):
+        """JointTrajectory with one point per reference point (:func:`trajectory_points`)."""
+        out = JointTrajectory(joint_names=self._names)
+        out.header = header
+        out.points = trajectory_points(X, XD, XDD, F, points)
+        return out
+
+
+def trajectory_points(X, XD, XDD, F, points):
+    """JointTrajectoryPoints of positions, velocities, accelerations and efforts X, XD, XDD, F
+    (B, n) each, with the ``time_from_start`` of each of ``points`` (B)."""
+    return [JointTrajectoryPoint(positions=doubles(x), velocities=doubles(xd),
+                                 accelerations=doubles(xdd), effort=doubles(f),
+                                 time_from_start=p.time_from_start)
+            for x, xd, xdd, f, p in zip(X, XD, XDD, F, points)]
