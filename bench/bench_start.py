@@ -12,7 +12,8 @@
     .venv/bin/python bench/bench_start.py [--runs N]
 
 Wall and CPU seconds (user + system of that process) per run and their medians on stdout (on a
-shared machine the CPU seconds are the figure that does not depend on the others' load), the same as JSON in ``bench/results/bench_start.json``.
+shared machine the CPU seconds are the figure that does not depend on the others' load), the
+same as JSON in ``bench/results/bench_start.json``.
 """
 from __future__ import annotations
 

@@ -5,7 +5,8 @@ the public call from Python, for the crane (``heavy_duty_4dof``) or a generated 
     python bench/profile_module_chain.py [n ...]
 
 Pinocchio's ``constraintDynamics`` and ``rnea`` of the same mechanism (as in
-``bench_module_chain.py``) are timed the same way.  Figures are the minimum over 301 blocks of calls (on a shared machine the minimum is the figure
+``bench_module_chain.py``) are timed the same way.  Figures are the minimum over 301 blocks of
+calls (on a shared machine the minimum is the figure
 least disturbed by other jobs; ``bench_module_chain.py`` gives the medians next to Pinocchio).
 Not part of ``make bench``: the loops below are compiled in every run (a few seconds).
 """

@@ -324,7 +324,8 @@ def wrench_messages(rows, what):
             for i in range(0, len(values), 6)]
 
 
-__all__ = ['BOUNDS', 'RequestError', 'STATE_BOUNDS', 'actuator_states', 'bounded', 'check_frame', 'check_points', 'core_error',
-           'finite', 'flagged_vector', 'floats', 'matrix_pose', 'matrix_quaternion', 'name_index',
-           'ordered', 'pose_matrix', 'quaternion_matrix', 'refuse_fields', 'set_fields',
-           'spatial_vector', 'stamped_pose_matrix', 'task_message', 'task_vector', 'wrench_messages']
+__all__ = ['BOUNDS', 'RequestError', 'STATE_BOUNDS', 'actuator_states', 'bounded', 'check_frame',
+           'check_points', 'core_error', 'finite', 'flagged_vector', 'floats', 'matrix_pose',
+           'matrix_quaternion', 'name_index', 'ordered', 'pose_matrix', 'quaternion_matrix',
+           'refuse_fields', 'set_fields', 'spatial_vector', 'stamped_pose_matrix', 'task_message',
+           'task_vector', 'wrench_messages']

@@ -17,7 +17,8 @@ robot interface of every kind: ``Robot``, ``SolverOptions``, ``IKSolution``), ``
 (forward kinematics with rates, tree joints and M_t), ``payload`` (a run-time load at the end
 effector / platform), ``reactions`` (the wrench every tree and cut joint transmits),
 ``simulation`` (``robot.simulate``: RK4 / adaptive integration of the forward dynamics),
-``compiled`` (numba kernels of the module chains, the limbs and paper 002's recursion: flat model, per-thread data, one kernel per call).
+``compiled`` (numba kernels of the module chains, the limbs and paper 002's recursion: flat
+model, per-thread data, one kernel per call).
 """
 from .errors import (ConvergenceError, DescriptionError, PkmDynamicsError, SingularityError,
                      StateError)

@@ -29,7 +29,7 @@ import numpy as np
 from .errors import ConvergenceError, SingularityError, StateError
 from .interface import IKSolution
 from .spatial import Ad_inv, log_se3, pose_inv
-from .tree_dynamics import frame_jacobian, kinematics
+from .tree_dynamics import kinematics
 
 #: relative residual up to which a twist / acceleration counts as realisable by the chain
 REALISABLE = 1e-6
@@ -165,7 +165,8 @@ def compiled_pose_newton(robot, T_star, x, tol: float, max_iter: int) -> tuple:
 
 def pose_solutions(robot, T_star, reference, tol: float, max_iter: int, search: bool = True) -> list:
     """Every distinct solution ``(x, residual, iterations)`` reached by
-    :func:`compiled_pose_newton` from :func:`ik_starts` (``search=False``: from ``reference`` only), sorted by stroke-normalized distance to
+    :func:`compiled_pose_newton` from :func:`ik_starts` (``search=False``: from ``reference``
+    only), sorted by stroke-normalized distance to
     ``reference``; ``[]`` when none converged."""
     chain = robot.chain
     found = []

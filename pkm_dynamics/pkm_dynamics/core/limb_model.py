@@ -32,6 +32,7 @@ from .errors import DescriptionError
 from .limb_ik import limb_jacobians
 from .limb_kinematics import LimbScrews, limb_screws
 from .limb_tree import components, cut_to_joints, limb_tree, whole_tree
+from .tree import TreeModel
 from .tree_dynamics import forward_kinematics
 
 #: relative singular-value threshold for rank decisions (redundant constraint rows)

@@ -273,7 +273,7 @@ def hoid_call(mdl, dat, Xs, Vts, q0, gravity, tol, max_iter, Q, U, motor, status
     previous row's solution after), the actuators checked against their strokes, the
     recursion, and the SEA feedforward, into ``Q`` (B, 5, nq), ``U`` (B, 3, na), ``motor``
     (B, 4, na).  Returns OK or the status, with ``status = (code, row, limb or actuator)``."""
-    nreal, index, lim, act = mdl[0], mdl[1], mdl[11], mdl[10]
+    nreal, lim, act = mdl[0], mdl[11], mdl[10]
     qs = dat[10]
     L = nreal.shape[0]
     for r in range(Xs.shape[0]):

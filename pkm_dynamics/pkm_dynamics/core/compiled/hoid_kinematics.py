@@ -16,7 +16,8 @@ stroke; ``sea`` (na, 2) ``1/K`` (0: rigid) and ``M_m``.
 
 Data ``dat`` (scratch of one thread): ``P, C`` (L, D, 4, 4) relative and absolute poses
 (``Ad(P_i)^-1 = Ad(C_i,i-1)`` carries twists up the limb); ``CP`` (L, D, 4, 4) the poses
-``C_p,i = F^-1 C_i`` in the platform frame; ``J`` (4, L, D, 6) columns of ``J_p`` and its derivatives (eqs. 22-25); ``th`` (5, L, D)
+``C_p,i = F^-1 C_i`` in the platform frame; ``J`` (4, L, D, 6) columns of ``J_p`` and its
+derivatives (eqs. 22-25); ``th`` (5, L, D)
 slot values and derivatives; ``V`` (4, L, D, 6) body twists and derivatives; ``dV`` (3, L, D,
 6) ``Delta V`` and derivatives (eqs. 26-28); ``XV`` (3, L, D, 6) ``ad_X V``, ``ad_dV J``,
 ``Ad V'``; ``F`` (L, D, D) ``F = J_t^-1``; ``Sg`` (L, 4, 4) cut-joint subgroup

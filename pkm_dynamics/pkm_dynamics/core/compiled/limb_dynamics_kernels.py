@@ -300,12 +300,18 @@ def rnea_spatial(lm, C, Y, V, A, Ws, tau):
     n = Y.shape[0]
     for i in range(n):
         Mi = M[i]
-        hv0 = Mi[0, 0] * V[i, 0] + Mi[0, 1] * V[i, 1] + Mi[0, 2] * V[i, 2] + Mi[0, 3] * V[i, 3] + Mi[0, 4] * V[i, 4] + Mi[0, 5] * V[i, 5]
-        hv1 = Mi[1, 0] * V[i, 0] + Mi[1, 1] * V[i, 1] + Mi[1, 2] * V[i, 2] + Mi[1, 3] * V[i, 3] + Mi[1, 4] * V[i, 4] + Mi[1, 5] * V[i, 5]
-        hv2 = Mi[2, 0] * V[i, 0] + Mi[2, 1] * V[i, 1] + Mi[2, 2] * V[i, 2] + Mi[2, 3] * V[i, 3] + Mi[2, 4] * V[i, 4] + Mi[2, 5] * V[i, 5]
-        hv3 = Mi[3, 0] * V[i, 0] + Mi[3, 1] * V[i, 1] + Mi[3, 2] * V[i, 2] + Mi[3, 3] * V[i, 3] + Mi[3, 4] * V[i, 4] + Mi[3, 5] * V[i, 5]
-        hv4 = Mi[4, 0] * V[i, 0] + Mi[4, 1] * V[i, 1] + Mi[4, 2] * V[i, 2] + Mi[4, 3] * V[i, 3] + Mi[4, 4] * V[i, 4] + Mi[4, 5] * V[i, 5]
-        hv5 = Mi[5, 0] * V[i, 0] + Mi[5, 1] * V[i, 1] + Mi[5, 2] * V[i, 2] + Mi[5, 3] * V[i, 3] + Mi[5, 4] * V[i, 4] + Mi[5, 5] * V[i, 5]
+        hv0 = (Mi[0, 0] * V[i, 0] + Mi[0, 1] * V[i, 1] + Mi[0, 2] * V[i, 2]
+               + Mi[0, 3] * V[i, 3] + Mi[0, 4] * V[i, 4] + Mi[0, 5] * V[i, 5])
+        hv1 = (Mi[1, 0] * V[i, 0] + Mi[1, 1] * V[i, 1] + Mi[1, 2] * V[i, 2]
+               + Mi[1, 3] * V[i, 3] + Mi[1, 4] * V[i, 4] + Mi[1, 5] * V[i, 5])
+        hv2 = (Mi[2, 0] * V[i, 0] + Mi[2, 1] * V[i, 1] + Mi[2, 2] * V[i, 2]
+               + Mi[2, 3] * V[i, 3] + Mi[2, 4] * V[i, 4] + Mi[2, 5] * V[i, 5])
+        hv3 = (Mi[3, 0] * V[i, 0] + Mi[3, 1] * V[i, 1] + Mi[3, 2] * V[i, 2]
+               + Mi[3, 3] * V[i, 3] + Mi[3, 4] * V[i, 4] + Mi[3, 5] * V[i, 5])
+        hv4 = (Mi[4, 0] * V[i, 0] + Mi[4, 1] * V[i, 1] + Mi[4, 2] * V[i, 2]
+               + Mi[4, 3] * V[i, 3] + Mi[4, 4] * V[i, 4] + Mi[4, 5] * V[i, 5])
+        hv5 = (Mi[5, 0] * V[i, 0] + Mi[5, 1] * V[i, 1] + Mi[5, 2] * V[i, 2]
+               + Mi[5, 3] * V[i, 3] + Mi[5, 4] * V[i, 4] + Mi[5, 5] * V[i, 5])
         a, b, c, d, e, f = V[i, 0], V[i, 1], V[i, 2], V[i, 3], V[i, 4], V[i, 5]
         # -ad(V)^T h = -ad*(V) h (spatial.wrench_bias): moment w x hm + v x hf, force w x hf
         m0 = b * hv2 - c * hv1 + e * hv5 - f * hv4
@@ -315,12 +321,18 @@ def rnea_spatial(lm, C, Y, V, A, Ws, tau):
         m4 = c * hv3 - a * hv5
         m5 = a * hv4 - b * hv3
         w_ = (m0, m1, m2, m3, m4, m5)
-        wb = (w_[0] + Mi[0, 0] * A[i, 0] + Mi[0, 1] * A[i, 1] + Mi[0, 2] * A[i, 2] + Mi[0, 3] * A[i, 3] + Mi[0, 4] * A[i, 4] + Mi[0, 5] * A[i, 5],
-              w_[1] + Mi[1, 0] * A[i, 0] + Mi[1, 1] * A[i, 1] + Mi[1, 2] * A[i, 2] + Mi[1, 3] * A[i, 3] + Mi[1, 4] * A[i, 4] + Mi[1, 5] * A[i, 5],
-              w_[2] + Mi[2, 0] * A[i, 0] + Mi[2, 1] * A[i, 1] + Mi[2, 2] * A[i, 2] + Mi[2, 3] * A[i, 3] + Mi[2, 4] * A[i, 4] + Mi[2, 5] * A[i, 5],
-              w_[3] + Mi[3, 0] * A[i, 0] + Mi[3, 1] * A[i, 1] + Mi[3, 2] * A[i, 2] + Mi[3, 3] * A[i, 3] + Mi[3, 4] * A[i, 4] + Mi[3, 5] * A[i, 5],
-              w_[4] + Mi[4, 0] * A[i, 0] + Mi[4, 1] * A[i, 1] + Mi[4, 2] * A[i, 2] + Mi[4, 3] * A[i, 3] + Mi[4, 4] * A[i, 4] + Mi[4, 5] * A[i, 5],
-              w_[5] + Mi[5, 0] * A[i, 0] + Mi[5, 1] * A[i, 1] + Mi[5, 2] * A[i, 2] + Mi[5, 3] * A[i, 3] + Mi[5, 4] * A[i, 4] + Mi[5, 5] * A[i, 5])
+        wb = (w_[0] + Mi[0, 0] * A[i, 0] + Mi[0, 1] * A[i, 1] + Mi[0, 2] * A[i, 2]
+              + Mi[0, 3] * A[i, 3] + Mi[0, 4] * A[i, 4] + Mi[0, 5] * A[i, 5],
+              w_[1] + Mi[1, 0] * A[i, 0] + Mi[1, 1] * A[i, 1] + Mi[1, 2] * A[i, 2]
+                    + Mi[1, 3] * A[i, 3] + Mi[1, 4] * A[i, 4] + Mi[1, 5] * A[i, 5],
+              w_[2] + Mi[2, 0] * A[i, 0] + Mi[2, 1] * A[i, 1] + Mi[2, 2] * A[i, 2]
+                    + Mi[2, 3] * A[i, 3] + Mi[2, 4] * A[i, 4] + Mi[2, 5] * A[i, 5],
+              w_[3] + Mi[3, 0] * A[i, 0] + Mi[3, 1] * A[i, 1] + Mi[3, 2] * A[i, 2]
+                    + Mi[3, 3] * A[i, 3] + Mi[3, 4] * A[i, 4] + Mi[3, 5] * A[i, 5],
+              w_[4] + Mi[4, 0] * A[i, 0] + Mi[4, 1] * A[i, 1] + Mi[4, 2] * A[i, 2]
+                    + Mi[4, 3] * A[i, 3] + Mi[4, 4] * A[i, 4] + Mi[4, 5] * A[i, 5],
+              w_[5] + Mi[5, 0] * A[i, 0] + Mi[5, 1] * A[i, 1] + Mi[5, 2] * A[i, 2]
+                    + Mi[5, 3] * A[i, 3] + Mi[5, 4] * A[i, 4] + Mi[5, 5] * A[i, 5])
         # to the base frame: (R m + p x R f, R f)
         px, py, pz = C[i, 0, 3], C[i, 1, 3], C[i, 2, 3]
         f0 = C[i, 0, 0] * wb[3] + C[i, 0, 1] * wb[4] + C[i, 0, 2] * wb[5]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 from .cache import kernel
-from .limb_kernels import (DIRECT_STEP, FAR_STEP, ILL_CONDITIONED, LIMIT_SLACK, LIMITS, LOOP_CONDITION,
+from .limb_kernels import (DIRECT_STEP, FAR_STEP, LIMIT_SLACK, LIMITS, LOOP_CONDITION,
                            NO_CONVERGENCE, OK, OTHER_BRANCH, REFINEMENT_STEPS, ROUND_OFF, SINGULAR,
                            compound_step, limb_jacobians, limb_state, loop_matrix, loop_norm, platform_pose,
                            pose_error, solve_loops)

@@ -243,7 +243,7 @@ def limb_jacobians(lm, ld, threshold, want_kappa):
     Returns ``(status, kappa(F))`` (``kappa`` -1 unless ``want_kappa``: the check against
     ``threshold`` then needs no singular values where a bound decides): SINGULAR for a singular
     ``G_y`` or ``L_t``; ILL_CONDITIONED when ``kappa(F)`` exceeds ``threshold`` (< 0: never)."""
-    C, Y, G, J, H, Lt, F, K, A, b = ld[0], ld[1], ld[3], ld[4], ld[5], ld[6], ld[7], ld[8], ld[9], ld[10]
+    Y, G, J, H, Lt, F, K, A, b = ld[1], ld[3], ld[4], ld[5], ld[6], ld[7], ld[8], ld[9], ld[10]
     sizes = lm[8]
     pb, dl, dp, delta, nl = sizes[0], sizes[1], sizes[2], sizes[3], sizes[4]
     n = len(lm[0])

@@ -331,19 +331,6 @@ def pose_inv_mul(A, B, out):
 
 
 @kernel
-def ad_apply(C, v, out):
-    """``out = Ad(C) v`` (6,) of a twist ``v`` (as ``spatial.Ad(C) @ v``): ``(R w, R v + p x R w)``."""
-    for i in range(3):
-        out[i] = C[i, 0] * v[0] + C[i, 1] * v[1] + C[i, 2] * v[2]
-    a, b, c = out[0], out[1], out[2]
-    for i in range(3):
-        out[3 + i] = C[i, 0] * v[3] + C[i, 1] * v[4] + C[i, 2] * v[5]
-    out[3] += C[1, 3] * c - C[2, 3] * b
-    out[4] += C[2, 3] * a - C[0, 3] * c
-    out[5] += C[0, 3] * b - C[1, 3] * a
-
-
-@kernel
 def ad_inv_apply(C, v, out):
     """``out = Ad(C)^-1 v`` (6,) of a twist ``v``: ``(R^T w, R^T (v - p x w))``."""
     w0, w1, w2 = v[0], v[1], v[2]

@@ -10,10 +10,12 @@ import numpy as np
 
 
 def warm(trees: bool = True) -> float:
-    """Run every compiled call once: the chain's FD, ID, their derivatives, tree state, FK and joint reactions, batched, and FD for one
-    state, and the IK solve from one start, on a generated chain (one compilation covers every module kind: the kernels branch at
-    run time), the limb kernels (:func:`warm_pkm`), the higher-order ID kernels of paper 002, and with ``trees`` the tree kernels (FK,
-    kinematics, RNEA, CRBA, ABA, frame Jacobian) on its spanning tree; returns seconds."""
+    """Run every compiled call once: the chain's FD, ID, their derivatives, tree state, FK and joint
+    reactions, batched, and FD for one state, and the IK solve from one start, on a generated chain
+    (one compilation covers every module kind: the kernels branch at run time), the limb kernels
+    (:func:`warm_pkm`), the higher-order ID kernels of paper 002, and with ``trees`` the tree
+    kernels (FK, kinematics, RNEA, CRBA, ABA, frame Jacobian) on its spanning tree; returns
+    seconds."""
     t = time.perf_counter()
     from ..examples import module_chain_urdf
     from ..robot import load_robot
