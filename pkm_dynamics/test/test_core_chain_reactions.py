@@ -106,7 +106,7 @@ def test_a_reactions_call_leaves_the_robot_unchanged(path):
 
 def test_bad_wrench_is_named():
     robot = load_robot(FOUR)
-    with pytest.raises(StateError, match="f_ext"):
+    with pytest.raises(StateError, match="wrench"):
         robot.joint_reactions(np.array([0.3, 0.2, 0.25, 0.4]), np.zeros(4), np.zeros(4), wrench=np.zeros(5))
 
 
