@@ -271,7 +271,7 @@ def bench_node_cost(robot, count):
     from pkm_dynamics.conversions import pose_matrix, task_vector
     from pkm_dynamics.core import load_robot
     from pkm_dynamics.dynamics_node import DynamicsNode
-    from pkm_dynamics.stream_executor import StreamExecutor
+    from pkm_dynamics.lean_executor import LeanExecutor
     from pkm_dynamics.testing import Collector, matched_publisher
     text = description(robot)
     ns = f'/node_cost_{robot}'
@@ -283,7 +283,7 @@ def bench_node_cost(robot, count):
     source = rclpy.create_node(f'bench_node_cost_source_{robot}')
     outputs = Collector(source, JointState, f'{ns}/pkm_dynamics/feedforward/joint_states',
                         depth=count)
-    topics = StreamExecutor(dyn.context)
+    topics = LeanExecutor(dyn.context)
     topics.add_node(dyn.topic_node)
     topics.spin_once(timeout_sec=0.1)                   # the wake of add_node
     msgs = reference_messages(robot, count)

@@ -13,7 +13,7 @@ on its reference topic; then, per reference (medians, microseconds):
 - handler: the node's whole handler of one reference (check, core, fill, publish), next to
   the sum of the pieces;
 - wake-up: one reference at a time (sent, arrived, then one ``spin_once``): the executor's
-  time beyond the handler, for the node's ``StreamExecutor`` and rclpy's
+  time beyond the handler, for the node's ``LeanExecutor`` and rclpy's
   ``SingleThreadedExecutor``: wall time (with the waits for the CPU of a loaded machine) and
   CPU time of the thread (the executor's own work).
 
@@ -57,7 +57,7 @@ def profile(robot, count):
     from std_msgs.msg import Float64MultiArray
     from pkm_dynamics.conversions import actuator_states
     from pkm_dynamics.dynamics_node import DynamicsNode
-    from pkm_dynamics.stream_executor import StreamExecutor
+    from pkm_dynamics.lean_executor import LeanExecutor
     from pkm_dynamics.testing import Collector, matched_publisher
 
     ns = f'/profile_{robot}'
@@ -143,7 +143,7 @@ def profile(robot, count):
     # -- executor wake-up: one reference at a time --------------------------------------------
     # wall time beyond the handler (includes waiting for the CPU on a loaded machine), and
     # the thread's CPU time of one spin_once minus the handler's (the executor's own work)
-    for label, executor in (('wake-up, StreamExecutor', StreamExecutor(dyn.context)),
+    for label, executor in (('wake-up, LeanExecutor', LeanExecutor(dyn.context)),
                             ('wake-up, rclpy SingleThreadedExecutor', SingleThreadedExecutor(
                                 context=dyn.context))):
         executor.add_node(dyn.topic_node)

@@ -37,7 +37,7 @@ throttled warning and publish nothing. By concern: this module (the node class: 
 robot description, ``main``), ``model`` (one loaded robot), ``node_parameters``
 (declarations, validation, run-time changes), ``services`` (the service handlers),
 ``streaming`` (feedforward and joint-state completion topics; ``feedforward_outputs``: their
-reused messages), ``stream_executor`` (the lean executor of those topics), ``state_messages``
+reused messages), ``lean_executor`` (the executors of the node and of those topics), ``state_messages``
 (the state's message fields in each state space), ``spinning`` (executor threads and signals).
 """
 import signal
@@ -51,7 +51,6 @@ import rclpy
 import rclpy.logging
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.exceptions import ParameterUninitializedException
-from rclpy.executors import MultiThreadedExecutor
 from rclpy.lifecycle import LifecycleNode, TransitionCallbackReturn
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.signals import SignalHandlerOptions
@@ -64,7 +63,7 @@ from pkm_dynamics.model import Model
 from pkm_dynamics.node_parameters import PARAMETERS, ParameterHandling
 from pkm_dynamics.services import SERVICE_QUEUE_DEPTH, Services
 from pkm_dynamics.spinning import spin_until_signal
-from pkm_dynamics.stream_executor import StreamExecutor
+from pkm_dynamics.lean_executor import LeanExecutor
 from pkm_dynamics.streaming import Streaming, reliable
 
 
@@ -104,16 +103,16 @@ class DynamicsNode(ParameterHandling, Services, Streaming, LifecycleNode):
             self.get_logger().info(
                 f'waiting for the robot description on {self._description_sub.topic_name}')
 
-        # Three callback groups, run side by side by main's multi-threaded executor: the
+        # Three callback groups, run side by side by main's executors (a thread each): the
         # dynamics services; ~/get_model_info (answered while a long dynamics call runs); the
         # default group of the parameter, lifecycle and robot_description callbacks (building a
         # new model never holds up the model serving).
-        self._service_group = MutuallyExclusiveCallbackGroup()
-        info_group = MutuallyExclusiveCallbackGroup()
+        self.service_group = MutuallyExclusiveCallbackGroup()
+        self.info_group = info_group = MutuallyExclusiveCallbackGroup()
         self._dynamics_services = [
             self.create_service(srv, f'~/{name}', handler, qos_profile=reliable(
                 SERVICE_QUEUE_DEPTH), callback_group=info_group if name == 'get_model_info'
-                else self._service_group)
+                else self.service_group)
             for srv, name, handler in (
                 (GetModelInfo, 'get_model_info', self._on_get_model_info),
                 (ForwardDynamics, 'forward_dynamics', self._serve(self._forward_dynamics)),
@@ -131,7 +130,7 @@ class DynamicsNode(ParameterHandling, Services, Streaming, LifecycleNode):
         self._diagnostics_timer = self.create_timer(1.0, self._publish_diagnostics,
                                                     callback_group=info_group)
         # The streaming topics (feedforward, joint-state completion) live on a lean companion
-        # node spun by an executor of its own (see main; stream_executor): its wait set holds
+        # node spun by an executor of its own (see main; lean_executor): its wait set holds
         # only them, not the ~30 services and event handlers of this node, which keeps the
         # per-reference overhead low enough for a 1 kHz reference stream, and a long service
         # call does not stall it.
@@ -289,14 +288,18 @@ def main(args=None):
         if node.get_parameter('autostart').value:
             if node.trigger_configure() == TransitionCallbackReturn.SUCCESS:
                 node.trigger_activate()
-        topics = StreamExecutor(node.context)      # the lean wait of the streaming topics
-        topics.add_node(node.topic_node)
-        # dynamics services | get_model_info | parameters, lifecycle, descriptions
-        executor = MultiThreadedExecutor(num_threads=3)
-        executor.add_node(node)
-        spin_until_signal({'pkm_dynamics_topics': topics,
-                            'pkm_dynamics_services': executor}, signalled,
-                           finished=node.finalized.done)    # lifecycle shutdown ends it too
+        # a thread and an executor each: the streaming topics | the dynamics services |
+        # get_model_info and diagnostics | parameters, lifecycle, descriptions
+        executors = {'pkm_dynamics_topics': LeanExecutor(node.context),
+                     'pkm_dynamics_services': LeanExecutor(node.context, groups=[node.service_group]),
+                     'pkm_dynamics_info': LeanExecutor(node.context, groups=[node.info_group]),
+                     'pkm_dynamics_node': LeanExecutor(node.context, exclude=[node.service_group,
+                                                                               node.info_group])}
+        executors['pkm_dynamics_topics'].add_node(node.topic_node)
+        for name in ('pkm_dynamics_services', 'pkm_dynamics_info', 'pkm_dynamics_node'):
+            executors[name].add_node(node)
+        spin_until_signal(executors, signalled,
+                          finished=node.finalized.done)    # lifecycle shutdown ends it too
         node.topic_node.destroy_node()     # every thread joined: no rcl call under way
         node.destroy_node()
     return 0

@@ -2,7 +2,6 @@
 shutdown, then stopping them cleanly (no thread inside rcl when the nodes are destroyed)."""
 import threading
 
-from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 
 #: [s] how often the main thread looks for a signal while the executors spin
 SIGNAL_CHECK_PERIOD = 0.2
@@ -20,13 +19,11 @@ def spin_until_signal(executors, signalled, finished=lambda: False):
     the moment the signal arrives, while these threads are still waiting, taking or publishing
     in rcl on that context (tracebacks, and now and then a segfault at exit). The main thread
     looks for a signal every ``SIGNAL_CHECK_PERIOD``: one the kernel delivers to another
-    thread does not interrupt the main thread's wait. A guard condition on each executor's
-    nodes (in a callback group of its own, so never blocked by a callback under way) wakes the
-    executor to see ``stopping``."""
+    thread does not interrupt the main thread's wait. Each executor's ``shutdown`` wakes its
+    wait (:class:`~pkm_dynamics.lean_executor.LeanExecutor`) and makes its ``spin_once``
+    return at once; a callback under way finishes first."""
     stopping = threading.Event()
     failures = []
-    wakers = [node.create_guard_condition(lambda: None, MutuallyExclusiveCallbackGroup())
-              for executor in executors.values() for node in executor.get_nodes()]
 
     def spin(executor):
         try:
@@ -46,12 +43,10 @@ def spin_until_signal(executors, signalled, finished=lambda: False):
             stopping.wait(SIGNAL_CHECK_PERIOD)
     finally:
         stopping.set()
-        for waker in wakers:
-            waker.trigger()
+        for executor in executors.values():
+            executor.shutdown()
         for thread in threads:
             if thread.ident is not None:   # started
                 thread.join()
-        for executor in executors.values():
-            executor.shutdown()         # the multi-threaded one waits for its workers
     if failures:
         raise failures[0]

@@ -1,7 +1,7 @@
 """The node's streaming topics: the feedforward (a reference in, the inverse dynamics of each
 reference out on every configured output, as it arrives) and joint-state completion (measured
 actuator positions in, every tree joint out). They live on the companion node
-``<name>_topics`` (spun by an executor of its own, :mod:`~pkm_dynamics.stream_executor`),
+``<name>_topics`` (spun by an executor of its own, :mod:`~pkm_dynamics.lean_executor`),
 exist from configure to cleanup and publish while the node is active; a bad message gets a
 throttled warning and no output. Per reference the least Python that rclpy allows: the
 messages of the outputs and the joint order of the references are made once per model

@@ -97,20 +97,20 @@ def test_batch_conversion_equals_point_by_point_and_names_the_culprit():
         assert core_error(batch.value) == core_error(single.value)
 
 
-def test_stream_executor_delivers_in_order_and_stops(rclpy_context):
+def test_lean_executor_delivers_in_order_and_stops(rclpy_context):
     """Messages to two subscriptions, in order each; one subscription destroyed while the
     executor waits in another thread; then shutdown ends the spinning."""
     import rclpy
     from std_msgs.msg import Int64
-    from pkm_dynamics.stream_executor import StreamExecutor
+    from pkm_dynamics.lean_executor import LeanExecutor
     from pkm_dynamics.testing import matched_publisher
-    node = rclpy.create_node('stream_executor_test', context=rclpy_context)
-    source = rclpy.create_node('stream_executor_source', context=rclpy_context)
+    node = rclpy.create_node('lean_executor_test', context=rclpy_context)
+    source = rclpy.create_node('lean_executor_source', context=rclpy_context)
     got = {'a': [], 'b': []}
     subs = {name: node.create_subscription(Int64, f'/stream_test/{name}',
                                            lambda m, name=name: got[name].append(m.data), 100)
             for name in got}
-    executor = StreamExecutor(rclpy_context)
+    executor = LeanExecutor(rclpy_context)
     executor.add_node(node)
     stop = threading.Event()
     failures = []
@@ -146,3 +146,83 @@ def test_stream_executor_delivers_in_order_and_stops(rclpy_context):
         source.destroy_node()
         node.destroy_node()
     assert not thread.is_alive() and not failures, failures
+
+
+def test_lean_executors_of_callback_groups_run_side_by_side(rclpy_context):
+    """One executor per callback group, each spun in a thread of its own (as the node does):
+    a service of one group answers while a callback of another group is still running, each
+    executor runs only its group's callbacks (the thread that ran each is its group's), and a
+    timer of the rest fires."""
+    import rclpy
+    from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
+    from rclpy.executors import SingleThreadedExecutor
+    from std_srvs.srv import Trigger
+    from pkm_dynamics.lean_executor import LeanExecutor
+    node = rclpy.create_node('lean_groups_test', context=rclpy_context)
+    client_node = rclpy.create_node('lean_groups_client', context=rclpy_context)
+    slow_group, quick_group = MutuallyExclusiveCallbackGroup(), MutuallyExclusiveCallbackGroup()
+    release = threading.Event()
+    ran = {'slow': [], 'quick': [], 'timer': []}
+
+    def slow(request, response):
+        ran['slow'].append(threading.current_thread().name)
+        release.wait(10)            # held until the quick service has answered
+        response.success = True
+        return response
+
+    def quick(request, response):
+        ran['quick'].append(threading.current_thread().name)
+        response.success = True
+        return response
+    node.create_service(Trigger, '/lean_groups/slow', slow, callback_group=slow_group)
+    node.create_service(Trigger, '/lean_groups/quick', quick, callback_group=quick_group)
+    node.create_timer(0.05, lambda: ran['timer'].append(threading.current_thread().name))
+    executors = {'slow': LeanExecutor(rclpy_context, groups=[slow_group]),
+                 'quick': LeanExecutor(rclpy_context, groups=[quick_group]),
+                 'rest': LeanExecutor(rclpy_context, exclude=[slow_group, quick_group])}
+    for executor in executors.values():
+        executor.add_node(node)
+    assert node.executor is executors['rest']
+    stop = threading.Event()
+    failures = []
+
+    def spin(executor):
+        try:
+            while not stop.is_set():
+                executor.spin_once(timeout_sec=1.0)
+        except Exception as exc:            # reported below
+            failures.append(exc)
+    threads = [threading.Thread(target=spin, args=(e,), name=name) for name, e in executors.items()]
+    for thread in threads:
+        thread.start()
+    client_executor = SingleThreadedExecutor(context=rclpy_context)
+    client_executor.add_node(client_node)
+    try:
+        clients = {name: client_node.create_client(Trigger, f'/lean_groups/{name}')
+                   for name in ('slow', 'quick')}
+        assert all(c.wait_for_service(timeout_sec=10) for c in clients.values())
+        slow_answer = clients['slow'].call_async(Trigger.Request())
+        deadline = time.monotonic() + 10
+        while not ran['slow'] and time.monotonic() < deadline:
+            client_executor.spin_once(timeout_sec=0.05)
+        assert ran['slow'] == ['slow'] and not slow_answer.done()
+        quick_answer = clients['quick'].call_async(Trigger.Request())
+        client_executor.spin_until_future_complete(quick_answer, timeout_sec=10)
+        assert quick_answer.done() and quick_answer.result().success
+        assert not slow_answer.done()       # the slow callback is still running meanwhile
+        release.set()
+        client_executor.spin_until_future_complete(slow_answer, timeout_sec=10)
+        assert slow_answer.done() and slow_answer.result().success
+        assert ran['quick'] == ['quick']
+        assert ran['timer'] and set(ran['timer']) == {'rest'}
+    finally:
+        release.set()
+        stop.set()
+        for executor in executors.values():
+            executor.shutdown()
+        for thread in threads:
+            thread.join(10)
+        client_executor.shutdown()
+        client_node.destroy_node()
+        node.destroy_node()
+    assert not any(t.is_alive() for t in threads) and not failures, failures
