@@ -68,8 +68,9 @@ def profile(robot, count):
     dyn.trigger_configure()
     dyn.trigger_activate()
     model = dyn._model
-    task = model.parallel
-    sub = dyn._task_reference_sub if task else dyn._reference_sub
+    space = model.robot.state_space               # 'actuator' (chains) or 'task' (PKMs)
+    task = space == 'task'
+    sub = dyn._reference_subs[model.space.reference_role]
     source = rclpy.create_node(f'profile_{robot}_source')
     sinks = [Collector(source, Float64MultiArray, f'{ns}/pkm_dynamics/feedforward/commands', 1),
              Collector(source, JointState, f'{ns}/pkm_dynamics/feedforward/joint_states', 1)]
@@ -99,9 +100,9 @@ def profile(robot, count):
 
     def check(m):
         dyn._check_age(m)
-        points = dyn._reference_points(model, m, task_space=task)
+        points = dyn._reference_points(model, m, space)
         if task:
-            return dyn._task_point(model, points[0], 'points[0]')
+            return model.space.point_reader(model, m, what=None)(points[0], 0)
         return tuple(actuator_states(points, outputs.order(m.joint_names, 'joint_names'),
                                      len(m.joint_names))[:, 0])
     states, times = timed(check, taken)
