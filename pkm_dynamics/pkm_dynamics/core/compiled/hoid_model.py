@@ -72,7 +72,7 @@ class HoidKernelModel:
                 np.zeros((L, D, 4, 4)), np.zeros((L, D, 4, 4)), np.zeros((L, D, 4, 4)),
                 np.zeros((4, L, D, 6)), np.zeros((5, L, D)), np.zeros((4, L, D, 6)), np.zeros((3, L, D, 6)),
                 np.zeros((3, L, D, 6)), np.zeros((L, D, D)), np.zeros((L, 4, 4)), np.zeros((L, D)),
-                np.zeros((D, D)), np.zeros(D, dtype=np.int64), np.zeros((4, 4, 4)), np.zeros((16, 6)),
+                np.zeros((D, D)), np.zeros((D, D)), np.zeros((4, 4, 4)), np.zeros((16, 6)),
                 np.zeros((8, D)), np.zeros((3, L, D)), np.zeros((3, D, D)), np.zeros(1))
             self._local.status = np.zeros(3, dtype=np.int64)
         return d
