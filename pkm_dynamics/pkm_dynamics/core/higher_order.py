@@ -74,17 +74,25 @@ class HoidModel:
     has_sea: bool = False                     # any series-elastic actuator: results carry the motor feedforward
 
 
-_CACHE: dict = {}
-
-
 def hoid_model(robot_or_desc) -> HoidModel:
-    """The (cached) :class:`HoidModel` of a robot object or a :class:`RobotDescription`."""
+    """The :class:`HoidModel` of a robot object or a :class:`RobotDescription`, built on first
+    use and kept on the description (``_hoid_model``: it lives and dies with the robot's
+    model).  Read-only once built: every thread shares it (each has its own kernel scratch,
+    :meth:`.compiled.hoid_model.HoidKernelModel.data`); two threads meeting at the first use
+    both build one and keep the first stored."""
     desc = getattr(robot_or_desc, "description", robot_or_desc)
     if not isinstance(desc, RobotDescription):
         raise StateError(f"expected a robot or a RobotDescription, got {type(robot_or_desc).__name__}")
-    hit = _CACHE.get(id(desc))
-    if hit is not None and hit.desc is desc:
-        return hit
+    m = desc.__dict__.get("_hoid_model")
+    if m is None:
+        m = desc.__dict__.setdefault("_hoid_model", build_hoid_model(desc))
+    return m
+
+
+def build_hoid_model(desc: RobotDescription) -> HoidModel:
+    """The constant data of both routes for ``desc``: the simple-limb model and its compiled
+    form where paper 002's recursion applies (else the reason why not), the jet model of the
+    Taylor route, and the SEA parameters."""
     limbs, reason = None, ""
     if desc.platform is not None:
         try:
@@ -95,11 +103,7 @@ def hoid_model(robot_or_desc) -> HoidModel:
         reason = "a module chain (no platform): the recursion of paper 002 is for PKM"
     K, Mm, elastic = sea_parameters(desc)
     kern = None if limbs is None else HoidKernelModel.build(limbs, K, Mm)
-    m = HoidModel(desc, JD.jet_model(desc), limbs, reason, K, Mm, elastic, kern, bool(elastic.any()))
-    if len(_CACHE) > 32:
-        _CACHE.clear()
-    _CACHE[id(desc)] = m
-    return m
+    return HoidModel(desc, JD.jet_model(desc), limbs, reason, K, Mm, elastic, kern, bool(elastic.any()))
 
 
 def _one(m: HoidModel, x, derivs, method, q_guess, gravity):
