@@ -13,6 +13,7 @@ Two routes give ``u, du, ddu`` (and the series-elastic motor feedforward, :mod:`
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -74,19 +75,34 @@ class HoidModel:
     has_sea: bool = False                     # any series-elastic actuator: results carry the motor feedforward
 
 
+class _ModelSlot:
+    """Where a description keeps its :class:`HoidModel` (``_hoid_model``): built once, on first
+    use, under the slot's lock; pickled empty (a copy builds its own)."""
+
+    __slots__ = ("model", "lock")
+
+    def __init__(self):
+        self.model = None
+        self.lock = threading.Lock()
+
+    def __reduce__(self):
+        return _ModelSlot, ()
+
+
 def hoid_model(robot_or_desc) -> HoidModel:
     """The :class:`HoidModel` of a robot object or a :class:`RobotDescription`, built on first
-    use and kept on the description (``_hoid_model``: it lives and dies with the robot's
-    model).  Read-only once built: every thread shares it (each has its own kernel scratch,
-    :meth:`.compiled.hoid_model.HoidKernelModel.data`); two threads meeting at the first use
-    both build one and keep the first stored."""
+    use and kept on the description (it lives and dies with the robot's model).  Read-only once
+    built: every thread shares it (each has its own kernel scratch,
+    :meth:`.compiled.hoid_model.HoidKernelModel.data`)."""
     desc = getattr(robot_or_desc, "description", robot_or_desc)
     if not isinstance(desc, RobotDescription):
         raise StateError(f"expected a robot or a RobotDescription, got {type(robot_or_desc).__name__}")
-    m = desc.__dict__.get("_hoid_model")
-    if m is None:
-        m = desc.__dict__.setdefault("_hoid_model", build_hoid_model(desc))
-    return m
+    slot = desc.__dict__.get("_hoid_model") or desc.__dict__.setdefault("_hoid_model", _ModelSlot())
+    if slot.model is None:
+        with slot.lock:
+            if slot.model is None:
+                slot.model = build_hoid_model(desc)
+    return slot.model
 
 
 def build_hoid_model(desc: RobotDescription) -> HoidModel:
