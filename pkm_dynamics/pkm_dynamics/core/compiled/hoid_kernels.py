@@ -25,6 +25,17 @@ RATE_BOUNDS = (MAX_RATE[1], MAX_RATE[2], MAX_RATE[3], MAX_RATE[4])
 
 
 @kernel
+def _add_inertial(M, A, g, W):
+    """``W += M (A + g)`` (6,): the inertial wrench of a body (6, 6) under the acceleration
+    ``A`` and gravity ``g`` as a body acceleration (or their derivatives)."""
+    for i in range(6):
+        s = 0.0
+        for j in range(6):
+            s += M[i, j] * (A[j] + g[j])
+        W[i] += s
+
+
+@kernel
 def limb_second_order_forces(mdl, dat, l, gravity):
     """Sec. V-C backward recursion over limb ``l``'s bodies (leaf to base): the body terms
     ``W_bar, Wdot_bar, Wddot_bar`` of the (differentiated) Newton-Euler equations with gravity
@@ -62,26 +73,16 @@ def limb_second_order_forces(mdl, dat, l, gravity):
             ad_inv_T_apply(P[l, i + 1], S1, W1)
             ad_inv_T_apply(P[l, i + 1], S2, W2)
         # W_bar = M (V' + g) - ad_V^T M V and its derivatives (-ad_V^T h = wrench_bias(V, h))
-        for k in range(6):
-            a[k] = V1[k] + g0[k]
-        matvec(Mi, a, b)
-        for k in range(6):
-            W0[k] += b[k]
+        _add_inertial(Mi, V1, g0, W0)
         wrench_bias(V0, MV0, a)
         for k in range(6):
             W0[k] += a[k]
-            a[k] = V2[k] + g1[k]
-        matvec(Mi, a, b)
-        for k in range(6):
-            W1[k] += b[k]
+        _add_inertial(Mi, V2, g1, W1)
         wrench_bias(V0, MV1, a)
         wrench_bias(V1, MV0, b)
         for k in range(6):
             W1[k] += a[k] + b[k]
-            a[k] = V3[k] + g2[k]
-        matvec(Mi, a, b)
-        for k in range(6):
-            W2[k] += b[k]
+        _add_inertial(Mi, V3, g2, W2)
         wrench_bias(V0, MV2, a)
         wrench_bias(V2, MV0, b)
         for k in range(6):
