@@ -7,6 +7,9 @@ as a child process with them. `call_service`, `Client` (persistent service clien
 `Collector` (a subscription that keeps what it receives) and `spin_until` talk to it from
 an rclpy node of the calling process. rclpy is imported only inside them, so importing this
 module costs nothing for ROS-free code.
+
+For the core's tests of module chains: `module_chain_sources` (the chains they sweep) and
+`chain_states` (random states inside the strokes).
 """
 import os
 from pathlib import Path
@@ -18,6 +21,33 @@ import time
 import yaml
 
 NODE_EXECUTABLE = 'pkm_dynamics_node'
+
+
+def module_chain_sources(robots_dir):
+    """The module chains the core tests sweep, name -> description: the two example robots of
+    `robots_dir` (heavy-duty crane, one linear 4-bar module) and generated chains of 1, 3
+    (untwisted) and 8 modules."""
+    from pkm_dynamics.core.examples import module_chain_urdf
+    return {'heavy_duty_4dof': os.path.join(robots_dir, 'heavy_duty_4dof.urdf'),
+            'linear_4bar_1dof': os.path.join(robots_dir, 'linear_4bar_1dof.urdf'),
+            'chain_1': module_chain_urdf(1), 'chain_3': module_chain_urdf(3, twist=0.0),
+            'chain_8': module_chain_urdf(8)}
+
+
+def chain_states(robot, rng, batch=None, fractions=(0.05, 0.95), rate_scale=1.0, wrench_scale=100.0):
+    """Random states of a module-chain robot: positions inside the strokes (between the
+    `fractions` of each, an unlimited joint taken as [-1, 1]), velocities (normal, scale
+    `rate_scale`), accelerations (standard normal) and end-effector wrenches (normal, scale
+    `wrench_scale`), drawn from `rng` in that order; shapes (batch, n) and (batch, 6), or (n,)
+    and (6,) when `batch` is None."""
+    import numpy as np
+    lo = np.array([i.lower for i in robot.chain.info])
+    hi = np.array([i.upper for i in robot.chain.info])
+    lo, hi = np.where(np.isfinite(lo), lo, -1.0), np.where(np.isfinite(hi), hi, 1.0)
+    shape = (robot.n,) if batch is None else (batch, robot.n)
+    x = lo + (hi - lo) * rng.uniform(fractions[0], fractions[1], shape)
+    return (x, rng.normal(scale=rate_scale, size=shape), rng.normal(size=shape),
+            rng.normal(scale=wrench_scale, size=shape[:-1] + (6,)))
 
 
 def loopback_ros_env(domain_id=None):

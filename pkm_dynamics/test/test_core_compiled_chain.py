@@ -15,17 +15,14 @@ import pytest
 import pkm_dynamics
 from pkm_dynamics.core import SingularityError, StateError
 from pkm_dynamics.core.compiled import ChainModel, chain_forward_dynamics, chain_inverse_dynamics
-from pkm_dynamics.core.examples import module_chain_urdf
 from pkm_dynamics.core.module_chain import ModuleChain, _check_actuators, parallel_serial_forward_dynamics
 from pkm_dynamics.core.module_chain import chain_inverse_dynamics as reference_id
 from pkm_dynamics.core.robot import load_robot
+from pkm_dynamics.testing import chain_states, module_chain_sources
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROBOTS = os.path.join(HERE, "..", "robots")
-SOURCES = {"heavy_duty_4dof": os.path.join(ROBOTS, "heavy_duty_4dof.urdf"),
-           "linear_4bar_1dof": os.path.join(ROBOTS, "linear_4bar_1dof.urdf"),
-           "chain_1": module_chain_urdf(1), "chain_3": module_chain_urdf(3, twist=0.0),
-           "chain_8": module_chain_urdf(8)}
+SOURCES = module_chain_sources(ROBOTS)
 
 
 @pytest.fixture(scope="module", params=sorted(SOURCES))
@@ -35,12 +32,7 @@ def robot(request):
 
 def _states(robot, rng, batch):
     """``batch`` random states inside the strokes (5-95 %), velocities, accelerations, wrenches."""
-    lo = np.array([i.lower for i in robot.chain.info])
-    hi = np.array([i.upper for i in robot.chain.info])
-    lo, hi = np.where(np.isfinite(lo), lo, -1.0), np.where(np.isfinite(hi), hi, 1.0)
-    n = robot.n
-    x = lo + (hi - lo) * rng.uniform(0.05, 0.95, (batch, n))
-    return x, rng.normal(size=(batch, n)), rng.normal(size=(batch, n)), rng.normal(scale=100.0, size=(batch, 6))
+    return chain_states(robot, rng, batch, (0.05, 0.95), rate_scale=1.0, wrench_scale=100.0)
 
 
 def _close(a, ref):

@@ -14,13 +14,11 @@ from pkm_dynamics.core.derivatives import DynamicsDerivatives
 from pkm_dynamics.core.examples import module_chain_urdf
 from pkm_dynamics.core.robot import load_robot
 from pkm_dynamics.core.tree import EXTENSION_TAGS
+from pkm_dynamics.testing import chain_states, module_chain_sources
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROBOTS = os.path.join(HERE, "..", "robots")
-CHAINS = {"heavy_duty_4dof": os.path.join(ROBOTS, "heavy_duty_4dof.urdf"),
-          "linear_4bar_1dof": os.path.join(ROBOTS, "linear_4bar_1dof.urdf"),
-          "chain_1": module_chain_urdf(1), "chain_3": module_chain_urdf(3, twist=0.0),
-          "chain_8": module_chain_urdf(8)}
+CHAINS = module_chain_sources(ROBOTS)
 
 
 @pytest.fixture(scope="module", params=sorted(CHAINS))
@@ -30,12 +28,7 @@ def chain(request):
 
 def _state(robot, rng):
     """A state inside the strokes (20-80 %), velocities, accelerations, an end-effector wrench."""
-    lo = np.array([i.lower for i in robot.chain.info])
-    hi = np.array([i.upper for i in robot.chain.info])
-    lo, hi = np.where(np.isfinite(lo), lo, -1.0), np.where(np.isfinite(hi), hi, 1.0)
-    n = robot.n
-    x = lo + (hi - lo) * rng.uniform(0.2, 0.8, n)
-    return x, rng.normal(scale=0.5, size=n), rng.normal(size=n), rng.normal(scale=50.0, size=6)
+    return chain_states(robot, rng, None, (0.2, 0.8), rate_scale=0.5, wrench_scale=50.0)
 
 
 def _central(fn, args, which, h):

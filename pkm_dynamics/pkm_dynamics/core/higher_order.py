@@ -13,6 +13,7 @@ Two routes give ``u, du, ddu`` (and the series-elastic motor feedforward, :mod:`
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -74,17 +75,40 @@ class HoidModel:
     has_sea: bool = False                     # any series-elastic actuator: results carry the motor feedforward
 
 
-_CACHE: dict = {}
+class _ModelSlot:
+    """Where a description keeps its :class:`HoidModel` (``_hoid_model``): built once, on first
+    use, under the slot's lock; pickled empty (a copy builds its own)."""
+
+    __slots__ = ("model", "lock")
+
+    def __init__(self):
+        self.model = None
+        self.lock = threading.Lock()
+
+    def __reduce__(self):
+        return _ModelSlot, ()
 
 
 def hoid_model(robot_or_desc) -> HoidModel:
-    """The (cached) :class:`HoidModel` of a robot object or a :class:`RobotDescription`."""
+    """The :class:`HoidModel` of a robot object or a :class:`RobotDescription`, built on first
+    use and kept on the description (it lives and dies with the robot's model).  Read-only once
+    built: every thread shares it (each has its own kernel scratch,
+    :meth:`.compiled.hoid_model.HoidKernelModel.data`)."""
     desc = getattr(robot_or_desc, "description", robot_or_desc)
     if not isinstance(desc, RobotDescription):
         raise StateError(f"expected a robot or a RobotDescription, got {type(robot_or_desc).__name__}")
-    hit = _CACHE.get(id(desc))
-    if hit is not None and hit.desc is desc:
-        return hit
+    slot = desc.__dict__.get("_hoid_model") or desc.__dict__.setdefault("_hoid_model", _ModelSlot())
+    if slot.model is None:
+        with slot.lock:
+            if slot.model is None:
+                slot.model = build_hoid_model(desc)
+    return slot.model
+
+
+def build_hoid_model(desc: RobotDescription) -> HoidModel:
+    """The constant data of both routes for ``desc``: the simple-limb model and its compiled
+    form where paper 002's recursion applies (else the reason why not), the jet model of the
+    Taylor route, and the SEA parameters."""
     limbs, reason = None, ""
     if desc.platform is not None:
         try:
@@ -95,11 +119,7 @@ def hoid_model(robot_or_desc) -> HoidModel:
         reason = "a module chain (no platform): the recursion of paper 002 is for PKM"
     K, Mm, elastic = sea_parameters(desc)
     kern = None if limbs is None else HoidKernelModel.build(limbs, K, Mm)
-    m = HoidModel(desc, JD.jet_model(desc), limbs, reason, K, Mm, elastic, kern, bool(elastic.any()))
-    if len(_CACHE) > 32:
-        _CACHE.clear()
-    _CACHE[id(desc)] = m
-    return m
+    return HoidModel(desc, JD.jet_model(desc), limbs, reason, K, Mm, elastic, kern, bool(elastic.any()))
 
 
 def _one(m: HoidModel, x, derivs, method, q_guess, gravity):

@@ -12,12 +12,13 @@ chain inverse dynamics), ``chain_derivatives`` (their first derivatives, forward
 model and layer), ``tree_kernels`` (FK, kinematics, RNEA, CRBA,
 ABA and the frame Jacobian of a spanning tree: building blocks for other kernels and batched
 drivers), ``tree_model`` (its model, data and Python layer; ``TreeModel.compiled``); for the
-limbs of parallel robots (paper 001) ``small_linalg`` (LU, condition numbers, least squares),
+limbs of parallel robots (paper 001) ``small_linalg`` (LU, inverse, condition numbers, least
+squares: the small dense linear algebra of every kernel),
 ``limb_kernels`` (limb FK, cut-joint rows, H and the limb Jacobians, Newton steps),
 ``limb_ik_kernels`` (Algorithms 1 + 2 and 3 with the checks of the reference route),
 ``limb_dynamics_kernels`` (rates, accelerations, RNEA, M_t), ``robot_kernels`` (every limb in
-one call, on packed arrays), ``limb_tables`` (model, data, the Python layer); for paper 002 ``dense_kernels`` (small LU
-solves), ``hoid_kinematics`` / ``hoid_kernels`` / ``hoid_model`` (limb IK, four-pass kinematics,
+one call, on packed arrays), ``limb_tables`` (model, data, the Python layer); for paper 002
+``hoid_kinematics`` / ``hoid_kernels`` / ``hoid_model`` (limb IK, four-pass kinematics,
 second-order ID, SEA; model, data and Python layer); ``warmup``
 (compiles everything once: ``python -m pkm_dynamics.core.compiled.warmup``).
 """

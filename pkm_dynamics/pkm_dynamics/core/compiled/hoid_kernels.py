@@ -12,7 +12,7 @@ import math
 
 from ..bounds import MAX_POSITION, MAX_RATE
 from .cache import kernel
-from .dense_kernels import lu_factor, lu_solve, matT_vec
+from .small_linalg import lu_inverse, mat_vec, matT_vec
 from .hoid_kinematics import (BAD_INPUT, NO_CONVERGENCE, NONFINITE_RESULT, OK, SINGULAR, STROKE,
                               limb_fourth_order_kinematics, limb_newton, limb_poses)
 from .spatial_kernels import ad_inv_T_apply, bracket_scaled, dot, matvec, pose_mul, wrench_bias
@@ -22,6 +22,17 @@ __all__ = ["OK", "NO_CONVERGENCE", "SINGULAR", "STROKE", "NONFINITE_RESULT", "BA
 
 #: the bounds of the task twist's derivatives of orders 1..4 (:data:`..bounds.MAX_RATE`)
 RATE_BOUNDS = (MAX_RATE[1], MAX_RATE[2], MAX_RATE[3], MAX_RATE[4])
+
+
+@kernel
+def _add_inertial(M, A, g, W):
+    """``W += M (A + g)`` (6,): the inertial wrench of a body (6, 6) under the acceleration
+    ``A`` and gravity ``g`` as a body acceleration (or their derivatives)."""
+    for i in range(6):
+        s = 0.0
+        for j in range(6):
+            s += M[i, j] * (A[j] + g[j])
+        W[i] += s
 
 
 @kernel
@@ -62,26 +73,16 @@ def limb_second_order_forces(mdl, dat, l, gravity):
             ad_inv_T_apply(P[l, i + 1], S1, W1)
             ad_inv_T_apply(P[l, i + 1], S2, W2)
         # W_bar = M (V' + g) - ad_V^T M V and its derivatives (-ad_V^T h = wrench_bias(V, h))
-        for k in range(6):
-            a[k] = V1[k] + g0[k]
-        matvec(Mi, a, b)
-        for k in range(6):
-            W0[k] += b[k]
+        _add_inertial(Mi, V1, g0, W0)
         wrench_bias(V0, MV0, a)
         for k in range(6):
             W0[k] += a[k]
-            a[k] = V2[k] + g1[k]
-        matvec(Mi, a, b)
-        for k in range(6):
-            W1[k] += b[k]
+        _add_inertial(Mi, V2, g1, W1)
         wrench_bias(V0, MV1, a)
         wrench_bias(V1, MV0, b)
         for k in range(6):
             W1[k] += a[k] + b[k]
-            a[k] = V3[k] + g2[k]
-        matvec(Mi, a, b)
-        for k in range(6):
-            W2[k] += b[k]
+        _add_inertial(Mi, V3, g2, W2)
         wrench_bias(V0, MV2, a)
         wrench_bias(V2, MV0, b)
         for k in range(6):
@@ -120,10 +121,10 @@ def second_order_inverse_dynamics(mdl, dat, U):
     Jdot_t F - F Jddot_t F`` applied as products of vectors: ``s^(k) = sum_l (F^(k))^T Q``
     terms, e.g. ``Fdot^T Q = -F^T Jdot_t^T F^T Q``; ``J_IK`` and its derivatives are the
     actuated rows of ``F, Fdot, Fddot`` (``Fdot`` row ``r1 = -(r0 Jdot_t) F``, ``Fddot`` row
-    ``-(2 r1 Jdot_t + r0 Jddot_t) F``); one LU of ``J_IK^T`` serves the three solves.  Returns OK
+    ``-(2 r1 Jdot_t + r0 Jddot_t) F``); one inverse of ``J_IK^T`` serves the three solves.  Returns OK
     or NONFINITE_RESULT (``J_IK`` singular, or a result not finite)."""
     task, act = mdl[9], mdl[10]
-    J, F, LU, piv, wD, Qf, JIK = dat[3], dat[8], dat[11], dat[12], dat[15], dat[16], dat[17]
+    J, F, LU, G, wD, Qf, JIK = dat[3], dat[8], dat[11], dat[12], dat[15], dat[16], dat[17]
     L, D = F.shape[0], F.shape[1]
     s0, s1, s2, a0, a1, b, c = wD[0], wD[1], wD[2], wD[3], wD[4], wD[5], wD[6]
     s0[:] = 0.0
@@ -131,14 +132,14 @@ def second_order_inverse_dynamics(mdl, dat, U):
     s2[:] = 0.0
     for l in range(L):
         F0, J1, J2 = F[l], J[1, l], J[2, l]
-        matT_vec(F0, Qf[0, l], a0)                       # F^T Q
-        matT_vec(F0, Qf[1, l], a1)                       # F^T Qdot
-        matT_vec(F0, Qf[2, l], b)                        # F^T Qddot
+        matT_vec(F0, D, D, Qf[0, l], a0)                       # F^T Q
+        matT_vec(F0, D, D, Qf[1, l], a1)                       # F^T Qdot
+        matT_vec(F0, D, D, Qf[2, l], b)                        # F^T Qddot
         for j in range(D):
             s0[j] += a0[j]
             s2[j] += b[j]
         _task_T(J1, task, a0, b)
-        matT_vec(F0, b, c)                               # -Fdot^T Q
+        matT_vec(F0, D, D, b, c)                               # -Fdot^T Q
         for j in range(D):
             s1[j] += a1[j] - c[j]
             a1[j] = 2.0 * (c[j] - a1[j])
@@ -146,7 +147,7 @@ def second_order_inverse_dynamics(mdl, dat, U):
         _task_T(J2, task, a0, c)
         for j in range(D):
             b[j] -= c[j]
-        matT_vec(F0, b, c)                               # 2 Fdot^T Qdot + Fddot^T Q
+        matT_vec(F0, D, D, b, c)                               # 2 Fdot^T Qdot + Fddot^T Q
         for j in range(D):
             s2[j] += c[j]
     for a in range(act.shape[0]):                        # rows of F, Fdot, Fddot: J_IK and derivatives
@@ -154,38 +155,36 @@ def second_order_inverse_dynamics(mdl, dat, U):
         F0, r0, r1, r2 = F[l], JIK[0, a], JIK[1, a], JIK[2, a]
         r0[:] = F0[i]
         _task_T(J[1, l], task, r0, b)
-        matT_vec(F0, b, r1)
+        matT_vec(F0, D, D, b, r1)
         for j in range(D):
             r1[j] = -r1[j]
         _task_T(J[1, l], task, r1, b)
         _task_T(J[2, l], task, r0, c)
         for j in range(D):
             b[j] = 2.0 * b[j] + c[j]
-        matT_vec(F0, b, r2)
+        matT_vec(F0, D, D, b, r2)
         for j in range(D):
             r2[j] = -r2[j]
     na = act.shape[0]
     for i in range(na):
         for j in range(na):
             LU[i, j] = JIK[0, j, i]
-    if not lu_factor(LU, piv):
+    if not lu_inverse(LU, na, G):                        # G = J_IK^-T
         return NONFINITE_RESULT
     u0, u1, u2 = U[0], U[1], U[2]
-    for j in range(na):
-        u0[j] = s0[j]
-    lu_solve(LU, piv, u0)
+    mat_vec(G, na, na, s0, u0)
     for j in range(na):
         s = s1[j]
         for a in range(na):
             s -= JIK[1, a, j] * u0[a]
-        u1[j] = s
-    lu_solve(LU, piv, u1)
+        b[j] = s
+    mat_vec(G, na, na, b, u1)
     for j in range(na):
         s = s2[j]
         for a in range(na):
             s -= JIK[2, a, j] * u0[a] + 2.0 * JIK[1, a, j] * u1[a]
-        u2[j] = s
-    lu_solve(LU, piv, u2)
+        b[j] = s
+    mat_vec(G, na, na, b, u2)
     for k in range(3):
         for j in range(na):
             if not math.isfinite(U[k, j]):

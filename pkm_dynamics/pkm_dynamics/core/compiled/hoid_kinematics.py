@@ -21,9 +21,10 @@ derivatives (eqs. 22-25); ``th`` (5, L, D)
 slot values and derivatives; ``V`` (4, L, D, 6) body twists and derivatives; ``dV`` (3, L, D,
 6) ``Delta V`` and derivatives (eqs. 26-28); ``XV`` (3, L, D, 6) ``ad_X V``, ``ad_dV J``,
 ``Ad V'``; ``F`` (L, D, D) ``F = J_t^-1``; ``Sg`` (L, 4, 4) cut-joint subgroup
-elements; ``qs`` (L, D) slot values of the Newton; ``LU`` (D, D), ``piv`` (D,); ``H`` (4, 4,
-4) poses, ``w`` (16, 6) twists, ``wD`` (8, D) scratch; ``Qf`` (3, L, D) ``Q_bar`` and
-derivatives; ``JIK`` (3, D, D) ``J_IK`` and derivatives; ``info`` (1,) residual or condition
+elements; ``qs`` (L, D) slot values of the Newton; ``LU`` (D, D) a matrix to solve with, ``R``
+(D, D) its right-hand sides or inverse (:mod:`.small_linalg`); ``H`` (4, 4, 4) poses, ``w``
+(16, 6) twists, ``wD`` (8, D) scratch; ``Qf`` (3, L, D) ``Q_bar`` and derivatives; ``JIK``
+(3, D, D) ``J_IK`` and derivatives; ``info`` (1,) residual or condition
 number.
 """
 from __future__ import annotations
@@ -31,7 +32,7 @@ from __future__ import annotations
 import math
 
 from .cache import kernel
-from .dense_kernels import lu_factor, lu_inverse, lu_solve, mat_vec, norm1
+from .small_linalg import lu_inverse, lu_solve, mat_vec, norm1
 from .spatial_kernels import ad_apply, ad_inv_apply, bracket_scaled, exp_se3, log_se3, matvec, pose_inv, pose_mul
 
 #: status codes of the HOID kernels (NO_CONVERGENCE: the limb Newton; SINGULAR_NEWTON: a zero
@@ -79,7 +80,7 @@ def limb_newton(mdl, dat, l, x, tol, max_iter) -> int:
     ``F_l = C_end T_l S_l``, until its largest entry is below ``tol``.  Returns OK,
     SINGULAR_NEWTON or NO_CONVERGENCE (``info[0]``: the last residual)."""
     nreal, X, cutc, proj, task = mdl[0], mdl[2], mdl[5], mdl[7], mdl[9]
-    C, qs, Sg, LU, piv, H, w, wD, info = dat[1], dat[10], dat[9], dat[11], dat[12], dat[13], dat[14], dat[15], dat[18]
+    C, qs, Sg, LU, R, H, w, info = dat[1], dat[10], dat[9], dat[11], dat[12], dat[13], dat[14], dat[18]
     n, D = nreal[l], X.shape[1]
     limb_poses(mdl, dat, l)
     limb_end_pose(mdl, dat, l, H[1])
@@ -112,19 +113,17 @@ def limb_newton(mdl, dat, l, x, tol, max_iter) -> int:
             else:
                 for r in range(D):
                     LU[r, i] = cutc[l, i, task[r]]
-        if not lu_factor(LU, piv):
-            return SINGULAR_NEWTON
-        d = wD[0]
         for r in range(D):
-            d[r] = e[task[r]]
-        lu_solve(LU, piv, d)
+            R[r, 0] = e[task[r]]
+        if not lu_solve(LU, D, R, 1):
+            return SINGULAR_NEWTON
         for i in range(n):
-            qs[l, i] += d[i]
+            qs[l, i] += R[i, 0]
         xi = w[4]
         xi[:] = 0.0
         for i in range(n, D):
             for k in range(6):
-                xi[k] += cutc[l, i, k] * d[i]
+                xi[k] += cutc[l, i, k] * R[i, 0]
         exp_se3(xi, 1.0, H[0])
         pose_mul(Sg[l], H[0], H[1])
         Sg[l, :, :] = H[1]
@@ -163,7 +162,7 @@ def limb_fourth_order_kinematics(mdl, dat, l, Fp, Vt) -> int:
     condition number) when ``kappa_1(J_t) > MAX_CONDITION``."""
     nreal, X, cutc, task = mdl[0], mdl[2], mdl[5], mdl[9]
     P, C, CP, J, th, V, dV, XV, F = dat[0], dat[1], dat[2], dat[3], dat[4], dat[5], dat[6], dat[7], dat[8]
-    qs, LU, piv, H, w, wD, info = dat[10], dat[11], dat[12], dat[13], dat[14], dat[15], dat[18]
+    qs, LU, H, w, info = dat[10], dat[11], dat[13], dat[14], dat[18]
     n, D = nreal[l], X.shape[1]
     F0 = F[l]
     pose_inv(Fp, H[0])
@@ -177,12 +176,11 @@ def limb_fourth_order_kinematics(mdl, dat, l, Fp, Vt) -> int:
             J[k, l, i, :] = 0.0
         for r in range(D):
             LU[r, i] = J[0, l, i, task[r]]
-    n1 = norm1(LU)
-    if not lu_factor(LU, piv):
+    n1 = norm1(LU, D)
+    if not lu_inverse(LU, D, F0):
         info[0] = math.inf
         return SINGULAR
-    lu_inverse(LU, piv, F0, wD[0])
-    cond = n1 * norm1(F0)
+    cond = n1 * norm1(F0, D)
     if not cond <= MAX_CONDITION:
         info[0] = cond
         return SINGULAR
@@ -191,7 +189,7 @@ def limb_fourth_order_kinematics(mdl, dat, l, Fp, Vt) -> int:
         t0[i] = qs[l, i] if i < n else 0.0
     c, Vp0, Vp1, Vp2, u, v = w[5], w[6], w[7], w[8], w[9], w[10]
     # pass 1: 1st-order IK
-    mat_vec(F0, Vt[0], t1)
+    mat_vec(F0, D, D, Vt[0], t1)
     Vp0[:] = 0.0
     _column_sum(J[0, l], t1, 1.0, Vp0)
     # pass 2: twists, Delta V (eq. 26), Jdot (eq. 23), c^2 (eq. 17), 2nd-order IK

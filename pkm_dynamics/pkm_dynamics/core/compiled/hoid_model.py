@@ -30,7 +30,8 @@ def _frozen(*arrays):
 class HoidKernelModel:
     """Flat model of a PKM with simple limbs: ``arrays`` the model tuple of
     :mod:`.hoid_kinematics` (read-only); ``L`` limbs, ``D`` task coordinates, ``na`` actuators,
-    ``nq`` tree joints; ``limbs`` the model it came from."""
+    ``nq`` tree joints; ``limbs`` the model it came from, ``source`` the arguments of
+    :meth:`build`."""
 
     limbs: object
     arrays: tuple
@@ -38,6 +39,7 @@ class HoidKernelModel:
     D: int
     na: int
     nq: int
+    source: tuple = ()
     _local: threading.local = field(default_factory=threading.local, repr=False)
 
     @classmethod
@@ -60,7 +62,11 @@ class HoidKernelModel:
                          np.ascontiguousarray(m.end_to_platform), np.ascontiguousarray(m.cut_projector),
                          np.ascontiguousarray(m.platform_offset, dtype=float),
                          np.argmax(m.Pt, axis=1).astype(np.int64), act, lim, sea)
-        return cls(m, arrays, L, D, len(joints), tree.nq)
+        return cls(m, arrays, L, D, len(joints), tree.nq, (limbs, K_stiffness, motor_inertia))
+
+    def __reduce__(self):
+        """Pickled as what it is built from (the per-thread scratch is not copied)."""
+        return HoidKernelModel.build, self.source
 
     def data(self) -> tuple:
         """The scratch tuple of the calling thread (layout in :mod:`.hoid_kinematics`),
@@ -72,7 +78,7 @@ class HoidKernelModel:
                 np.zeros((L, D, 4, 4)), np.zeros((L, D, 4, 4)), np.zeros((L, D, 4, 4)),
                 np.zeros((4, L, D, 6)), np.zeros((5, L, D)), np.zeros((4, L, D, 6)), np.zeros((3, L, D, 6)),
                 np.zeros((3, L, D, 6)), np.zeros((L, D, D)), np.zeros((L, 4, 4)), np.zeros((L, D)),
-                np.zeros((D, D)), np.zeros(D, dtype=np.int64), np.zeros((4, 4, 4)), np.zeros((16, 6)),
+                np.zeros((D, D)), np.zeros((D, D)), np.zeros((4, 4, 4)), np.zeros((16, 6)),
                 np.zeros((8, D)), np.zeros((3, L, D)), np.zeros((3, D, D)), np.zeros(1))
             self._local.status = np.zeros(3, dtype=np.int64)
         return d

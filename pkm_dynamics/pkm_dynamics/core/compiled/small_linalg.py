@@ -172,3 +172,46 @@ def condition_at_most(A, m, k, W, threshold):
         if tr * tri <= threshold * threshold:
             return True
     return condition(A, m, k, W) <= threshold
+
+
+@kernel
+def lu_inverse(A, m, out) -> bool:
+    """``out[:m, :m] <- A[:m, :m]^-1`` by :func:`lu_solve` on the identity (``A`` is
+    overwritten): the ``numpy.linalg.inv`` of the numpy route.  False for a singular ``A``."""
+    for i in range(m):
+        for j in range(m):
+            out[i, j] = 1.0 if i == j else 0.0
+    return lu_solve(A, m, out, m)
+
+
+@kernel
+def norm1(A, m) -> float:
+    """``|A[:m, :m]|_1``: the largest column sum of absolute values (with :func:`lu_inverse`
+    the condition number ``kappa_1 = |A|_1 |A^-1|_1``)."""
+    best = 0.0
+    for j in range(m):
+        s = 0.0
+        for i in range(m):
+            s += abs(A[i, j])
+        best = max(best, s)
+    return best
+
+
+@kernel
+def mat_vec(A, m, k, v, out):
+    """``out[:m] = A[:m, :k] v[:k]``."""
+    for i in range(m):
+        s = 0.0
+        for j in range(k):
+            s += A[i, j] * v[j]
+        out[i] = s
+
+
+@kernel
+def matT_vec(A, m, k, v, out):
+    """``out[:k] = A[:m, :k]^T v[:m]``."""
+    for j in range(k):
+        s = 0.0
+        for i in range(m):
+            s += A[i, j] * v[i]
+        out[j] = s

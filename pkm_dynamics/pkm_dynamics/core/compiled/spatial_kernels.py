@@ -16,28 +16,20 @@ import math
 from .. import spatial
 from ..parallel_module import _AD_POSE_FLAT, _ad_inv_pose_entries
 from .cache import kernel
+from .small_linalg import mat_vec, matT_vec
 
 
 @kernel
 def matvec(A, v, out):
-    """``out = A v`` (6,)."""
-    for i in range(6):
-        s = 0.0
-        for j in range(6):
-            s += A[i, j] * v[j]
-        out[i] = s
+    """``out = A v`` (6,) (:func:`.small_linalg.mat_vec` of a (6, 6) matrix)."""
+    mat_vec(A, 6, 6, v, out)
 
 
 @kernel
 def matTvec(A, v, out):
-    """``out = A^T v`` (6,): a wrench carried back by the transpose of a twist map (Ad*)."""
-    for j in range(6):
-        s = 0.0
-        for i in range(6):
-            s += A[i, j] * v[i]
-        out[j] = s
-
-
+    """``out = A^T v`` (6,): a wrench carried back by the transpose of a twist map (Ad*)
+    (:func:`.small_linalg.matT_vec` of a (6, 6) matrix)."""
+    matT_vec(A, 6, 6, v, out)
 
 
 @kernel
@@ -146,7 +138,6 @@ def ad_inv_pose_rz(c, s, px, py, pz, out):
     out[5, 5] = 1.0
 
 
-
 @kernel
 def ad_inv_pose_rz_vec(c, s, px, py, pz, v, out):
     """``out = A v`` (6,) for ``A = Ad_inv(T(p) Rz(theta))`` (:func:`ad_inv_pose_rz`) without the
@@ -158,6 +149,7 @@ def ad_inv_pose_rz_vec(c, s, px, py, pz, v, out):
     u2 = v[5] - px * w1 + py * w0
     out[0], out[1], out[2] = c * w0 + s * w1, c * w1 - s * w0, w2
     out[3], out[4], out[5] = c * u0 + s * u1, c * u1 - s * u0, u2
+
 
 @kernel
 def ad_inv_pose_rz_T_add(c, s, px, py, pz, y, out):
@@ -171,11 +163,10 @@ def ad_inv_pose_rz_T_add(c, s, px, py, pz, y, out):
     out[4] += f1
     out[5] += f2
 
+
 #: ``sin(th)/th, (1 - cos th)/th^2, (th - sin th)/th^3`` of ``th^2``: the function of the numpy
 #: layer itself, compiled (one definition of the small-angle series)
 so3_coefficients = kernel(spatial.so3_coefficients)
-
-
 exp_se3_rows = kernel(spatial.exp_se3_rows)
 Ad_inv_rows = kernel(spatial.Ad_inv_rows)
 wrench_bias_entries = kernel(spatial.wrench_bias_list)
@@ -183,6 +174,12 @@ bracket_entries = kernel(spatial.bracket_list)
 ad_inv_pose_entries = kernel(_ad_inv_pose_entries)
 #: where the entries of :func:`ad_inv_pose_entries` go (row * 6 + column)
 AD_POSE_FLAT = tuple(_AD_POSE_FLAT)
+
+
+@kernel
+def pose_bottom_row(out):
+    """The last row ``(0, 0, 0, 1)`` of a pose (4, 4) written by the functions below."""
+    out[3, 0], out[3, 1], out[3, 2], out[3, 3] = 0.0, 0.0, 0.0, 1.0
 
 
 @kernel
@@ -196,10 +193,7 @@ def exp_se3(X, q, out):
         r = rows[i]
         for j in range(4):
             out[i, j] = r[j]
-    out[3, 0] = 0.0
-    out[3, 1] = 0.0
-    out[3, 2] = 0.0
-    out[3, 3] = 1.0
+    pose_bottom_row(out)
 
 
 @kernel
@@ -211,10 +205,7 @@ def pose_mul(A, B, out):
             for k in range(3):
                 s += A[i, k] * B[k, j]
             out[i, j] = s
-    out[3, 0] = 0.0
-    out[3, 1] = 0.0
-    out[3, 2] = 0.0
-    out[3, 3] = 1.0
+    pose_bottom_row(out)
 
 
 @kernel
@@ -264,10 +255,7 @@ def pose_inv(C, out):
             out[i, j] = C[j, i]
             s -= C[j, i] * C[j, 3]
         out[i, 3] = s
-    out[3, 0] = 0.0
-    out[3, 1] = 0.0
-    out[3, 2] = 0.0
-    out[3, 3] = 1.0
+    pose_bottom_row(out)
 
 
 @kernel
@@ -324,10 +312,7 @@ def pose_inv_mul(A, B, out):
             for k in range(3):
                 s += A[k, i] * (B[k, j] - (A[k, 3] if j == 3 else 0.0))
             out[i, j] = s
-    out[3, 0] = 0.0
-    out[3, 1] = 0.0
-    out[3, 2] = 0.0
-    out[3, 3] = 1.0
+    pose_bottom_row(out)
 
 
 @kernel
