@@ -150,8 +150,6 @@ class ParallelRobot:
         self._whole_src = np.array(src, dtype=int)
         self._whole_dst = np.concatenate([limb.whole_index[limb.whole_index >= 0] for limb in self.limbs]).astype(int)
         self._rc = robot_constants(self.reference_pose, self.P_p, self.M_p, self.tree.gravity)
-        self._zero_task = np.zeros(dp)
-        self._zero_task.setflags(write=False)
         self.reaction_model = reaction_model(self)        # read-only: built here, not at a call
 
     # -- names and solver options (read-only: ``options`` is fixed) ----------------------------
@@ -292,7 +290,7 @@ class ParallelRobot:
         inputs have the shapes it takes; None where the Python checks must run first."""
         pose = np.asarray(pose, dtype=float)
         level = 0 if twist is None else (1 if acceleration is None else 2)
-        V = A = self._zero_task
+        V = A = np.zeros(self.dof)
         if level:
             V = np.asarray(twist, dtype=float)
             if level == 2:

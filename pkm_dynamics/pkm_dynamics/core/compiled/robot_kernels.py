@@ -274,16 +274,6 @@ def robot_reference(fm, im, hm, fd, idt, hd, toff, pose, theta0, theta, nested, 
     C_ref, P_p, M_p, g, S, X, off, Vp, Ap, h, Wp, A, B, Wc = robot_views(rc, rs, dp)
     if not reference_input_ok(C_ref, P_p, pose, Vt, At, level, S, X, off):
         return BAD_INPUT
-    robot_ik(fm, im, hm, fd, idt, hd, toff, pose, theta0, theta, nested, tol, max_iter, threshold,
-             loop_threshold, out, status)
-    for l in range(len(toff) - 1):
-        if status[l] != OK:
-            return LIMB_STATUS
-    for a in range(J.shape[0]):
-        for c in range(dp):
-            J[a, c] = fd[K_rows[a, c]]
-    if level < 1:
-        return DONE
     for a in range(6):                            # V_p = P_p V_t, Vdot_p = P_p Vdot_t
         v, w = 0.0, 0.0
         for c in range(dp):
@@ -292,16 +282,29 @@ def robot_reference(fm, im, hm, fd, idt, hd, toff, pose, theta0, theta, nested, 
         Vp[a], Ap[a] = v, w
     for c in range(dp):
         W[c] = 0.0
-    for l in range(len(toff) - 1):                # as robot_rates: the scratch holds each limb's state
+    code = DONE
+    for l in range(len(toff) - 1):                # each limb's IK (robot_ik), then its rates (robot_rates)
         lm = model_views(fm, im, hm, l)
         ld, lx = data_views(fd, idt, hd, l)
         a, b = toff[l], toff[l + 1]
-        status[l] = limb_rates_rnea(lm, ld, lx, Vt, At, Vp, Ap, level > 1, thd[a:b], thdd[a:b], Wl)
+        status[l] = limb_ik(lm, ld, pose, theta0[a:b], theta[a:b], nested, tol, max_iter, threshold,
+                            loop_threshold, out[l])
         if status[l] != OK:
-            return RATES_STATUS
-        if level > 1:
-            for c in range(dp):
-                W[c] += Wl[c]
+            code = LIMB_STATUS                    # the limbs after it are still solved
+        elif level >= 1 and code == DONE:
+            st = limb_rates_rnea(lm, ld, lx, Vt, At, Vp, Ap, level > 1, thd[a:b], thdd[a:b], Wl)
+            if st != OK:
+                code = RATES_STATUS
+            elif level > 1:
+                for c in range(dp):
+                    W[c] += Wl[c]
+    if code == LIMB_STATUS:
+        return code
+    for a in range(J.shape[0]):                   # J_IK (eq. 30): rows of the limbs' K
+        for c in range(dp):
+            J[a, c] = fd[K_rows[a, c]]
+    if level < 1 or code != DONE:
+        return code
     if level < 2:
         return DONE
     Wt = X[:dp]
