@@ -5,7 +5,9 @@ layer of the limb inverse kinematics, rates and inverse dynamics.
 tuples of :mod:`.limb_kernels`, packed as :mod:`.robot_kernels` reads them), built once at
 load and shared by every call, and the packed scratch of each thread (:meth:`LimbTables.data`,
 never shared between threads).  :func:`compiled_ik` and :func:`compiled_rates` call the
-robot-level kernels and return fresh arrays; a limb whose kernel stops with a status is
+robot-level kernels and return fresh arrays; :func:`compiled_reference` does IK, rates and the
+inverse dynamics of one reference in one call (the robot's constants from
+:func:`robot_constants`, built at load); a limb whose kernel stops with a status is
 reported as such and the caller runs the reference route of :mod:`..limb_ik`,
 :mod:`..working_mode`, :mod:`..ik_refinement` for it, which raises the named exception or
 continues along the task path (the kernels never word an error themselves).

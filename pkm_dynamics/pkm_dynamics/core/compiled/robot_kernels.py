@@ -1,6 +1,8 @@
 """Robot-level drivers of the compiled limb kernels: one call for the IK of every limb of a
 parallel robot (:func:`robot_ik`) and one for their rates and shares of the inverse dynamics
-(:func:`robot_rates`), on packed arrays.
+(:func:`robot_rates`), on packed arrays; and one feedforward reference in one call
+(:func:`robot_reference`: input checks, IK, ``J_IK``, rates, the limbs' and the platform's
+shares of eq. 45 and ``u``), which leaves whatever it does not decide to the Python layer.
 
 A call into numba unboxes every array argument; the per-limb tuples of :mod:`.limb_kernels`
 (27 model and 31 scratch arrays) cost more to pass than to compute with.  So the model of all
@@ -263,13 +265,14 @@ def actuator_forces(J, W, threshold, A, B, Wc, u):
 def robot_reference(fm, im, hm, fd, idt, hd, toff, pose, theta0, theta, nested, tol, max_iter, threshold,
                     loop_threshold, out, status, rc, rs, K_rows, Vt, At, level, thd, thdd, Wl, W, J, u):
     """One feedforward reference in one call: the input checks (:func:`reference_input_ok`),
-    :func:`robot_ik` into ``theta``, ``out``, ``status``, ``J_IK`` (eq. 30) into ``J`` (na, dp)
+    each limb's IK (as :func:`robot_ik`) into ``theta``, ``out``, ``status``, ``J_IK`` (eq. 30)
+    into ``J`` (na, dp)
     from the positions ``K_rows`` of the rows of the limbs' ``K`` in ``fd``; with ``level`` >= 1
     the rates ``thd`` (eqs. 27-28), with ``level`` 2 ``thdd`` (eq. 29), the limbs' share
-    ``W`` of eq. 45 (:func:`robot_rates`), the platform's (:func:`platform_share`) and the
-    actuator forces ``u`` (:func:`actuator_forces`, ``J_IK^-T W`` with the limbs' share alone
-    left in ``W``).  ``rc``, ``rs``: :func:`robot_views`.  Returns :data:`DONE` or where it
-    stopped (the Python layer continues from there)."""
+    ``W`` of eq. 45 (as :func:`robot_rates`, each limb right after its IK), the platform's
+    (:func:`platform_share`) and the actuator forces ``u`` (:func:`actuator_forces`, ``J_IK^-T
+    W`` with the limbs' share alone left in ``W``).  ``rc``, ``rs``: :func:`robot_views`.
+    Returns :data:`DONE` or where it stopped (the Python layer continues from there)."""
     dp = len(Vt)
     C_ref, P_p, M_p, g, S, X, off, Vp, Ap, h, Wp, A, B, Wc = robot_views(rc, rs, dp)
     if not reference_input_ok(C_ref, P_p, pose, Vt, At, level, S, X, off):
