@@ -144,6 +144,30 @@ def test_a_far_start_takes_the_continuation_of_the_reference_route():
         assert _rel(sol.limb_theta[li], th) <= 1e-12
 
 
+@pytest.mark.parametrize("scheme", ["nested", "compound"])
+def test_one_call_reference_matches_the_reference_route(robot, scheme):
+    """A feedforward reference in one kernel call (IK with rates warm-started along a path, the
+    ID of that solution, robot_kernels.robot_reference) against the numpy reference route
+    (``compiled = False``: limb_ik, ik_refinement, tree RNEA, numpy solve): q, qd, qdd, J_IK and
+    u to 1e-10 relative; with a platform wrench and from a pose the same."""
+    rng = np.random.default_rng(21)
+    ref = ParallelRobot(robot.description)
+    ref.compiled = False
+    sol = sol_ref = None
+    for pose in _path(robot, rng, 6):
+        V, A, we = rng.normal(size=robot.dof), rng.normal(size=robot.dof), rng.normal(size=6)
+        sol = robot.inverse_kinematics(pose, V, A, initial=sol, scheme=scheme)
+        sol_ref = ref.inverse_kinematics(pose, V, A, initial=sol_ref, scheme=scheme)
+        for name in ("q", "qd", "qdd", "J_IK"):
+            assert _rel(getattr(sol, name), getattr(sol_ref, name)) <= 1e-10, name
+        u_ref = ref.inverse_dynamics(sol_ref, V, A)
+        assert _rel(robot.inverse_dynamics(sol, V, A), u_ref) <= 1e-10
+        assert _rel(robot.inverse_dynamics(pose, V, A, initial=sol), u_ref) <= 1e-10
+        u_ref = ref.inverse_dynamics(sol_ref, V, A, wrench=we)
+        assert _rel(robot.inverse_dynamics(sol, V, A, wrench=we), u_ref) <= 1e-10
+        assert _rel(robot.inverse_dynamics(sol, -V, A), ref.inverse_dynamics(sol_ref, -V, A)) <= 1e-10
+
+
 def test_per_thread_scratch():
     """Two threads solving different paths at once get the answers of one thread alone."""
     robot = ParallelRobot(os.path.join(ROBOTS, "gough_stewart_6ups.urdf"))

@@ -23,12 +23,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .bounds import check_effort, check_limits, check_rate
+from .bounds import MAX_RATE, check_effort, check_limits, check_rate
 from .description import as_description
 from .errors import ConvergenceError, DescriptionError, SingularityError, StateError
-from .compiled.limb_tables import (CompiledIK, LazyLimbs, LimbTables, compiled_ik, compiled_rates,
-                                   compiled_task_inertia)
-from .compiled.robot_kernels import task_manifold_offset
+from .compiled.limb_tables import (CompiledIK, LazyLimbs, LimbTables, compiled_ik, compiled_rates, compiled_reference,
+                                   compiled_task_inertia, robot_constants)
+from .compiled.robot_kernels import BAD_INPUT as REFERENCE_BAD_INPUT
+from .compiled.robot_kernels import MANIFOLD_TOLERANCE, ORTHONORMAL_TOLERANCE, task_manifold_offset
 from .compiled.small_linalg import condition
 from .compiled.warmup import load_kernels
 from .limb_ik import LimbJacobians, limb_inverse_kinematics_compound, limb_inverse_kinematics_nested, limb_jacobians
@@ -46,7 +47,7 @@ from .working_mode import apply_joint_limits, solve_on_working_mode
 #: an input or output singularity (:class:`~.interface.SolverOptions`)
 SINGULARITY_THRESHOLD = SolverOptions.singularity_threshold
 #: largest deviation (m, rad) of a requested pose from the task manifold C_ref exp(P_p x)
-TASK_MANIFOLD_TOLERANCE = 1e-9
+TASK_MANIFOLD_TOLERANCE = MANIFOLD_TOLERANCE
 
 
 #: the inverse kinematics result (:class:`~.interface.IKSolution`, one type for every robot kind)
@@ -148,6 +149,7 @@ class ParallelRobot:
         src = [toff[li] + j for li, limb in enumerate(self.limbs) for j in range(limb.n) if limb.whole_index[j] >= 0]
         self._whole_src = np.array(src, dtype=int)
         self._whole_dst = np.concatenate([limb.whole_index[limb.whole_index >= 0] for limb in self.limbs]).astype(int)
+        self._rc = robot_constants(self.reference_pose, self.P_p, self.M_p, self.tree.gravity)
         self.reaction_model = reaction_model(self)        # read-only: built here, not at a call
 
     # -- names and solver options (read-only: ``options`` is fixed) ----------------------------
@@ -222,7 +224,7 @@ class ParallelRobot:
         if pose.shape != (4, 4) or not np.isfinite(pose).all():
             raise StateError(f"platform pose must be a finite 4x4 matrix, got shape {pose.shape}")
         R = pose[:3, :3]
-        if np.linalg.norm(R.T @ R - np.eye(3)) > 1e-6:
+        if np.linalg.norm(R.T @ R - np.eye(3)) > ORTHONORMAL_TOLERANCE:
             raise StateError("platform pose: the rotation part is not orthonormal")
         return pose
 
@@ -242,6 +244,9 @@ class ParallelRobot:
 
     def _vec(self, v, name):
         v = np.asarray(v, dtype=float)
+        bound = MAX_RATE[2 if name == "acceleration" else 1]
+        if v.shape == (self.dof,) and np.abs(v).max() <= bound:     # finite, within the bound
+            return v
         if v.shape != (self.dof,) or not np.isfinite(v).all():
             raise StateError(f"{name} must be {self.dof} finite task-space values "
                              f"({' '.join(self.task_space)}), got shape {v.shape}")
@@ -280,26 +285,49 @@ class ParallelRobot:
                                    "at the requested pose: near an input singularity")
         return theta, info.outer, info.inner, jac, state, k
 
+    def _reference_kernel(self, pose, twist, acceleration, thetas, scheme, tol):
+        """The compiled reference (:func:`.compiled.limb_tables.compiled_reference`) when the
+        inputs have the shapes it takes; None where the Python checks must run first."""
+        pose = np.asarray(pose, dtype=float)
+        level = 0 if twist is None else (1 if acceleration is None else 2)
+        V = A = np.zeros(self.dof)
+        if level:
+            V = np.asarray(twist, dtype=float)
+            if level == 2:
+                A = np.asarray(acceleration, dtype=float)
+        if pose.shape != (4, 4) or V.shape != (self.dof,) or A.shape != (self.dof,):
+            return None
+        thr, lthr = self.singularity_threshold, self.loop_singularity_threshold
+        r = compiled_reference(self._limb_tables, self._rc, self._K_rows, pose,
+                               np.concatenate(thetas), scheme == "nested", tol, -1.0 if thr is None else float(thr),
+                               -1.0 if lthr is None else float(lthr), V, A, level)
+        return None if r.code == REFERENCE_BAD_INPUT else r
+
     def _ik_one(self, pose, twist, acceleration, thetas, scheme, tol=None):
-        pose = self._check_pose(pose)
-        self._check_task_manifold(pose)
         tol = self.tol if tol is None else tol
         T = self._limb_tables
-        if self.compiled:
+        r = self._reference_kernel(pose, twist, acceleration, thetas, scheme, tol) if self.compiled else None
+        if r is None:                            # the checks word a refusal
+            pose = self._check_pose(pose)
+            self._check_task_manifold(pose)
+        else:
+            pose = np.array(pose, dtype=float)
+        if r is None and self.compiled:
             r = compiled_ik(T, pose, np.concatenate(thetas), scheme == "nested", tol, self.singularity_threshold,
                             self.loop_singularity_threshold)
-        else:                                    # every limb by the reference route
+        elif r is None:                          # every limb by the reference route
             r = CompiledIK(np.concatenate(thetas), np.ones(len(self.limbs), dtype=int), np.zeros((len(self.limbs), 3)),
                            None, np.zeros(self._K_rows.max() + 1))
         flat = r.theta
         its, cond = r.out[:, 0].astype(int), r.out[:, 1].copy()
         res = float(r.out[:, 2].max(initial=0.0))
-        jacs = LazyLimbs(len(self.limbs), lambda l: _jacobians(T.state(l, r.fd)[1]))
-        states = LazyLimbs(len(self.limbs), lambda l: T.state(l, r.fd)[0])
+        fd = r.fd
+        jacs = LazyLimbs(len(self.limbs), lambda l: _jacobians(T.state(l, fd)[1]))
+        states = LazyLimbs(len(self.limbs), lambda l: T.state(l, fd)[0])
         inner = [T.inner(l, r.inner, its[l]) if scheme == "nested" and r.status[l] == 0 else []
                  for l in range(len(self.limbs))]
-        J_IK = r.fd[self._K_rows]
-        for li in np.flatnonzero(r.status != 0):   # a refusal or the continuation: the reference route
+        J_IK = fd[self._K_rows] if r.J is None else r.J
+        for li in np.flatnonzero(r.status != 0) if r.J is None else ():   # a refusal or the continuation
             limb, th0 = self.limbs[li], thetas[li]
             theta, its[li], inner[li], jacs[li], states[li], cond[li] = \
                 self._limb_ik_reference(limb, pose, th0, scheme, tol)
@@ -312,11 +340,20 @@ class ParallelRobot:
                             np.array(res), T.split(flat), inner=inner)
         sol._jacs, sol._states, sol._flat = jacs, states, flat
         if twist is not None:
-            V = self._vec(twist, "twist")
-            A = None if acceleration is None else self._vec(acceleration, "acceleration")
-            thd, thdd, W = self._rates(sol, V, A)
+            if r.thd is None:
+                V = self._vec(twist, "twist").copy()
+                A = None if acceleration is None else self._vec(acceleration, "acceleration").copy()
+            else:                        # checked by the kernel
+                V = np.array(twist, dtype=float)
+                A = None if acceleration is None else np.array(acceleration, dtype=float)
+            if r.thd is None:
+                thd, thdd, W = self._rates(sol, V, A)
+            else:                        # the kernel's (its checks of V, A passed)
+                thd, thdd, W = r.thd, r.thdd, r.W
             if A is not None:            # the limbs' forces of this motion, for the ID of sol
-                sol._limb_forces = (V.copy(), A.copy(), W)
+                sol._limb_forces = (V, A, W)
+                if r.u is not None:      # and the ID itself (eq. 45, J_IK checked)
+                    sol._u = (V, A, r.u)
             sol.limb_thetad, sol.qd = T.split(thd), self._whole_flat(thd)
             sol.actuators_d = thd[self._act_flat]
             if A is not None:
@@ -475,7 +512,10 @@ class ParallelRobot:
         V, A = self._vec(twist, "twist"), self._vec(acceleration, "acceleration")
         if wrench is not None:
             check_effort(wrench, "wrench")
-        sol = self._solution(pose, None, None, initial)
+        sol = self._solution(pose, V, A, initial)
+        known = getattr(sol, "_u", None)         # the ID the IK of this motion computed (J_IK checked)
+        if wrench is None and known is not None and np.array_equal(known[0], V) and np.array_equal(known[1], A):
+            return (known[2].copy(), sol) if _return_solution else known[2].copy()
         W = self._generalized_force(sol, V, A)
         if wrench is not None:
             W = W - self.P_p.T @ np.asarray(wrench, dtype=float).reshape(6)

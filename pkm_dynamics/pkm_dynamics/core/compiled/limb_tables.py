@@ -5,7 +5,9 @@ layer of the limb inverse kinematics, rates and inverse dynamics.
 tuples of :mod:`.limb_kernels`, packed as :mod:`.robot_kernels` reads them), built once at
 load and shared by every call, and the packed scratch of each thread (:meth:`LimbTables.data`,
 never shared between threads).  :func:`compiled_ik` and :func:`compiled_rates` call the
-robot-level kernels and return fresh arrays; a limb whose kernel stops with a status is
+robot-level kernels and return fresh arrays; :func:`compiled_reference` does IK, rates and the
+inverse dynamics of one reference in one call (the robot's constants from
+:func:`robot_constants`, built at load); a limb whose kernel stops with a status is
 reported as such and the caller runs the reference route of :mod:`..limb_ik`,
 :mod:`..working_mode`, :mod:`..ik_refinement` for it, which raises the named exception or
 continues along the task path (the kernels never word an error themselves).
@@ -167,7 +169,9 @@ class LimbTables:
             self._local.status = np.zeros(L, dtype=np.int64)
             self._local.theta = None
             self._local.prepare = np.ones(L, dtype=np.bool_)
-            self._local.Wl = np.zeros(self.limbs[0].D_t.shape[1])
+            dp = self.limbs[0].D_t.shape[1]
+            self._local.Wl = np.zeros(dp)
+            self._local.rs = np.zeros(84 + 2 * dp * dp + dp)     # robot_kernels.robot_views
         return d
 
     def split(self, flat) -> list:
@@ -213,6 +217,12 @@ class CompiledIK:
     out: np.ndarray
     inner: np.ndarray
     fd: np.ndarray
+    code: int = KR.LIMB_STATUS
+    J: np.ndarray | None = None
+    thd: np.ndarray | None = None
+    thdd: np.ndarray | None = None
+    W: np.ndarray | None = None
+    u: np.ndarray | None = None
 
 
 def compiled_ik(tables: LimbTables, pose, theta0, nested: bool, tol: float, threshold, loop_threshold) -> CompiledIK:
@@ -229,6 +239,45 @@ def compiled_ik(tables: LimbTables, pose, theta0, nested: bool, tol: float, thre
     loc.theta = theta.copy()                    # the scratch holds the state of these limbs
     loc.prepare[:] = ~ok
     return CompiledIK(theta, loc.status.copy(), loc.out.copy(), idt.copy(), fd.copy())
+
+
+def robot_constants(reference_pose, P_p, M_p, gravity) -> np.ndarray:
+    """The read-only constants of :func:`.robot_kernels.robot_views`: ``C_ref``, ``P_p``,
+    ``M_p``, gravity packed in one array (built once at load)."""
+    rc = np.concatenate([np.ravel(reference_pose), np.ravel(P_p), np.ravel(M_p), np.ravel(gravity)]).astype(float)
+    rc.setflags(write=False)
+    return rc
+
+
+def compiled_reference(tables: LimbTables, rc, K_rows, pose, theta0, nested: bool, tol: float, threshold,
+                       loop_threshold, V_t, Vdot_t, level: int) -> CompiledIK:
+    """One reference in one kernel call (:func:`.robot_kernels.robot_reference`): the IK of
+    every limb for ``pose`` (4, 4) from the flat ``theta0``, ``J_IK``, and with ``level`` 1 the
+    rates of the task twist ``V_t``, with ``level`` 2 those of ``Vdot_t`` too, the limbs' share
+    ``W`` of eq. 45 and the actuator forces ``u``.  ``code``: :data:`.robot_kernels.DONE` or
+    where the kernel stopped; the arrays it did not reach are None."""
+    fd, idt, hd = tables.data()
+    loc = tables._local
+    n, (na, dp) = tables.n, K_rows.shape
+    theta, J = np.empty(n), np.empty((na, dp))
+    thd, thdd, W, u = np.empty(n), np.empty(n), np.empty(dp), np.empty(na)
+    code = KR.robot_reference(tables.fm, tables.im, tables.hm, fd, idt, hd, tables.toff, pose, theta0, theta,
+                              nested, tol, tables.max_iter, threshold, loop_threshold, loc.out, loc.status, rc,
+                              loc.rs, K_rows, V_t, Vdot_t, level, thd, thdd, loc.Wl, W, J, u)
+    if code == KR.BAD_INPUT:
+        return CompiledIK(theta, loc.status, loc.out, idt, fd, code)
+    loc.theta = theta.copy()                    # the scratch holds the state of these limbs
+    loc.prepare[:] = loc.status != K.OK
+    r = CompiledIK(theta, loc.status.copy(), loc.out.copy(), idt.copy(), fd.copy(), code)
+    if code != KR.LIMB_STATUS:
+        r.J = J
+        if level >= 1 and code != KR.RATES_STATUS:
+            r.thd = thd
+            if level == 2:
+                r.thdd, r.W = thdd, W
+                if code == KR.DONE:
+                    r.u = u
+    return r
 
 
 def compiled_rates(tables: LimbTables, theta, V_t, Vdot_t, P_p):
