@@ -6,7 +6,7 @@ from the IK solution the limb scratch holds to the task acceleration ``Vdot_t``.
 * each limb's rates and its share of the bias, ``K^T tau`` with the RNEA ``tau`` of the limb tree
   at ``thetad = K V_t`` and ``thetadd = Kdot V_t`` (eqs. 27-29 at zero task acceleration, eq. 37;
   :func:`.limb_dynamics_kernels.limb_rates_rnea`), and its share ``K^T H_l K`` of ``M_t`` (eq. 40;
-  :func:`.limb_dynamics_kernels.limb_task_inertia`);
+  :func:`limb_inertia_share`);
 * the platform's own Newton-Euler terms (eq. 38): ``P_p^T M_p P_p`` and
   ``P_p^T (-M_p (0, R^T g) - ad(V_p)^T M_p V_p)``;
 * ``rhs = J_IK^T u + P_p^T W_EE - bias``, the conditioning checks ``kappa(J_IK) <= threshold``
@@ -23,10 +23,10 @@ import numpy as np
 
 from ..bounds import MAX_EFFORT, MAX_RATE
 from . import limb_kernels as K
-from .cache import kernel
-from .limb_dynamics_kernels import limb_rates_rnea, limb_task_inertia
+from .cache import kernel, scratch_kernel
+from .limb_dynamics_kernels import limb_rates_rnea
 from .limb_ik_kernels import limb_prepare
-from .robot_kernels import data_views, model_views
+from .robot_kernels import _f1, _f2, _f3, data_views, model_views
 from .small_linalg import condition_at_most, lu_solve
 
 #: statuses of :func:`robot_forward_dynamics` (culprit: the entry, the limb, or -1)
@@ -44,6 +44,27 @@ def first_out_of_bound(v, bound):
         if not abs(v[i]) <= bound:
             return i
     return -1
+
+
+@kernel
+def lean_views(fm, im, hm, fd, idt, hd, l):
+    """``(lm, ld, lx)`` of limb ``l`` as :func:`.robot_kernels.model_views` and ``data_views``
+    build them, with only the entries the rates, the RNEA and the inertia share read at a state
+    the scratch holds (model 0, 7-10, 13-19, 25, 26; data 0-10, 12, 13, 18; extra 0-12); every
+    other entry is ``hm`` (an int array of three dimensions, so that a read of it does not
+    compile): a view costs more to build than most of the arithmetic on it."""
+    x = hm
+    lm = (_f1(im, hm, l, 0), x, x, x, x, x, x, _f2(im, hm, l, 7), _f1(im, hm, l, 8), _f2(fm, hm, l, 9),
+          _f1(im, hm, l, 10), x, x, _f2(im, hm, l, 13), _f3(fm, hm, l, 14), _f3(fm, hm, l, 15),
+          _f2(im, hm, l, 16), _f2(im, hm, l, 17), _f2(im, hm, l, 18), _f2(im, hm, l, 19), x, x, x, x, x,
+          _f3(fm, hm, l, 25), _f1(fm, hm, l, 26))
+    ld = (_f3(fd, hd, l, 0), _f2(fd, hd, l, 1), x, _f3(fd, hd, l, 3), _f2(fd, hd, l, 4),
+          _f2(fd, hd, l, 5), _f2(fd, hd, l, 6), _f2(fd, hd, l, 7), _f2(fd, hd, l, 8), _f2(fd, hd, l, 9),
+          _f2(fd, hd, l, 10), x, _f1(fd, hd, l, 12), _f1(fd, hd, l, 13), x, x, x, x, _f2(fd, hd, l, 18))
+    lx = (_f2(fd, hd, l, 19), _f2(fd, hd, l, 20), _f1(fd, hd, l, 21), _f1(fd, hd, l, 22), _f2(fd, hd, l, 23),
+          _f2(fd, hd, l, 24), _f2(fd, hd, l, 25), _f2(fd, hd, l, 26), _f1(fd, hd, l, 27), _f1(fd, hd, l, 28),
+          _f1(fd, hd, l, 29), _f1(fd, hd, l, 30), _f3(fd, hd, l, 31))
+    return lm, ld, lx
 
 
 @kernel
@@ -88,17 +109,61 @@ def platform_terms(P_p, M_p, R, g, Vp, Mt, bias, S):
 
 
 @kernel
-def robot_forward_dynamics(fm, im, hm, fd, idt, hd, toff, theta, prepare, Vt, Vp, u, wrench, has_wrench,
+def limb_inertia_share(parent, M, C, Y, K, T, X, Mt):
+    """``Mt += K^T H_l K`` (dp, dp), one limb's share of eq. 40: ``sum_i T_i^T M_i T_i`` with
+    ``T_i = J_i K`` (6, dp) the body-fixed twists of body i per unit task rate, accumulated in
+    the base frame along the tree (``T_i = T_parent + Y_i K_i``) and carried to body i (as
+    :func:`.limb_dynamics_kernels.limb_task_inertia`), here as ``X = M_i T_i`` then the upper
+    triangle of ``T_i^T X``.  ``parent`` (n,), ``M`` (n, 6, 6) inertias, ``C`` (n, 4, 4) poses,
+    ``Y`` (n, 6) spatial screws, ``K`` (n, dp); ``T`` (n, 6, dp), ``X`` (>= 6, >= dp) scratch."""
+    n, dp = K.shape[0], K.shape[1]
+    for i in range(n):                           # spatial T_i = T_p + Y_i K_i
+        p = parent[i]
+        for a in range(6):
+            for c in range(dp):
+                T[i, a, c] = (T[p, a, c] if p >= 0 else 0.0) + Y[i, a] * K[i, c]
+    for i in range(n):
+        Mi = M[i]
+        if Mi[3, 3] == 0.0 and Mi[0, 0] == 0.0:
+            continue                             # massless (the platform in a limb tree)
+        px, py, pz = C[i, 0, 3], C[i, 1, 3], C[i, 2, 3]
+        for c in range(dp):                      # body-fixed columns into X rows 0-5 (column c)
+            w0, w1, w2 = T[i, 0, c], T[i, 1, c], T[i, 2, c]
+            v0 = T[i, 3, c] - (py * w2 - pz * w1)
+            v1 = T[i, 4, c] - (pz * w0 - px * w2)
+            v2 = T[i, 5, c] - (px * w1 - py * w0)
+            for a in range(3):
+                X[a, c] = C[i, 0, a] * w0 + C[i, 1, a] * w1 + C[i, 2, a] * w2
+                X[3 + a, c] = C[i, 0, a] * v0 + C[i, 1, a] * v1 + C[i, 2, a] * v2
+        for c in range(dp):                      # X[6:12] = M_i (body-fixed T_i)
+            for a in range(6):
+                x = 0.0
+                for b in range(6):
+                    x += Mi[a, b] * X[b, c]
+                X[6 + a, c] = x
+        for c in range(dp):
+            for d in range(c, dp):
+                s = 0.0
+                for a in range(6):
+                    s += X[a, c] * X[6 + a, d]
+                Mt[c, d] += s
+                if d != c:
+                    Mt[d, c] += s
+
+
+@scratch_kernel
+def robot_forward_dynamics(fm, im, hm, fd, idt, hd, toff, theta, held, prepare, Vt, u, wrench, has_wrench,
                            P_p, M_p, pose, g, J_IK, threshold, Mt, bias, Wl, W, S, thd, thdd, acc, status):
     """``acc = Vdot_t`` (dp,) of eq. 39 at the flat IK solution ``theta`` for the task twist
-    ``Vt`` (dp,) (``Vp = P_p Vt`` (6,)), actuator forces ``u`` (n_act,), platform wrench
-    ``wrench`` (6,) (body-fixed; used if ``has_wrench``); ``P_p`` (6, dp), ``M_p`` (6, 6), ``pose``
-    the platform pose (4, 4), ``g`` (3,) gravity, ``J_IK`` (n_act, dp) (eq. 30); ``threshold``
-    on kappa (< 0: no check).  ``prepare[l]``: the scratch does not hold limb l's state at
-    ``theta``.  Scratch: ``Mt`` (dp, dp) (left holding ``M_t``), ``bias`` (dp,) (left holding
-    ``C_t V_t + W_grav``), ``Wl`` (dp,), ``W`` (>= 2 max(n_act, dp), >= max(n_act, dp)),
-    ``S`` (4, 6), ``thd``, ``thdd`` (flat, the limbs' rates); ``status`` (L,) each limb's.
-    Returns ``(status, culprit)`` (:data:`FD_OK` ...)."""
+    ``Vt`` (dp,), actuator forces ``u`` (n_act,), platform wrench ``wrench`` (6,) (body-fixed;
+    used if ``has_wrench``); ``P_p`` (6, dp), ``M_p`` (6, 6), ``pose`` the platform pose (4, 4),
+    ``g`` (3,) gravity, ``J_IK`` (n_act, dp) (eq. 30); ``threshold`` on kappa (< 0: no check).
+    ``held`` (flat): the joint vector whose state the scratch holds, ``prepare[l]``: not for
+    limb l; where ``held`` differs from ``theta`` every limb is prepared again and ``held``
+    becomes ``theta``.  Scratch: ``Mt`` (dp, dp) (left holding ``M_t``), ``bias`` (dp,) (left
+    holding ``C_t V_t + W_grav``), ``Wl`` (dp,), ``W`` (>= 2 max(n_act, dp), >= max(n_act,
+    dp)), ``S`` (5, 6), ``thd``, ``thdd`` (flat, the limbs' rates); ``status`` (L,) each
+    limb's.  Returns ``(status, culprit)`` (:data:`FD_OK` ...)."""
     dp, na = Vt.shape[0], u.shape[0]
     c = first_out_of_bound(Vt, MAX_TWIST)
     if c >= 0:
@@ -110,9 +175,20 @@ def robot_forward_dynamics(fm, im, hm, fd, idt, hd, toff, theta, prepare, Vt, Vp
         c = first_out_of_bound(wrench, MAX_FORCE)
         if c >= 0:
             return FD_BAD_WRENCH, c
-    zero = S[3]
-    for a in range(6):
+    zero, Vp = S[3], S[4]
+    for a in range(6):                           # Vp = P_p Vt
         zero[a] = 0.0
+        v = 0.0
+        for k in range(dp):
+            v += P_p[a, k] * Vt[k]
+        Vp[a] = v
+    for i in range(len(theta)):
+        if held[i] != theta[i]:
+            for k in range(len(theta)):
+                held[k] = theta[k]
+            for k in range(len(prepare)):
+                prepare[k] = True
+            break
     for a in range(dp):
         bias[a] = 0.0
         Wl[a] = 0.0
@@ -120,21 +196,20 @@ def robot_forward_dynamics(fm, im, hm, fd, idt, hd, toff, theta, prepare, Vt, Vp
             Mt[a, b] = 0.0
     failed = -1
     for l in range(len(toff) - 1):               # limbs: K^T tau at thetadd = Kdot V, K^T H K
-        lm = model_views(fm, im, hm, l)
-        ld, lx = data_views(fd, idt, hd, l)
         a, b = toff[l], toff[l + 1]
         if prepare[l]:
-            status[l] = limb_prepare(lm, ld, theta[a:b])
+            status[l] = limb_prepare(model_views(fm, im, hm, l), data_views(fd, idt, hd, l)[0], theta[a:b])
             if status[l] != K.OK:
                 failed = l if failed < 0 else failed
                 continue
+        lm, ld, lx = lean_views(fm, im, hm, fd, idt, hd, l)
         status[l] = limb_rates_rnea(lm, ld, lx, Vt, zero[:dp], Vp, zero, True, thd[a:b], thdd[a:b], Wl)
         if status[l] != K.OK:
             failed = l if failed < 0 else failed
             continue
         for k in range(dp):
             bias[k] += Wl[k]
-        limb_task_inertia(lm, ld, lx[12], Mt)
+        limb_inertia_share(lm[0], lm[25], ld[0], ld[1], ld[8], lx[12], ld[10], Mt)
     if failed >= 0:
         return FD_LIMB, failed
     platform_terms(P_p, M_p, pose, g, Vp, Mt, bias, S)
@@ -172,7 +247,7 @@ class _Scratch:
     def __init__(self, n: int, dp: int, na: int):
         side = max(na, dp)
         self.Mt, self.bias, self.Wl = np.zeros((dp, dp)), np.zeros(dp), np.zeros(dp)
-        self.W, self.S = np.zeros((2 * side, side)), np.zeros((4, 6))
+        self.W, self.S = np.zeros((2 * side, side)), np.zeros((5, 6))
         self.thd, self.thdd = np.zeros(n), np.zeros(n)
 
 
@@ -187,13 +262,13 @@ def compiled_forward_dynamics(tables, theta, V_t, u, wrench, P_p, M_p, pose, g, 
     s = getattr(loc, "fd_scratch", None)
     if s is None or s.W.shape[1] < max(len(u), dp):
         s = loc.fd_scratch = _Scratch(tables.n, dp, len(u))
-    if loc.theta is None or not np.array_equal(loc.theta, theta):
+    if loc.theta is None or len(loc.theta) != len(theta):
         loc.prepare[:] = True
         loc.theta = np.array(theta, dtype=float)
     acc = np.empty(dp)
     has_wrench = wrench is not None
     status, culprit = robot_forward_dynamics(
-        tables.fm, tables.im, tables.hm, fd, idt, hd, tables.toff, loc.theta, loc.prepare, V_t, P_p @ V_t, u,
+        tables.fm, tables.im, tables.hm, fd, idt, hd, tables.toff, theta, loc.theta, loc.prepare, V_t, u,
         wrench if has_wrench else s.Wl, has_wrench, P_p, M_p, pose, g, J_IK,
         -1.0 if threshold is None else float(threshold), s.Mt, s.bias, s.Wl, s.W, s.S, s.thd, s.thdd, acc,
         loc.status)
