@@ -28,6 +28,8 @@ from .description import as_description
 from .errors import ConvergenceError, DescriptionError, SingularityError, StateError
 from .compiled.limb_tables import (CompiledIK, LazyLimbs, LimbTables, compiled_ik, compiled_rates, compiled_reference,
                                    compiled_task_inertia, robot_constants)
+from .compiled.robot_dynamics import (FD_BAD_EFFORT, FD_BAD_TWIST, FD_BAD_WRENCH, FD_OK,
+                                      compiled_forward_dynamics)
 from .compiled.robot_kernels import BAD_INPUT as REFERENCE_BAD_INPUT
 from .compiled.robot_kernels import MANIFOLD_TOLERANCE, ORTHONORMAL_TOLERANCE, task_manifold_offset
 from .compiled.small_linalg import condition
@@ -529,20 +531,58 @@ class ParallelRobot:
         return self._one(self._forward_dynamics_one, x, xd, u, initial=initial, wrench=wrench)
 
     def _forward_dynamics_one(self, pose, twist, u, initial=None, wrench=None, _return_solution=False):
-        V = self._vec(twist, "twist")
-        u = np.asarray(u, dtype=float)
-        if u.shape != (len(self._act),) or not np.isfinite(u).all():
+        """One state of :meth:`forward_dynamics`: the IK of ``pose`` (warm-started from ``initial``)
+        unless it is a solution, then one compiled call (:func:`.compiled.robot_dynamics.
+        compiled_forward_dynamics`: inputs checked, limbs' bias and ``M_t``, platform, conditioning,
+        solve); a status hands over to the checks that word the error or to the reference route
+        (:meth:`_forward_dynamics_reference`)."""
+        V, u = np.asarray(twist, dtype=float), np.asarray(u, dtype=float)
+        W = None if wrench is None else np.asarray(wrench, dtype=float)
+        if V.shape != (self.dof,):
+            self._vec(twist, "twist")
+        if u.shape != (len(self._act),):
+            raise StateError(f"u must hold {len(self._act)} finite actuator forces "
+                             f"({', '.join(self.actuated_joints)}), got shape {u.shape}")
+        if isinstance(pose, PkmIKSolution):
+            sol = pose
+        else:                                    # inputs first, as before the IK
+            self._fd_inputs(V, u, W)
+            sol = self.inverse_kinematics(pose, initial=initial)
+        if not self.compiled or (W is not None and W.shape != (6,)):
+            return self._forward_dynamics_reference(sol, V, u, W, _return_solution)
+        flat = getattr(sol, "_flat", None)
+        if flat is None:
+            flat = sol._flat = np.concatenate(sol.limb_theta)
+        a, status, _ = compiled_forward_dynamics(
+            self._limb_tables, flat, V, u, W, self.P_p, self.M_p, sol.pose, self.tree.gravity,
+            np.ascontiguousarray(sol.J_IK, dtype=float), self.singularity_threshold)
+        if status in (FD_BAD_TWIST, FD_BAD_EFFORT, FD_BAD_WRENCH):
+            self._fd_inputs(V, u, W)             # raises the named StateError
+        if status != FD_OK:                      # a limb's fallback or a singularity: the numpy route
+            return self._forward_dynamics_reference(sol, V, u, W, _return_solution)
+        return (a, sol) if _return_solution else a
+
+    def _fd_inputs(self, V, u, W):
+        """The checks of the forward dynamics' inputs (finite, bounded: :mod:`.bounds`)."""
+        self._vec(V, "twist")
+        if not np.isfinite(u).all():
             raise StateError(f"u must hold {len(self._act)} finite actuator forces "
                              f"({', '.join(self.actuated_joints)}), got shape {u.shape}")
         check_effort(u, "u")
-        if wrench is not None:
-            check_effort(wrench, "wrench")
-        sol = self._solution(pose, None, None, initial)
+        if W is not None:
+            check_effort(W, "wrench")
+
+    def _forward_dynamics_reference(self, sol, V, u, W, _return_solution=False):
+        """Eq. 39 by the Python route around the limb kernels (and the numpy route of a limb they
+        hand over): ``M_t`` (:meth:`mass_matrix`), the bias (:meth:`_generalized_force` at zero
+        task acceleration), the conditioning checks with their messages, ``numpy.linalg.solve``."""
+        self._fd_inputs(V, u, W)
+        sol = self._solution(sol, None, None, None)
         M_t = self.mass_matrix(sol)
         b = self._generalized_force(sol, V, np.zeros(self.dof))
         rhs = sol.J_IK.T @ u - b
-        if wrench is not None:
-            rhs = rhs + self.P_p.T @ np.asarray(wrench, dtype=float).reshape(6)
+        if W is not None:
+            rhs = rhs + self.P_p.T @ W.reshape(6)
         self.check_actuation(sol.J_IK)
         k = condition(M_t, self.dof, self.dof, np.empty((self.dof, self.dof)))
         if self.singularity_threshold is not None and not k <= self.singularity_threshold**2:

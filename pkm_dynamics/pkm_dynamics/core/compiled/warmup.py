@@ -39,8 +39,9 @@ def warm(trees: bool = True) -> float:
 
 def warm_pkm() -> None:
     """The limb kernels (:mod:`.limb_ik_kernels`, :mod:`.robot_kernels`: both IK schemes, rates,
-    ID and FD) on the example planar 3-RRR of the installed share directory (skipped where it
-    is not installed there: the kernels then compile at their first call)."""
+    ID; :mod:`.robot_dynamics`: FD, with and without a wrench) on the example planar 3-RRR of
+    the installed share directory (skipped where it is not installed there: the kernels then
+    compile at their first call)."""
     import os
 
     from ..pkm import ParallelRobot
@@ -52,7 +53,9 @@ def warm_pkm() -> None:
     z = np.zeros(robot.dof)
     for scheme in ("nested", "compound"):
         sol = robot.inverse_kinematics(pose, z, z, scheme=scheme)
-    robot.forward_dynamics(sol, z, robot.inverse_dynamics(sol, z, z))
+    u = robot.inverse_dynamics(sol, z, z)
+    robot.forward_dynamics(sol, z, u)
+    robot.forward_dynamics(sol, z, u, wrench=np.zeros(6))
 
 
 def warm_tree(tree) -> None:
