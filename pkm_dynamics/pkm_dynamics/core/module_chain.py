@@ -560,7 +560,7 @@ class ModuleChainRobot:
         self.chain = recognise_modules(desc)
         self.compiled = ChainModel.build(self.chain, self.tree.nq)
         self.reactions = ReactionsModel.build(desc, self.compiled, self.chain.end_effector)
-        load_kernels()                  # once per process, not at the first call
+        load_kernels("chain")           # once per process, not at the first call
         self.modules = self.chain.modules
         self.actuated_joints = tuple(i.joint for i in self.chain.info)
         self.tree_joints = tuple(self.tree.joint_names)
