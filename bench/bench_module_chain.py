@@ -13,7 +13,8 @@ per module, and side by side in the same process, timed interleaved with ours:
   torques mapped to the actuators (``H^T tau``, H = dq/dx: constraint forces do no work) are
   compared with our ID first (column ``|d| ID``);
 * the kernel alone (prepared arrays, no Python layer) next to the public call, and the numpy
-  reference route (``parallel_serial_forward_dynamics`` / ``chain_inverse_dynamics``).
+  reference route (``parallel_serial_forward_dynamics`` / ``chain_inverse_dynamics``); the
+  public call's Python (input conversion, shape checks, output array) is their difference.
 
 Inverse kinematics of the crane (``inverse_kinematics``): the seed IK (the multi-start search
 from mid-stroke) and the warm-started IK (``search=False``, a seed 0.01 off the answer) as
@@ -268,20 +269,21 @@ def ik_table(ik: dict) -> str:
 
 
 def kernel_calls(robot, x, xd, xdd, f):
-    """The FD and ID kernels called directly on prepared (1, n) arrays: the cost without the
-    Python layer (shape handling, exceptions)."""
-    from pkm_dynamics.core.compiled import chain_kernels as K
-    m = robot.compiled
-    d = m.data()
-    X, XD, XDD, F = (np.array(a, dtype=float).reshape(1, -1) for a in (x, xd, xdd, f))
+    """The FD and ID kernels called directly on prepared (n,) arrays: the entry point of
+    ``chain_dynamics_one`` (no type dispatch) that the public call of one state reaches, with
+    its output array made once: the cost without the Python layer (input conversion, shape
+    checks, the output array, exceptions)."""
+    from pkm_dynamics.core.compiled import chain_model
+    robot.forward_dynamics(x, xd, f)               # the calling thread's entry point and scratch
+    run, mflat, dflat, fe, status, _, _ = chain_model._one(robot.compiled)
+    X, XD, XDD, F = (np.array(a, dtype=float) for a in (x, xd, xdd, f))
     out = np.empty_like(X)
-    args = (m.geo, m.mats, m.nud0, d.A, d.V, d.S, d.W, d.w, X, XD)
 
     def fd():
-        K.chain_dynamics(False, *args, F, d.no_wrench, out, d.status)
+        run(False, mflat, dflat, X, XD, F, fe, out, status)
 
     def idyn():
-        K.chain_dynamics(True, *args, XDD, d.no_wrench, out, d.status)
+        run(True, mflat, dflat, X, XD, XDD, fe, out, status)
     return fd, idyn
 
 

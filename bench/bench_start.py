@@ -9,7 +9,9 @@
   ``~/get_model_info`` that names the robot, seen from a client process started before it (DDS
   discovery included; requests sent again every 0.1 s until one is answered).
 
-    .venv/bin/python bench/bench_start.py [--runs N]
+    .venv/bin/python bench/bench_start.py [--runs N] [--node-only]
+
+(``--node-only``: the node start alone, not the compile and warm-start processes.)
 
 Wall and CPU seconds (user + system of that process) per run and their medians on stdout (on a
 shared machine the CPU seconds are the figure that does not depend on the others' load), the
@@ -88,7 +90,7 @@ def main(argv=None) -> int:
     from pkm_dynamics.testing import use_loopback_ros
     use_loopback_ros()
     res = {"cold_compile_s": [], "warm_start_s": [], "node_start_s": []}
-    for _ in range(runs):
+    for _ in range(0 if "--node-only" in argv else runs):
         with tempfile.TemporaryDirectory() as cache:
             for key in ("cold_compile_s", "warm_start_s"):
                 res[key].append(warmup_seconds(cache))
@@ -99,14 +101,15 @@ def main(argv=None) -> int:
             res["node_start_s"].append(node_start_seconds(node, workdir, k))
         node.destroy_node()
     res["load_average"] = os.getloadavg()
-    for key in ("cold_compile_s", "warm_start_s", "node_start_s"):
+    for key in [k for k in ("cold_compile_s", "warm_start_s", "node_start_s") if res[k]]:
         wall, cpu = np.array(res[key]).T
         print(f"{key}: wall {', '.join(f'{v:.2f}' for v in wall)} (median {np.median(wall):.2f}); "
               f"CPU {', '.join(f'{v:.2f}' for v in cpu)} (median {np.median(cpu):.2f})")
     print(f"load average at the end: {', '.join(f'{v:.1f}' for v in res['load_average'])}")
     out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
     os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, "bench_start.json"), "w", encoding="utf-8") as f:
+    name = "bench_start_node.json" if "--node-only" in argv else "bench_start.json"
+    with open(os.path.join(out, name), "w", encoding="utf-8") as f:
         json.dump(res, f, indent=1)
     return 0
 

@@ -44,6 +44,8 @@ from .spatial import (Ad_inv, Ad_inv_exp, bracket_list, exp_se3, pose, pose_inv,
                       wrench_bias_list)
 from .tree_dynamics import forward_kinematics as tree_forward_kinematics
 
+_asc, _empty = np.ascontiguousarray, np.empty
+
 #: geometric tolerance (relative to the loop size) for parallel axes / collinear pivots
 GEOMETRY_TOLERANCE = 1e-7
 
@@ -558,7 +560,7 @@ class ModuleChainRobot:
         self.chain = recognise_modules(desc)
         self.compiled = ChainModel.build(self.chain, self.tree.nq)
         self.reactions = ReactionsModel.build(desc, self.compiled, self.chain.end_effector)
-        load_kernels()                  # once per process, not at the first call
+        load_kernels("chain")           # once per process, not at the first call
         self.modules = self.chain.modules
         self.actuated_joints = tuple(i.joint for i in self.chain.info)
         self.tree_joints = tuple(self.tree.joint_names)
@@ -581,15 +583,38 @@ class ModuleChainRobot:
     def forward_dynamics(self, x, xd, u, wrench=None):
         """Actuator accelerations ``xdd`` from positions, velocities and actuator forces ``u``
         (Algorithm 1, O(n), compiled: :mod:`.compiled.chain_kernels`).  ``wrench`` (6,) or
-        (batch, 6): (moment, force) acting on the end effector, in its frame."""
+        (batch, 6): (moment, force) acting on the end effector, in its frame.
+
+        One state of float arrays (n,) without a wrench goes straight to the kernel's entry
+        point (the calling thread's ``compiled._local.one``, :func:`.compiled.chain_model._one`);
+        everything else, and a state the kernel refuses (to raise the named exception), through
+        :func:`.compiled.chain_model.chain_forward_dynamics`."""
+        try:
+            run, mflat, dflat, fe, status, n, shape1 = self.compiled._local.one
+            x, xd, u = _asc(x, float), _asc(xd, float), _asc(u, float)
+        except (AttributeError, TypeError, ValueError):      # first call of a thread, or no array
+            return compiled_forward_dynamics(self.compiled, x, xd, u, wrench)
+        if wrench is None and shape1 == x.shape == xd.shape == u.shape:
+            out = _empty(n)
+            if not run(False, mflat, dflat, x, xd, u, fe, out, status):
+                return out
         return compiled_forward_dynamics(self.compiled, x, xd, u, wrench)
 
     def inverse_dynamics(self, x, xd, xdd, wrench=None):
         """Actuator forces ``u`` for positions, velocities and accelerations (analytic, O(n),
         compiled: :mod:`.compiled.chain_kernels`).  ``x`` may be an :class:`~.interface.IKSolution`
-        (its actuators)."""
-        if isinstance(x, IKSolution):
-            x = x.actuators
+        (its actuators).  One state goes straight to the kernel as in :meth:`forward_dynamics`."""
+        try:
+            run, mflat, dflat, fe, status, n, shape1 = self.compiled._local.one
+            x, xd, xdd = _asc(x, float), _asc(xd, float), _asc(xdd, float)
+        except (AttributeError, TypeError, ValueError):      # also an IKSolution
+            if isinstance(x, IKSolution):
+                x = x.actuators
+            return compiled_inverse_dynamics(self.compiled, x, xd, xdd, wrench)
+        if wrench is None and shape1 == x.shape == xd.shape == xdd.shape:
+            out = _empty(n)
+            if not run(True, mflat, dflat, x, xd, xdd, fe, out, status):
+                return out
         return compiled_inverse_dynamics(self.compiled, x, xd, xdd, wrench)
 
     def forward_dynamics_derivatives(self, x, xd, u, wrench=None):

@@ -31,7 +31,7 @@ import math
 
 from .cache import kernel
 from .chain_closure import NONFINITE_RESULT, OK, SINGULAR_ALPHA
-from .chain_kernels import check_inputs, fd_recursions, first_forward_pass, id_recursions
+from .chain_kernels import check_inputs, id_recursions, row_dynamics, wrench_row
 from .spatial_kernels import bracket_scaled, dot, matTvec, matvec, wrench_bias
 
 
@@ -386,17 +386,11 @@ def chain_dynamics_derivatives(inverse, geo, mats, nud0, A, V, S, W, w, loc, dA,
         return code
     B, n = X.shape
     for r in range(B):
-        fe = FE[r] if FE.shape[0] > 1 else FE[0]
-        code, k = first_forward_pass(geo, mats, A, V, S, W, w, X[r], XD[r])
-        if code == OK:
-            if inverse:
-                xdd = T[r]
-                code, k = id_recursions(geo, mats, nud0, A, V, S, W, w, xdd, fe, value[r])
-            else:
-                xdd = value[r]
-                code, k = fd_recursions(geo, mats, nud0, A, V, S, W, w, T[r], fe, xdd)
-                if code == OK:
-                    code, k = id_recursions(geo, mats, nud0, A, V, S, W, w, xdd, fe, fbuf)
+        fe = FE[wrench_row(FE, r)]
+        xdd = T[r] if inverse else value[r]
+        code, k = row_dynamics(inverse, geo, mats, nud0, A, V, S, W, w, X[r], XD[r], T[r], fe, value[r])
+        if code == OK and not inverse:                         # the ID's intermediates at the FD's xdd
+            code, k = id_recursions(geo, mats, nud0, A, V, S, W, w, xdd, fe, fbuf)
         if code == OK:
             chain_id_tangents(geo, mats, nud0, A, V, S, xdd, fe, loc, dA, dnus, dxb, dps, dacc, dF, dnu, dnud,
                               dFE, W, w, J)

@@ -362,6 +362,26 @@ def check_inputs(inverse, geo, X, XD, T, FE, status):
 
 
 @scratch_kernel
+def wrench_row(FE, r):
+    """The row of ``FE`` holding the end-effector wrench of state ``r``: ``FE`` (B, 6) has one
+    per state, (1, 6) one for all."""
+    return r if FE.shape[0] > 1 else 0
+
+
+@scratch_kernel
+def row_dynamics(inverse, geo, mats, nud0, A, V, S, W, w, x, xd, t, fe, out):
+    """One state of a batched call: :func:`first_forward_pass`, then :func:`id_recursions`
+    (``inverse``: ``t`` = xdd, ``out`` = f) or :func:`fd_recursions` (``t`` = f, ``out`` = xdd),
+    each (n,).  Returns (code, module)."""
+    code, k = first_forward_pass(geo, mats, A, V, S, W, w, x, xd)
+    if code != OK:
+        return code, k
+    if inverse:
+        return id_recursions(geo, mats, nud0, A, V, S, W, w, t, fe, out)
+    return fd_recursions(geo, mats, nud0, A, V, S, W, w, t, fe, out)
+
+
+@scratch_kernel
 def chain_dynamics(inverse, geo, mats, nud0, A, V, S, W, w, X, XD, T, FE, out, status):
     """One public call over a batch (B rows): forward dynamics (``inverse`` False: ``T`` are the
     forces, ``out`` the accelerations) or inverse dynamics (``T`` the accelerations, ``out`` the
@@ -374,13 +394,8 @@ def chain_dynamics(inverse, geo, mats, nud0, A, V, S, W, w, X, XD, T, FE, out, s
         return code
     B, n = X.shape
     for r in range(B):
-        fe = FE[r] if FE.shape[0] > 1 else FE[0]
-        code, k = first_forward_pass(geo, mats, A, V, S, W, w, X[r], XD[r])
-        if code == OK:
-            if inverse:
-                code, k = id_recursions(geo, mats, nud0, A, V, S, W, w, T[r], fe, out[r])
-            else:
-                code, k = fd_recursions(geo, mats, nud0, A, V, S, W, w, T[r], fe, out[r])
+        fe = FE[wrench_row(FE, r)]
+        code, k = row_dynamics(inverse, geo, mats, nud0, A, V, S, W, w, X[r], XD[r], T[r], fe, out[r])
         if code == OK:
             for j in range(n):
                 if not math.isfinite(out[r, j]):

@@ -203,15 +203,17 @@ _ENTRY = {}
 
 
 def _one(model: ChainModel) -> tuple:
-    """The calling thread's ``(entry, head, no_wrench, status, n, shape1)`` for one state: the
-    entry point of :func:`.chain_kernels.chain_dynamics_one` (see :func:`_entry_point`; None
-    until that kernel has one, it is loaded when the first chain is built), its leading
-    arguments (the flat model and scratch buffers), the scratch and the shape of one state.
-    Kept per thread once the entry point is known."""
+    """The calling thread's ``(entry, model_flat, data_flat, no_wrench, status, n, shape1)`` for
+    one state: the entry point of :func:`.chain_kernels.chain_dynamics_one` (see
+    :func:`_entry_point`; None until that kernel has one, it is loaded when the first chain is
+    built), its leading arguments (the flat model and scratch buffers), the scratch and the shape
+    of one state.  Kept per thread as ``model._local.one`` once the entry point is known: the
+    short path of the robot's ``forward_dynamics`` / ``inverse_dynamics`` reads it there (one
+    lookup, no call of this layer)."""
     run = _ENTRY.get(K.chain_dynamics_one)
     model.data()
     d = model._local.data
-    one = (None if run is K.chain_dynamics_one else run, (model.flat, d.flat), d.no_wrench, d.status, model.n,
+    one = (None if run is K.chain_dynamics_one else run, model.flat, d.flat, d.no_wrench, d.status, model.n,
            model.shape1)
     if one[0] is not None:
         model._local.one = one
@@ -228,12 +230,12 @@ def _call(model: ChainModel, inverse: bool, x, xd, t, f_ext):
     xd = np.ascontiguousarray(xd, float)
     t = np.ascontiguousarray(t, float)
     try:
-        run, head, fe, status, n, shape1 = model._local.one
+        run, mflat, dflat, fe, status, n, shape1 = model._local.one
     except AttributeError:
-        run, head, fe, status, n, shape1 = _one(model)
+        run, mflat, dflat, fe, status, n, shape1 = _one(model)
     if f_ext is None and run is not None and x.shape == xd.shape == t.shape == shape1:
         out = np.empty(n)
-        if run(inverse, *head, x, xd, t, fe, out, status) == K.OK:
+        if run(inverse, mflat, dflat, x, xd, t, fe, out, status) == K.OK:
             return out
         single = True
     else:

@@ -9,14 +9,33 @@ import time
 import numpy as np
 
 
-def warm(trees: bool = True) -> float:
-    """Run every compiled call once: the chain's FD, ID, their derivatives, tree state, FK and joint
-    reactions, batched, and FD for one state, and the IK solve from one start, on a generated chain
-    (one compilation covers every module kind: the kernels branch at run time), the limb kernels
-    (:func:`warm_pkm`), the higher-order ID kernels of paper 002, and with ``trees`` the tree
-    kernels (FK, kinematics, RNEA, CRBA, ABA, frame Jacobian) on its spanning tree; returns
-    seconds."""
+def warm(trees: bool = True, families: tuple = ("chain", "pkm", "hoid")) -> float:
+    """Run every compiled call of the kernel ``families`` once: ``"chain"`` (:func:`warm_chain`),
+    ``"pkm"`` the limb kernels (:func:`warm_pkm`), ``"hoid"`` the higher-order ID kernels of
+    paper 002, and with ``trees`` the tree kernels (FK, kinematics, RNEA, CRBA, ABA, frame
+    Jacobian) on the spanning tree of a generated chain; returns seconds."""
     t = time.perf_counter()
+    tree = None
+    if "chain" in families:
+        tree = warm_chain()
+    if "pkm" in families:
+        warm_pkm()
+    if "hoid" in families:
+        _warm_hoid()
+    if trees:
+        if tree is None:
+            from ..description import parse_description
+            from ..examples import module_chain_urdf
+            tree = parse_description(module_chain_urdf(2)).tree
+        warm_tree(tree)
+    return time.perf_counter() - t
+
+
+def warm_chain():
+    """The module-chain kernels: FD, ID, their derivatives, tree state, FK and joint reactions,
+    batched, FD for one state, and the IK solve from one start, on a generated chain (one
+    compilation covers every module kind: the kernels branch at run time).  Returns the chain's
+    spanning tree."""
     from ..examples import module_chain_urdf
     from ..robot import load_robot
     robot = load_robot(module_chain_urdf(2))
@@ -30,11 +49,7 @@ def warm(trees: bool = True) -> float:
     robot.forward_kinematics(x)
     robot.joint_reactions(x, x, f)
     robot.inverse_kinematics(robot.forward_kinematics(x[0]), search=False)    # chain_ik_kernels
-    warm_pkm()
-    _warm_hoid()
-    if trees:
-        warm_tree(robot.tree)
-    return time.perf_counter() - t
+    return robot.tree
 
 
 def warm_pkm() -> None:
@@ -92,18 +107,21 @@ def _warm_hoid() -> None:
     hoid_recursion(model, np.zeros(1), np.zeros((4, 1)), np.zeros(3))
 
 
-_loaded = False
+#: the kernel families already in memory in this process (see :func:`load_kernels`)
+_loaded = set()
 
 
-def load_kernels() -> None:
-    """Every kernel in memory (loaded from numba's cache, or compiled where there is none) once
-    per process, when the first module chain is built: its first call (a service's first
-    request) then does not pay the ~0.5 s of loading them.  The tree kernels are not among them
-    (a module chain does not call them; each loads on its first call, about 0.05 s)."""
-    global _loaded
-    if not _loaded:
-        _loaded = True              # first: warm() builds a robot itself
-        warm(trees=False)
+def load_kernels(family: str | None = None) -> None:
+    """The kernels of one ``family`` (``"chain"``, ``"pkm"``, ``"hoid"``; None: every family)
+    in memory (loaded from numba's cache, or compiled where there is none) once per process,
+    when the first robot of that kind is built: its first call (a service's first request) then
+    does not pay the ~0.5 s of loading them, and a robot does not pay for the kernels of
+    another kind.  The tree kernels are not among them (the robots' calls do not use them; each
+    loads on its first call, about 0.05 s)."""
+    wanted = tuple(f for f in (("chain", "pkm", "hoid") if family is None else (family,)) if f not in _loaded)
+    if wanted:
+        _loaded.update(wanted)      # first: warm_chain() builds a robot itself
+        warm(trees=False, families=wanted)
 
 
 def main() -> int:
