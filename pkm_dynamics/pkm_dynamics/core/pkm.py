@@ -120,7 +120,8 @@ class ParallelRobot:
         self.limb_names = tuple(limb.name for limb in self.limbs)
         self._limb_tables = LimbTables.build(self.limbs, self.max_iter)
         self.compiled = True
-        load_kernels()                   # once per process, not at the first request
+        load_kernels("pkm")             # once per process, not at the first request;
+        load_kernels("hoid")            # a parallel robot does not load the chain kernels
         self.task_space = tuple(desc.platform.task_space)
         dp = len(self.task_space)
         self.P_p = np.zeros((6, dp))
