@@ -1,0 +1,272 @@
+"""The kinematics of a :class:`~.pkm.ParallelRobot` (paper 001 Secs. 3.6-4): inverse
+kinematics of every limb (nested Algorithms 1+2 or compound Algorithm 3, one compiled call per
+reference where the kernels can take it: :mod:`.compiled.robot_kernels`), velocity and
+acceleration IK (eqs. 27-29), ``J_IK`` (eq. 30), and forward kinematics by Newton's method on the
+IK.  :class:`PkmKinematics` is a part of :class:`~.pkm.ParallelRobot` (a mixin: it uses the
+robot's limbs, platform, options and compiled tables)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .bounds import MAX_RATE, check_limits, check_rate
+from .errors import ConvergenceError, SingularityError, StateError
+from .compiled.limb_tables import (CompiledIK, LazyLimbs, compiled_ik, compiled_reference)
+from .compiled.robot_kernels import BAD_INPUT as REFERENCE_BAD_INPUT
+from .compiled.robot_kernels import MANIFOLD_TOLERANCE, ORTHONORMAL_TOLERANCE, task_manifold_offset
+from .limb_ik import limb_inverse_kinematics_compound, limb_inverse_kinematics_nested, limb_jacobians
+from .limb_kinematics import limb_platform_pose
+from .limb_model import TWIST_COMPONENTS
+from .ik_refinement import check_loop_conditions, refine_to_round_off
+from .interface import IKSolution
+from .spatial import exp_se3, log_se3, pose_inv
+from .working_mode import apply_joint_limits, solve_on_working_mode
+from .pkm_solution import PkmIKSolution, jacobians_of_views, stack_solutions
+
+#: largest deviation (m, rad) of a requested pose from the task manifold C_ref exp(P_p x)
+TASK_MANIFOLD_TOLERANCE = MANIFOLD_TOLERANCE
+
+
+class PkmKinematics:
+    """Inverse and forward kinematics of a parallel robot (part of the robot class)."""
+
+    def _initial_thetas(self, initial):
+        if initial is None:
+            return [np.zeros(limb.n) for limb in self.limbs]
+        if isinstance(initial, PkmIKSolution):
+            th = initial.limb_theta
+            if np.asarray(th[0]).ndim == 2:
+                th = [t[-1] for t in th]
+            return [np.array(t, dtype=float) for t in th]
+        q = np.asarray(initial, dtype=float)
+        if q.shape != (self.tree.nq,):
+            raise StateError(f"initial configuration has shape {q.shape}, expected ({self.tree.nq},)")
+        return [np.where(limb.whole_index >= 0, q[np.maximum(limb.whole_index, 0)], 0.0)
+                for limb in self.limbs]
+
+    def _whole_flat(self, flat):
+        """Tree-joint values (n,) from the flat joint vector of the limbs (:meth:`_whole`)."""
+        out = np.zeros(self.tree.nq)
+        out[self._whole_dst] = flat[self._whole_src]
+        return out
+
+    def _check_pose(self, pose):
+        pose = np.array(pose, dtype=float)          # a copy, of the one type the kernels take
+        if pose.shape != (4, 4) or not np.isfinite(pose).all():
+            raise StateError(f"platform pose must be a finite 4x4 matrix, got shape {pose.shape}")
+        R = pose[:3, :3]
+        if np.linalg.norm(R.T @ R - np.eye(3)) > ORTHONORMAL_TOLERANCE:
+            raise StateError("platform pose: the rotation part is not orthonormal")
+        return pose
+
+    def _check_task_manifold(self, pose):
+        """A pose must be ``C_ref exp(P_p x)`` for task coordinates ``x``: the platform of a
+        ``delta_p < 6`` PKM cannot leave that manifold (e.g. a planar robot its plane)."""
+        if self.dof == 6:
+            return
+        off = np.empty(6)
+        task_manifold_offset(self.reference_pose, self.P_p, pose, off, np.empty((3, 4, 4)), np.empty(6))
+        if np.abs(off).max() > TASK_MANIFOLD_TOLERANCE:
+            bad = [f"{c} {v:.3g}" for c, v in zip(TWIST_COMPONENTS, off) if abs(v) > TASK_MANIFOLD_TOLERANCE]
+            raise StateError(f"platform pose is off the task manifold of robot '{self.description.name}': "
+                             f"its platform moves only in ({', '.join(self.task_space)}) from the reference "
+                             f"pose, the requested pose departs from it by {', '.join(bad)} (m, rad; "
+                             "body-fixed components)")
+
+    def _vec(self, v, name):
+        v = np.asarray(v, dtype=float)
+        bound = MAX_RATE[2 if name == "acceleration" else 1]
+        if v.shape == (self.dof,) and np.abs(v).max() <= bound:     # finite, within the bound
+            return v
+        if v.shape != (self.dof,) or not np.isfinite(v).all():
+            raise StateError(f"{name} must be {self.dof} finite task-space values "
+                             f"({' '.join(self.task_space)}), got shape {v.shape}")
+        return check_rate(v, name, 2 if name == "acceleration" else 1)
+
+    def _limb_ik_reference(self, limb, pose, th0, scheme, tol):
+        """One limb's IK by the numpy route (:mod:`.limb_ik`, :mod:`.working_mode`,
+        :mod:`.ik_refinement`) with every refusal: ``(theta, outer, inner, jac, state, kappa(F))``.
+        The compiled kernel (:func:`.compiled.limb_tables.compiled_ik`) does the same for the
+        common case and hands every other one over to this."""
+        solver = limb_inverse_kinematics_nested if scheme == "nested" else limb_inverse_kinematics_compound
+        try:
+            theta, info = solve_on_working_mode(solver, limb, pose, th0, tol=tol, max_iter=self.max_iter,
+                                                singularity_threshold=self.singularity_threshold)
+        except ConvergenceError as exc:
+            k0 = limb_jacobians(limb, th0).condition
+            raise ConvergenceError(
+                f"{exc}; the platform pose (position {np.round(pose[:3, 3], 6).tolist()}) is out of "
+                f"reach of {limb.name} or too far from the start configuration (kappa(F) there: "
+                f"{k0:.3g})") from None
+        theta, state = refine_to_round_off(limb, pose, theta, info.state)
+        full = pose_inv(limb_platform_pose(limb, theta, state[0])) @ pose
+        miss = np.linalg.norm(log_se3(full))
+        if miss > 1e-6:
+            raise ConvergenceError(
+                f"{limb.name}: inverse kinematics converged on its {len(limb.task_rows)} platform "
+                f"coordinates to a configuration whose platform pose is {miss:.3g} away from the "
+                "requested one (another assembly branch of the separated limb); start closer")
+        check_loop_conditions(limb, state, self.loop_singularity_threshold)
+        theta = apply_joint_limits(limb, theta, th0)
+        jac = limb_jacobians(limb, theta, state)
+        k = jac.condition
+        if self.singularity_threshold is not None and not k <= self.singularity_threshold:
+            raise SingularityError(f"{limb.name}: inverse kinematics Jacobian F is ill-conditioned "
+                                   f"(kappa(F) = {k:.3g} > threshold {self.singularity_threshold:.3g}) "
+                                   "at the requested pose: near an input singularity")
+        return theta, info.outer, info.inner, jac, state, k
+
+    def _reference_kernel(self, pose, twist, acceleration, thetas, scheme, tol):
+        """The compiled reference (:func:`.compiled.limb_tables.compiled_reference`) when the
+        inputs have the shapes it takes; None where the Python checks must run first."""
+        pose = np.asarray(pose, dtype=float)
+        level = 0 if twist is None else (1 if acceleration is None else 2)
+        V = A = np.zeros(self.dof)
+        if level:
+            V = np.asarray(twist, dtype=float)
+            if level == 2:
+                A = np.asarray(acceleration, dtype=float)
+        if pose.shape != (4, 4) or V.shape != (self.dof,) or A.shape != (self.dof,):
+            return None
+        thr, lthr = self.singularity_threshold, self.loop_singularity_threshold
+        r = compiled_reference(self._limb_tables, self._rc, self._K_rows, pose,
+                               np.concatenate(thetas), scheme == "nested", tol, -1.0 if thr is None else float(thr),
+                               -1.0 if lthr is None else float(lthr), V, A, level)
+        return None if r.code == REFERENCE_BAD_INPUT else r
+
+    def _ik_one(self, pose, twist, acceleration, thetas, scheme, tol=None):
+        tol = self.tol if tol is None else tol
+        T = self._limb_tables
+        r = self._reference_kernel(pose, twist, acceleration, thetas, scheme, tol) if self.compiled else None
+        if r is None:                            # the checks word a refusal
+            pose = self._check_pose(pose)
+            self._check_task_manifold(pose)
+        else:
+            pose = np.array(pose, dtype=float)
+        if r is None and self.compiled:
+            r = compiled_ik(T, pose, np.concatenate(thetas), scheme == "nested", tol, self.singularity_threshold,
+                            self.loop_singularity_threshold)
+        elif r is None:                          # every limb by the reference route
+            r = CompiledIK(np.concatenate(thetas), np.ones(len(self.limbs), dtype=int), np.zeros((len(self.limbs), 3)),
+                           None, np.zeros(self._K_rows.max() + 1))
+        flat = r.theta
+        its, cond = r.out[:, 0].astype(int), r.out[:, 1].copy()
+        res = float(r.out[:, 2].max(initial=0.0))
+        fd = r.fd
+        jacs = LazyLimbs(len(self.limbs), lambda l: jacobians_of_views(T.state(l, fd)[1]))
+        states = LazyLimbs(len(self.limbs), lambda l: T.state(l, fd)[0])
+        inner = [T.inner(l, r.inner, its[l]) if scheme == "nested" and r.status[l] == 0 else []
+                 for l in range(len(self.limbs))]
+        J_IK = fd[self._K_rows] if r.J is None else r.J
+        for li in np.flatnonzero(r.status != 0) if r.J is None else ():   # a refusal or the continuation
+            limb, th0 = self.limbs[li], thetas[li]
+            theta, its[li], inner[li], jacs[li], states[li], cond[li] = \
+                self._limb_ik_reference(limb, pose, th0, scheme, tol)
+            flat[T.toff[li]:T.toff[li + 1]] = theta
+            res = max([res] + [np.max(np.abs(g)) for g, _, _ in states[li][2] if len(g)])
+            for a, (l, j) in enumerate(self._act):
+                if l == li:
+                    J_IK[a] = jacs[li].K[j]
+        sol = PkmIKSolution(pose, flat[self._act_flat], self._whole_flat(flat), J_IK, cond, its,
+                            np.array(res), T.split(flat), inner=inner)
+        sol._jacs, sol._states, sol._flat = jacs, states, flat
+        if twist is not None:
+            if r.thd is None:
+                V = self._vec(twist, "twist").copy()
+                A = None if acceleration is None else self._vec(acceleration, "acceleration").copy()
+            else:                        # checked by the kernel
+                V = np.array(twist, dtype=float)
+                A = None if acceleration is None else np.array(acceleration, dtype=float)
+            if r.thd is None:
+                thd, thdd, W = self._rates(sol, V, A)
+            else:                        # the kernel's (its checks of V, A passed)
+                thd, thdd, W = r.thd, r.thdd, r.W
+            if A is not None:            # the limbs' forces of this motion, for the ID of sol
+                sol._limb_forces = (V, A, W)
+                if r.u is not None:      # and the ID itself (eq. 45, J_IK checked)
+                    sol._u = (V, A, r.u)
+            sol.limb_thetad, sol.qd = T.split(thd), self._whole_flat(thd)
+            sol.actuators_d = thd[self._act_flat]
+            if A is not None:
+                sol.limb_thetadd, sol.qdd = T.split(thdd), self._whole_flat(thdd)
+                sol.actuators_dd = thdd[self._act_flat]
+        elif acceleration is not None:
+            raise StateError("an acceleration needs a twist")
+        return sol
+
+    def inverse_kinematics(self, pose, twist=None, acceleration=None, initial=None, *,
+                           scheme: str | None = None, tol: float | None = None) -> IKSolution:
+        """Actuator values and every tree-joint value for the platform pose ``pose`` (4, 4)
+        (paper 001 eq. 23 per limb, Algorithms 1-3), plus their rates and accelerations when the
+        task twist ``V_t`` (delta_p,) and acceleration ``Vdot_t`` (delta_p,) are given (eqs.
+        27-30).  Batched: ``pose`` (N, 4, 4), ``twist``/``acceleration`` (N, delta_p); each
+        sample starts from the previous solution.  ``initial``: start configuration (a previous
+        :class:`PkmIKSolution` or tree-joint values (n,); default: the reference configuration).
+        ``scheme``: ``"nested"`` or ``"compound"``, ``tol``: accuracy goal (defaults: the robot's
+        ``options``; per call, for comparing schemes and for the forward kinematics' inner solves)."""
+        scheme = self.ik_scheme if scheme is None else scheme
+        if scheme not in ("nested", "compound"):
+            raise StateError(f"IK scheme '{scheme}' is not 'nested' or 'compound'")
+        pose = np.asarray(pose, dtype=float)
+        thetas = self._initial_thetas(initial)
+        if pose.ndim == 2:
+            return self._ik_one(pose, twist, acceleration, thetas, scheme, tol)
+        N = pose.shape[0]
+        tw = [None] * N if twist is None else np.asarray(twist, dtype=float)
+        ac = [None] * N if acceleration is None else np.asarray(acceleration, dtype=float)
+        sols = []
+        for i in range(N):
+            s = self._ik_one(pose[i], tw[i], ac[i], thetas, scheme, tol)
+            thetas = s.limb_theta
+            sols.append(s)
+        return stack_solutions(sols)
+
+    # -- task-space dynamics ------------------------------------------------------------------
+    def _solution(self, pose, twist, acceleration, initial):
+        if isinstance(pose, PkmIKSolution):
+            if getattr(pose, "_jacs", None) is None:
+                pose._jacs = [limb_jacobians(limb, th) for limb, th in zip(self.limbs, pose.limb_theta)]
+            return pose
+        return self.inverse_kinematics(pose, twist, acceleration, initial)
+
+    # -- forward kinematics -------------------------------------------------------------------
+    def forward_kinematics(self, actuators, *, initial=None, tol: float | None = None,
+                           max_iter: int | None = None, return_solution: bool = False):
+        """Platform pose (4, 4) for actuator values (n_act,): Newton's method on the inverse
+        kinematics, ``x <- x + J_IK^-1 (theta_act - f_IK(x))`` with the pose updated as
+        ``C <- C exp(P_p dx)`` (body-fixed increment, consistent with eq. 30) until the actuator
+        error is below ``tol`` (default 10 x the IK accuracy goal).  ``initial``: a
+        start pose (4,4) or a :class:`PkmIKSolution` (default: the reference pose).  Batched over
+        a leading axis (each sample starts from the previous result).  Actuator values beyond a
+        stroke raise :class:`StateError` naming the joint."""
+        a = np.asarray(actuators, dtype=float)
+        if a.ndim == 2:
+            out, init = [], initial
+            for row in a:
+                C, s = self.forward_kinematics(row, initial=init, tol=tol, max_iter=max_iter, return_solution=True)
+                out.append(C)
+                init = s
+            return np.stack(out)
+        if a.shape != (len(self._act),) or not np.isfinite(a).all():
+            raise StateError(f"actuator values must be {len(self._act)} finite numbers, got shape {a.shape}")
+        tree = self.description.tree      # a value beyond a stroke is no state of the robot
+        check_limits(tree, [tree.joint_index(n) for n in self.actuated_joints], a, "actuator position")
+        tol = 10 * self.tol if tol is None else tol
+        ik_tol = min(self.tol, 1e-3 * tol)
+        max_iter = self.max_iter if max_iter is None else max_iter
+        if isinstance(initial, PkmIKSolution):
+            C, sol0 = np.asarray(initial.pose, dtype=float), initial
+            if C.ndim == 3:
+                C = C[-1]
+        else:
+            C = self.reference_pose.copy() if initial is None else self._check_pose(initial)
+            sol0 = None
+        sol = self.inverse_kinematics(C, initial=sol0, tol=ik_tol)
+        for _ in range(max_iter):
+            err = a - sol.actuators
+            if np.linalg.norm(err) <= tol:
+                return (C, sol) if return_solution else C
+            dx = np.linalg.lstsq(sol.J_IK, err, rcond=None)[0]
+            C = C @ exp_se3(self.P_p @ dx)
+            sol = self.inverse_kinematics(C, initial=sol, tol=ik_tol)
+        raise ConvergenceError(f"forward kinematics did not converge in {max_iter} iterations "
+                               f"(actuator error {np.linalg.norm(a - sol.actuators):.3g} > {tol:g})")
