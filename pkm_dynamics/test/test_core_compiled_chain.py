@@ -15,8 +15,9 @@ import pytest
 import pkm_dynamics
 from pkm_dynamics.core import SingularityError, StateError
 from pkm_dynamics.core.compiled import ChainModel, chain_forward_dynamics, chain_inverse_dynamics
-from pkm_dynamics.core.module_chain import ModuleChain, _check_actuators, parallel_serial_forward_dynamics
-from pkm_dynamics.core.module_chain import chain_inverse_dynamics as reference_id
+from pkm_dynamics.core.module_chain import ModuleChain
+from pkm_dynamics.core.module_chain_dynamics import _check_actuators, parallel_serial_forward_dynamics
+from pkm_dynamics.core.module_chain_dynamics import chain_inverse_dynamics as reference_id
 from pkm_dynamics.core.robot import load_robot
 from pkm_dynamics.testing import chain_states, module_chain_sources
 
@@ -280,7 +281,7 @@ def test_massless_serial_module_fails_alike_on_both_routes():
 
 
 def test_tree_state_and_forward_kinematics_match_the_reference_route(robot):
-    from pkm_dynamics.core.module_chain import chain_forward_kinematics, chain_tree_state
+    from pkm_dynamics.core.module_chain_dynamics import chain_forward_kinematics, chain_tree_state
     rng = np.random.default_rng(7)
     X, XD, XDD, _ = _states(robot, rng, 10)
     Q, QD, QDD = robot.tree_state(X, XD, XDD)
@@ -303,7 +304,7 @@ def test_kinematics_errors_raise_the_reference_exceptions():
     assert _message(robot.forward_kinematics, x) == ref
     with pytest.raises(StateError, match="^xd holds NaN or Inf"):
         robot.tree_state(np.full(4, 0.1), [0, np.nan, 0, 0])
-    from pkm_dynamics.core.module_chain import chain_forward_kinematics, chain_tree_state
+    from pkm_dynamics.core.module_chain_dynamics import chain_forward_kinematics, chain_tree_state
     chain = _unlimited(load_robot(SOURCES["chain_3"]).chain)
     model = ChainModel.build(chain, 9)
     xs = np.array([0.1, 0.7, 0.2])

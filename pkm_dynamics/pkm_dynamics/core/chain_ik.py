@@ -110,7 +110,7 @@ def pose_newton(robot, T_star, x, tol: float, max_iter: int) -> tuple:
     with the Jacobian of :func:`chain_jacobian`: :func:`bounded_step`, the trial clipped to the
     strokes and halved until the error decreases (and the loops close); once the error is below
     ``tol`` one more step polishes it to round-off.  Returns ``(x, residual, iterations)``."""
-    from .module_chain import chain_forward_kinematics
+    from .module_chain_dynamics import chain_forward_kinematics
     chain = robot.chain
     lower, upper, _, _ = stroke_metric(chain)
 
@@ -190,7 +190,7 @@ def chain_inverse_kinematics(robot, pose_target, twist=None, acceleration=None,
     chain (else :class:`StateError`).  ``search=False``: Gauss-Newton from the reference only
     (about 9 times cheaper for the 4-DoF crane; for a seed close to the answer, e.g. the
     previous sample of a path), ``solutions`` then holds that one solution."""
-    from .module_chain import _as_state, _check_actuators, chain_tree_state
+    from .module_chain_dynamics import _as_state, _check_actuators, chain_tree_state
     chain = robot.chain
     n = chain.n
     T_star = np.asarray(pose_target, dtype=float)

@@ -150,7 +150,7 @@ def _raise_reactions(model: ReactionsModel, code: int, status, residual: float, 
                                "the loop is singular at this state")
     if code == NONFINITE_RESULT and c < 0:
         raise StateError(f"the joint reactions are not finite (row {row}): the state is too large")
-    from ..module_chain import parallel_serial_forward_dynamics
+    from ..module_chain_dynamics import parallel_serial_forward_dynamics
     cm = model.chain_model
     w = FE[row if len(FE) > 1 else 0]
     _raise(cm, status, (X, XD, F), lambda a, b, c: parallel_serial_forward_dynamics(cm.chain, a, b, c, w), w,
