@@ -3,7 +3,7 @@ platform pose and twist, every tree joint, and the task-space mass matrix of a P
 
 * Module chains (paper 000): the pose is the product of the module poses (eqs. 2-3,
   :func:`.module_chain.chain_forward_kinematics`), the tree joints follow from the loop
-  closures (eqs. 2, 4-5, :meth:`.module_chain.ModuleChainRobot.tree_state`) and the
+  closures (eqs. 2, 4-5, :meth:`.module_chain_robot.ModuleChainRobot.tree_state`) and the
   end-effector twist is ``V_E = J xd`` (6,) with the end-effector Jacobian ``J`` (6, n)
   (:func:`.chain_ik.chain_jacobian`).
 * Parallel manipulators (paper 001): the pose is found by Newton's method on the inverse

@@ -1,6 +1,6 @@
 """One robot interface for every robot kind: what :func:`~.robot.load_robot` returns.
 
-Module chains (:class:`~.module_chain.ModuleChainRobot`, paper 000) and parallel manipulators
+Module chains (:class:`~.module_chain_robot.ModuleChainRobot`, paper 000) and parallel manipulators
 (:class:`~.pkm.ParallelRobot`, paper 001) answer the same calls with the same argument names
 and result types; only the robot's *minimal coordinates* differ, and the robot says which
 (``state_space``):

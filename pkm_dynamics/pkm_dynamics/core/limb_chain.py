@@ -71,7 +71,7 @@ class LimbChainRobot:
 
     The limb's generalized coordinates are the actuated joints (they are made the independent
     coordinates of their loops), so ``x`` are the actuator values, as for
-    :class:`~.module_chain.ModuleChainRobot`.  ``thetad = H xd``, ``thetadd = H xdd + Hdot xd``
+    :class:`~.module_chain_robot.ModuleChainRobot`.  ``thetad = H xd``, ``thetadd = H xdd + Hdot xd``
     (eq. 20); EOM (eqs. 36-37): ``H^T M H xdd + H^T (rnea(theta, thetad, Hdot xd) ) = f``
     since the rows of ``H`` of the actuated joints form the identity.  Methods take one state
     or a batch (leading axis)."""

@@ -312,7 +312,5 @@ def recognise_modules(desc: RobotDescription) -> ModuleChain:
                        ee, tree.gravity.copy())
 
 
-# the robot object and the chain's inverse kinematics (modules of their own); importable from
-# here as before
-from .module_chain_robot import ModuleChainRobot  # noqa: E402,F401
+# the chain's inverse kinematics (a module of its own); importable from here as before
 from .chain_ik import chain_inverse_kinematics, chain_jacobian, mid_stroke  # noqa: E402,F401

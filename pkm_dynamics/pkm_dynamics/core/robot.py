@@ -10,7 +10,7 @@ def load_robot(description: str, gravity=None, options: SolverOptions | None = N
 
     ``gravity``: 3-vector in the URDF root frame (default ``(0, 0, -9.80665)``); ``options``:
     the solver settings (:class:`~.interface.SolverOptions`, default ``SolverOptions()``), fixed
-    for the robot's life.  Returns a :class:`~pkm_dynamics.core.module_chain.ModuleChainRobot`
+    for the robot's life.  Returns a :class:`~pkm_dynamics.core.module_chain_robot.ModuleChainRobot`
     for module chains (no ``<platform>``), a :class:`~pkm_dynamics.core.pkm.ParallelRobot` for
     parallel manipulators; both follow :class:`~.interface.Robot`.  Raises
     :class:`~pkm_dynamics.core.errors.DescriptionError` naming what is wrong."""
