@@ -173,12 +173,10 @@ class PkmKinematics:
             if r.thd is None:
                 V = self._vec(twist, "twist").copy()
                 A = None if acceleration is None else self._vec(acceleration, "acceleration").copy()
-            else:                        # checked by the kernel
+                thd, thdd, W = self._rates(sol, V, A)
+            else:                        # the kernel's rates (its checks of V, A passed)
                 V = np.array(twist, dtype=float)
                 A = None if acceleration is None else np.array(acceleration, dtype=float)
-            if r.thd is None:
-                thd, thdd, W = self._rates(sol, V, A)
-            else:                        # the kernel's (its checks of V, A passed)
                 thd, thdd, W = r.thd, r.thdd, r.W
             if A is not None:            # the limbs' forces of this motion, for the ID of sol
                 sol._limb_forces = (V, A, W)
