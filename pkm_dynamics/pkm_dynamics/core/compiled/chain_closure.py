@@ -40,7 +40,8 @@ def check_strokes(geo, X, status):
 @scratch_kernel
 def closure(L, L1, Lc, Lc0, x, xd, S):
     """Closed-chain kinematics of a parallel module (eqs. 2, 4-5, 7, 27-28) into ``S`` (30,):
-    x, xd, q, q1, q2, k1..k6, cos and sin of q, q1, q2; returns CLOSURE / SINGULAR_ANGLE / OK as
+    x, xd, k1..k6, cos and sin of q, q1, q2 (the angles themselves, ``-acos`` of their cosines
+    (eq. 2), only where wanted: :func:`loop_angles`); returns CLOSURE / SINGULAR_ANGLE / OK as
     :func:`.parallel_module.closure` raises."""
     d = x + Lc + Lc0
     if not (abs(L - L1) < d < L + L1):
@@ -49,8 +50,7 @@ def closure(L, L1, Lc, Lc0, x, xd, S):
     c1 = (d * d + L * L - L1 * L1) / (2.0 * d * L)
     c2 = (d * d + L1 * L1 - L * L) / (2.0 * d * L1)
     cq, c1, c2 = min(1.0, max(-1.0, cq)), min(1.0, max(-1.0, c1)), min(1.0, max(-1.0, c2))
-    q, q1, q2 = -math.acos(cq), -math.acos(c1), -math.acos(c2)
-    # sin(-acos c) = -sqrt(1 - c^2): the sines and cosines without further calls
+    # q = -acos(cq) etc. (eq. 2), sin(-acos c) = -sqrt(1 - c^2): the sines without the angles
     s, s1, s2 = -math.sqrt(1.0 - cq * cq), -math.sqrt(1.0 - c1 * c1), -math.sqrt(1.0 - c2 * c2)
     if abs(s) < SINGULAR_SIN or abs(s1) < SINGULAR_SIN or abs(s2) < SINGULAR_SIN:
         return SINGULAR_ANGLE
@@ -63,10 +63,17 @@ def closure(L, L1, Lc, Lc0, x, xd, S):
     k2d = (-(xd + L * s1 * qd1) * den - num * L * (xd * s1 + d * c1 * qd1)) / (den * den)
     num, den = -(d - L1 * c2), d * L1 * s2
     k3d = (-(xd + L1 * s2 * qd2) * den - num * L1 * (xd * s2 + d * c2 * qd2)) / (den * den)
-    S[0], S[1], S[2], S[3], S[4] = x, xd, q, q1, q2
+    S[0], S[1] = x, xd
     S[5], S[6], S[7], S[8], S[9], S[10] = k1, k2, k3, k1d * xd, k2d * xd, k3d * xd   # eq. 28
     S[24], S[25], S[26], S[27], S[28], S[29] = cq, s, c1, s1, c2, s2
     return OK
+
+
+@scratch_kernel
+def loop_angles(S):
+    """The loop angles ``q, q1`` of a parallel module (eq. 2: ``-acos`` of the cosines that
+    :func:`closure` left in ``S``)."""
+    return -math.acos(S[24]), -math.acos(S[26])
 
 
 @scratch_kernel

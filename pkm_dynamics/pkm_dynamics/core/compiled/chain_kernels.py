@@ -14,11 +14,12 @@ Layouts (n modules; see :mod:`.chain_model` for how they are filled):
   reference pose B (4, 4) in the corner of slot 1), slot 3 the map ``AE`` of twists to the
   attachment frame E, slot 4 the pose of E (B1_C_E or B4_C_E) in its corner; ``nud0`` (6,):
   -gravity in Bc of module 1; ``root`` (4, 4): Bc of module 1 in the root link;
-* scratch ``A`` (n, 3, 6, 6): twist maps Bc -> B1, B3, B4 (serial: slot 0; filled for every
-  module, but the parallel steps apply the maps of eq. 6 without them, from the cosines and sines
-  in ``S``: :func:`carry_to_bodies`, :func:`carry_back_to_base`);
+* scratch ``A`` (n, 3, 6, 6): twist maps Bc -> B1, B3, B4 (serial: slot 0; those of a parallel
+  module only for the derivatives, :func:`parallel_maps`: the parallel steps apply the maps of
+  eq. 6 without them, from the cosines and sines in ``S``: :func:`carry_to_bodies`,
+  :func:`carry_back_to_base`);
   ``V`` (n, 5, 3, 6): twists, wrench biases p (eq. 12), xi_1/4/7 and xi_2/5/8 (eq. 30; serial:
-  c of eq. 10 in slot 3), accelerations; ``S`` (n, 30): 0 x, 1 xd (paper sign), 2-4 q, q1, q2,
+  c of eq. 10 in slot 3), accelerations; ``S`` (n, 30): 0 x, 1 xd (paper sign), 2-4 unused,
   5-10 k1..k6 (eqs. 5, 28), 11 alpha (serial D), 12 delta (serial u), 13-16 ka, kb, ke, kf
   (eqs. 62-64), 18-23 psi (serial U), 24-29 cos and sin of q, q1, q2; ``W`` (6, 6, 6) and
   ``w`` (12, 6): matrices and vectors of one step.  ``geo``, ``mats``, ``nud0`` are views of one
@@ -43,16 +44,23 @@ from .spatial_kernels import (ad_inv, ad_inv_pose_rz, ad_inv_pose_rz_vec, bracke
 
 
 @scratch_kernel
-def parallel_first_pass(geo, M, A, V, S, nu_Bc, tmp):
-    """Algorithm 1 lines 4-7 for one parallel module: the maps A1, A3, A4 (eq. 6), twists
-    (eqs. 6a-d), wrench biases (eq. 12) and xi_1..xi_8 (eq. 30) from the closure in ``S``."""
+def parallel_maps(geo, S, A):
+    """The twist maps A1, A3, A4 (eq. 6) of a parallel module as matrices into ``A`` (3, 6, 6),
+    from the closure in ``S``: only the derivatives read them (the FD and ID steps apply the maps
+    without the matrices, :func:`.chain_closure.carry_to_bodies`)."""
+    c, s, c1, s1, ka = S[24], S[25], S[26], S[27], S[13]
+    ad_inv_pose_rz(c, s, geo[4], 0.0, geo[8], A[0])          # Bc -> B1: T([L, 0, h]) Rz(q)
+    ad_inv_pose_rz(c1, s1, 0.0, 0.0, 0.0, A[1])              # Bc -> B3: Rz(q1)
+    ad_inv_pose_rz(c1, s1, c1 * ka, s1 * ka, 0.0, A[2])      # Bc -> B4
+
+
+@scratch_kernel
+def parallel_first_pass(geo, M, V, S, nu_Bc, tmp):
+    """Algorithm 1 lines 4-7 for one parallel module: twists (eqs. 6a-d), wrench biases (eq. 12)
+    and xi_1..xi_8 (eq. 30) from the closure in ``S``."""
     L, h = geo[4], geo[8]
     k1, k2, k4, k5 = S[5], S[6], S[8], S[9]
     xd, ka = S[1], S[13]
-    c, s, c1, s1 = S[24], S[25], S[26], S[27]
-    ad_inv_pose_rz(c, s, L, 0.0, h, A[0])                    # Bc -> B1: T([L, 0, h]) Rz(q)
-    ad_inv_pose_rz(c1, s1, 0.0, 0.0, 0.0, A[1])              # Bc -> B3: Rz(q1)
-    ad_inv_pose_rz(c1, s1, c1 * ka, s1 * ka, 0.0, A[2])      # Bc -> B4
     qd, qd1 = k1 * xd, k2 * xd
     nus, ps, xa, xb = V[0], V[1], V[2], V[3]
     carry_to_bodies(S, L, h, nu_Bc, nus)
@@ -107,9 +115,10 @@ def serial_first_pass(geo, M, A, V, S, nu_Bc, W):
 
 
 @scratch_kernel
-def first_forward_pass(geo, mats, A, V, S, W, w, x, xd):
+def first_forward_pass(geo, mats, A, V, S, W, w, x, xd, maps):
     """First forward recursion of Algorithm 1 (lines 2-10) for one state ``x``, ``xd`` (n,);
-    returns (code, module)."""
+    ``maps``: the parallel modules' twist maps into ``A`` as well (:func:`parallel_maps`).
+    Returns (code, module)."""
     n = geo.shape[0]
     nu, tmp = w[0], w[1]
     for j in range(6):
@@ -123,7 +132,9 @@ def first_forward_pass(geo, mats, A, V, S, W, w, x, xd):
                 code = actuator_force_coefficients(g[5], g[6], g[7], S[k])
             if code != OK:
                 return code, k
-            parallel_first_pass(g, mats[k], A[k], V[k], S[k], nu, tmp)
+            if maps:
+                parallel_maps(g, S[k], A[k])
+            parallel_first_pass(g, mats[k], V[k], S[k], nu, tmp)
             src = V[k, 0, 0]                                 # nu_B1
         else:
             S[k, 0], S[k, 1] = x[k], xd[k]
@@ -369,11 +380,12 @@ def wrench_row(FE, r):
 
 
 @scratch_kernel
-def row_dynamics(inverse, geo, mats, nud0, A, V, S, W, w, x, xd, t, fe, out):
+def row_dynamics(inverse, geo, mats, nud0, A, V, S, W, w, x, xd, t, fe, out, maps=True):
     """One state of a batched call: :func:`first_forward_pass`, then :func:`id_recursions`
     (``inverse``: ``t`` = xdd, ``out`` = f) or :func:`fd_recursions` (``t`` = f, ``out`` = xdd),
-    each (n,).  Returns (code, module)."""
-    code, k = first_forward_pass(geo, mats, A, V, S, W, w, x, xd)
+    each (n,).  ``maps``: leave the parallel modules' twist maps in ``A`` (the derivatives read
+    them; :func:`chain_dynamics` does not ask).  Returns (code, module)."""
+    code, k = first_forward_pass(geo, mats, A, V, S, W, w, x, xd, maps)
     if code != OK:
         return code, k
     if inverse:
@@ -395,7 +407,7 @@ def chain_dynamics(inverse, geo, mats, nud0, A, V, S, W, w, X, XD, T, FE, out, s
     B, n = X.shape
     for r in range(B):
         fe = FE[wrench_row(FE, r)]
-        code, k = row_dynamics(inverse, geo, mats, nud0, A, V, S, W, w, X[r], XD[r], T[r], fe, out[r])
+        code, k = row_dynamics(inverse, geo, mats, nud0, A, V, S, W, w, X[r], XD[r], T[r], fe, out[r], False)
         if code == OK:
             for j in range(n):
                 if not math.isfinite(out[r, j]):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .cache import scratch_kernel
 from .chain_closure import (BOUND_ACCELERATION, BOUND_POSITION, BOUND_VELOCITY, NONFINITE_INPUT, OK,
-                            check_strokes, closure)
+                            check_strokes, closure, loop_angles)
 from .spatial_kernels import exp_se3, pose_mul
 
 
@@ -54,8 +54,9 @@ def tree_state(geo, X, XD, XDD, Q, QD, QDD, S, status):
                 jl, jc, jp = int(g[15]), int(g[16]), int(g[17])
                 sl, sc, rl, rc = g[18], g[19], g[20], g[21]
                 s = S[k]
-                Q[r, jl], QD[r, jl], QDD[r, jl] = sl * (s[2] - rl), sl * s[5] * s[1], sl * (s[8] + s[5] * a)
-                Q[r, jc], QD[r, jc], QDD[r, jc] = sc * (s[3] - rc), sc * s[6] * s[1], sc * (s[9] + s[6] * a)
+                q, q1 = loop_angles(s)
+                Q[r, jl], QD[r, jl], QDD[r, jl] = sl * (q - rl), sl * s[5] * s[1], sl * (s[8] + s[5] * a)
+                Q[r, jc], QD[r, jc], QDD[r, jc] = sc * (q1 - rc), sc * s[6] * s[1], sc * (s[9] + s[6] * a)
                 Q[r, jp], QD[r, jp], QDD[r, jp] = X[r, k], XD[r, k], XDD[r, k]
             else:
                 j = int(g[15])
