@@ -40,7 +40,7 @@ def _check(reps, geo, X, XD, T, FE, status):
 @njit(_nrt=False)
 def _first(reps, geo, mats, A, V, S, W, w, x, xd):
     for _ in range(reps):
-        K.first_forward_pass(geo, mats, A, V, S, W, w, x, xd)
+        K.first_forward_pass(geo, mats, A, V, S, W, w, x, xd, False)     # as the FD and ID call it
 
 
 @njit(_nrt=False)
@@ -91,7 +91,7 @@ def profile(robot) -> dict:
     res = {"check inputs": min_us(lambda r: _check(r, m.geo, x[None], xd[None], f[None], fe, s)),
            "first forward pass": min_us(lambda r: _first(r, m.geo, m.mats, *args[3:], x, xd)),
            "FD recursions": min_us(lambda r: _fd(r, *args, f, fe[0], out))}
-    K.first_forward_pass(m.geo, m.mats, *args[3:], x, xd)
+    K.first_forward_pass(m.geo, m.mats, *args[3:], x, xd, False)
     res["ID recursions"] = min_us(lambda r: _id(r, *args, xdd, fe[0], out))
     for inverse, name, t in ((False, "FD", f), (True, "ID", xdd)):
         res[f"{name} entry point from Python"] = min_us(python_loop(
