@@ -281,19 +281,25 @@ def limb_jacobians(lm, ld, threshold, want_kappa):
             J[a, j] = P[0, a] * w0 + P[1, a] * w1 + P[2, a] * w2
             J[3 + a, j] = P[0, a] * v0 + P[1, a] * v1 + P[2, a] * v2
     rows = lm[10]
-    for i in range(dl):                          # L_t = P_t J_p H
-        for c in range(delta):
-            s = 0.0
+    for i in range(dl):                          # L_t = P_t J_p H (H_jc: 1 for j = independent c,
+        for c in range(delta):                   # 0 for the other independent j; the sum in the
+            s = 0.0                              # same order without the zero terms)
             for j in range(n):
-                s += J[rows[i], j] * H[j, c]
+                if hcol[j] < 0:
+                    s += J[rows[i], j] * H[j, c]
+                elif hcol[j] == c:
+                    s += J[rows[i], j]
             Lt[i, c] = s
             A[i, c] = s
         for c in range(dp):
             F[i, c] = lm[11][i, c]
     if not lu_solve(A, dl, F, dp):
         return SINGULAR, math.inf
-    for i in range(n):
+    for i in range(n):                           # K = H F: the row F[c] of an independent joint
         for c in range(dp):
+            if hcol[i] >= 0:
+                K[i, c] = F[hcol[i], c]
+                continue
             s = 0.0
             for j in range(delta):
                 s += H[i, j] * F[j, c]
@@ -348,7 +354,11 @@ def compound_step(lm, ld, theta):
             A[i, j] = Lt[i, j]
     if not lu_solve(A, dl, b, 1):
         return False
-    for i in range(n):
+    hcol = lm[24]
+    for i in range(n):                           # (H Delta q)_i = Delta q_c for independent i
+        if hcol[i] >= 0:
+            theta[i] += c[i] + b[hcol[i], 0]
+            continue
         s = c[i]
         for j in range(delta):
             s += H[i, j] * b[j, 0]
