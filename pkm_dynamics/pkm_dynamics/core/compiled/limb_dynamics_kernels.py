@@ -18,11 +18,10 @@ from .small_linalg import least_squares_step, lu_solve
 
 
 @kernel
-def body_motion(lm, C, Y, thd, thdd, a0, V, A, Vs, As):
-    """Body-fixed twists ``V`` (n,6) and accelerations ``A`` (n,6) of the tree motion
-    ``(theta, thd, thdd)`` with base acceleration ``a0`` (6,) (``thdd`` None-like: pass zeros);
-    ``Vs``, ``As`` (n,6) scratch of the spatial values."""
-    parent = lm[0]
+def spatial_motion(parent, Y, thd, thdd, a0, Vs, As):
+    """Spatial twists ``Vs_i = Vs_p + Y_i thd_i`` and accelerations ``As_i = As_p + [Vs_i, Y_i]
+    thd_i + Y_i thdd_i`` (n,6) of the tree motion ``(theta, thd, thdd)`` with base acceleration
+    ``a0`` (6,) (``thdd`` None-like: pass zeros); ``parent`` (n,) with ``parent[i] < i``."""
     n = len(thd)
     for i in range(n):
         p = parent[i]
@@ -36,6 +35,14 @@ def body_motion(lm, C, Y, thd, thdd, a0, V, A, Vs, As):
               w0 * y4 - w1 * y3 + v0 * y1 - v1 * y0)                     # [Vs_i, Y_i]
         for a in range(6):
             As[i, a] = (As[p, a] if p >= 0 else a0[a]) + br[a] * q + Y[i, a] * thdd[i]
+
+
+@kernel
+def body_motion(parent, C, Y, thd, thdd, a0, V, A, Vs, As):
+    """Body-fixed twists ``V`` (n,6) and accelerations ``A`` (n,6) of the tree motion
+    (:func:`spatial_motion` into the scratch ``Vs``, ``As``, then ``Ad(C_i)^-1``)."""
+    spatial_motion(parent, Y, thd, thdd, a0, Vs, As)
+    for i in range(len(thd)):
         to_body(C, i, Vs[i], V[i])
         to_body(C, i, As[i], A[i])
 
@@ -213,7 +220,7 @@ def limb_rates_rnea(lm, ld, lx, Vt, At, Vp, Ap, with_acc, thd, thdd, Wl):
         return SINGULAR
     if not with_acc:
         return OK
-    body_motion(lm, C, Y, thd, zeros, zeros, V, A, Vs, As)     # A0: thdd = 0, no gravity
+    body_motion(lm[0], C, Y, thd, zeros, zeros, V, A, Vs, As)     # A0: thdd = 0, no gravity
     loops, S = lm[17], ld[18]
     row = 0
     for lp in range(nl):                         # Gdot thd of every cut joint
@@ -264,8 +271,8 @@ def limb_rates_rnea(lm, ld, lx, Vt, At, Vp, Ap, with_acc, thd, thdd, Wl):
     m = stacked_rows(lm, ld, Sm)
     if not refine_rates(Sm, m, n, thdd, rhs, QR, tq):
         return SINGULAR
-    body_motion(lm, C, Y, thd, thdd, lm[26], V, A, Vs, As)     # RNEA with gravity
-    rnea_spatial(lm, C, Y, V, A, Vs, tq)
+    body_motion(lm[0], C, Y, thd, thdd, lm[26], V, A, Vs, As)     # RNEA with gravity
+    rnea_spatial(lm[0], lm[25], C, Y, V, A, Vs, tq)
     for c in range(dp):                          # Wl = K^T tau
         s = 0.0
         for i in range(n):
@@ -291,12 +298,12 @@ def _frame_acceleration(C, body, offset, As, out, tmp):
 
 
 @kernel
-def rnea_spatial(lm, C, Y, V, A, Ws, tau):
+def rnea_spatial(parent, M, C, Y, V, A, Ws, tau):
     """Generalized forces ``tau`` (n,) of the limb tree (:func:`..tree_dynamics.rnea`) from the
     body-fixed motion ``V``, ``A`` (gravity in ``A``): body wrenches ``W_i = M_i A_i -
-    ad(V_i)^T M_i V_i`` carried to the base frame (``Ws`` (n,6), overwritten) and summed over
-    each joint's subtree, ``tau_j = Y_j . sum Ws_i`` (``tau``: at least n entries)."""
-    M, sup = lm[25], lm[7]
+    ad(V_i)^T M_i V_i`` (``M`` (n,6,6)) carried to the base frame (``Ws`` (n,6), overwritten)
+    and summed over each joint's subtree from the leaves (``parent[i] < i``), ``tau_j = Y_j .
+    sum Ws_i`` (``tau``: at least n entries)."""
     n = Y.shape[0]
     for i in range(n):
         Mi = M[i]
@@ -342,51 +349,54 @@ def rnea_spatial(lm, C, Y, V, A, Ws, tau):
         Ws[i, 1] = C[i, 1, 0] * wb[0] + C[i, 1, 1] * wb[1] + C[i, 1, 2] * wb[2] + pz * f0 - px * f2
         Ws[i, 2] = C[i, 2, 0] * wb[0] + C[i, 2, 1] * wb[1] + C[i, 2, 2] * wb[2] + px * f1 - py * f0
         Ws[i, 3], Ws[i, 4], Ws[i, 5] = f0, f1, f2
-    for j in range(n):
-        s = 0.0
-        for i in range(n):
-            if sup[i, j]:
-                s += (Y[j, 0] * Ws[i, 0] + Y[j, 1] * Ws[i, 1] + Y[j, 2] * Ws[i, 2]
-                      + Y[j, 3] * Ws[i, 3] + Y[j, 4] * Ws[i, 4] + Y[j, 5] * Ws[i, 5])
-        tau[j] = s
+    for j in range(n - 1, -1, -1):
+        tau[j] = (Y[j, 0] * Ws[j, 0] + Y[j, 1] * Ws[j, 1] + Y[j, 2] * Ws[j, 2]
+                  + Y[j, 3] * Ws[j, 3] + Y[j, 4] * Ws[j, 4] + Y[j, 5] * Ws[j, 5])
+        p = parent[j]
+        if p >= 0:
+            for a in range(6):
+                Ws[p, a] += Ws[j, a]
 
 
 @kernel
-def limb_task_inertia(lm, ld, T, Mt):
-    """``Mt += K^T H_l K`` (dp, dp), the limb's share of eq. 40, as ``sum_i T_i^T M_i T_i`` with
+def limb_task_inertia(parent, M, C, Y, K, T, X, Mt):
+    """``Mt += K^T H_l K`` (dp, dp), one limb's share of eq. 40, as ``sum_i T_i^T M_i T_i`` with
     ``T_i = J_i K`` (6, dp) the body-fixed twists of body i per unit task rate (``J_i`` its body
-    Jacobian: ``sum_(j supports i) Ad(C_i)^-1 Y_j K_j``, accumulated in the base frame along the
-    tree), the mass matrix of the limb tree (:func:`..tree_dynamics.crba`) never formed.
-    ``T`` (n, 6, dp) scratch."""
-    parent, M = lm[0], lm[25]
-    C, Y, K = ld[0], ld[1], ld[8]
+    Jacobian: ``sum_(j supports i) Ad(C_i)^-1 Y_j K_j``), accumulated in the base frame along the
+    tree (``T_i = T_parent + Y_i K_i``) and carried to body i, then ``X = M_i T_i`` and the upper
+    triangle of ``T_i^T X``: the mass matrix of the limb tree (:func:`..tree_dynamics.crba`)
+    never formed.  ``parent`` (n,), ``M`` (n, 6, 6) inertias, ``C`` (n, 4, 4) poses, ``Y`` (n, 6)
+    spatial screws, ``K`` (n, dp); ``T`` (n, 6, dp), ``X`` (>= 12, >= dp) scratch."""
     n, dp = K.shape[0], K.shape[1]
     for i in range(n):                           # spatial T_i = T_p + Y_i K_i
         p = parent[i]
         for a in range(6):
             for c in range(dp):
                 T[i, a, c] = (T[p, a, c] if p >= 0 else 0.0) + Y[i, a] * K[i, c]
-    for i in range(n):                           # body-fixed (in place), then T^T M T
+    for i in range(n):
+        Mi = M[i]
+        if Mi[3, 3] == 0.0 and Mi[0, 0] == 0.0:
+            continue                             # massless (the platform in a limb tree)
         px, py, pz = C[i, 0, 3], C[i, 1, 3], C[i, 2, 3]
-        for c in range(dp):
+        for c in range(dp):                      # body-fixed columns into X rows 0-5 (column c)
             w0, w1, w2 = T[i, 0, c], T[i, 1, c], T[i, 2, c]
             v0 = T[i, 3, c] - (py * w2 - pz * w1)
             v1 = T[i, 4, c] - (pz * w0 - px * w2)
             v2 = T[i, 5, c] - (px * w1 - py * w0)
             for a in range(3):
-                T[i, a, c] = C[i, 0, a] * w0 + C[i, 1, a] * w1 + C[i, 2, a] * w2
-                T[i, 3 + a, c] = C[i, 0, a] * v0 + C[i, 1, a] * v1 + C[i, 2, a] * v2
-        Mi = M[i]
-        if Mi[3, 3] == 0.0 and Mi[0, 0] == 0.0:
-            continue                             # massless (the platform in a limb tree)
+                X[a, c] = C[i, 0, a] * w0 + C[i, 1, a] * w1 + C[i, 2, a] * w2
+                X[3 + a, c] = C[i, 0, a] * v0 + C[i, 1, a] * v1 + C[i, 2, a] * v2
+        for c in range(dp):                      # X[6:12] = M_i (body-fixed T_i)
+            for a in range(6):
+                x = 0.0
+                for b in range(6):
+                    x += Mi[a, b] * X[b, c]
+                X[6 + a, c] = x
         for c in range(dp):
             for d in range(c, dp):
                 s = 0.0
                 for a in range(6):
-                    x = 0.0
-                    for b in range(6):
-                        x += Mi[a, b] * T[i, b, d]
-                    s += T[i, a, c] * x
+                    s += X[a, c] * X[6 + a, d]
                 Mt[c, d] += s
                 if d != c:
                     Mt[d, c] += s
