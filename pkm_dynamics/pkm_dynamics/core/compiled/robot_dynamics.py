@@ -162,7 +162,8 @@ def robot_forward_dynamics(fm, im, hm, fd, idt, hd, toff, theta, held, prepare, 
     ``g`` (3,) gravity, ``J_IK`` (n_act, dp) (eq. 30); ``threshold`` on kappa (< 0: no check).
     ``held`` (flat): the joint vector whose state the scratch holds, ``prepare[l]``: not for
     limb l; where ``held`` differs from ``theta`` every limb is prepared again and ``held``
-    becomes ``theta``.  Scratch: ``Mt`` (dp, dp) (left holding ``M_t``), ``bias`` (dp,) (left
+    becomes ``theta``; past the input checks ``prepare[l]`` is left True only for a limb that
+    stopped.  Scratch: ``Mt`` (dp, dp) (left holding ``M_t``), ``bias`` (dp,) (left
     holding ``C_t V_t + W_grav``), ``Wl`` (dp,), ``W`` (>= 2 max(n_act, dp), >= max(n_act,
     dp)), ``S`` (5, 6), ``thd``, ``thdd`` (flat, the limbs' rates); ``status`` (L,) each
     limb's.  Returns ``(status, culprit)`` (:data:`FD_OK` ...)."""
@@ -215,6 +216,7 @@ def robot_forward_dynamics(fm, im, hm, fd, idt, hd, toff, theta, held, prepare, 
         else:
             lm, ld, lx = lean_views(fm, im, hm, fd, idt, hd, l)
             status[l] = limb_rates_rnea(lm, ld, lx, Vt, zero[:dp], Vp, zero, True, thd[a:b], thdd[a:b], Wl)
+        prepare[l] = status[l] != K.OK           # a limb that stopped is prepared at the next call
         if status[l] != K.OK:
             failed = l if failed < 0 else failed
             continue
@@ -283,6 +285,4 @@ def compiled_forward_dynamics(tables, theta, V_t, u, wrench, P_p, M_p, pose, g, 
         wrench if has_wrench else s.Wl, has_wrench, P_p, M_p, pose, g, J_IK,
         -1.0 if threshold is None else float(threshold), s.Mt, s.bias, s.Wl, s.W, s.S, s.thd, s.thdd, acc,
         loc.status)
-    if status != FD_BAD_TWIST and status != FD_BAD_EFFORT and status != FD_BAD_WRENCH:
-        loc.prepare[:] = loc.status != K.OK
     return acc, status, culprit
