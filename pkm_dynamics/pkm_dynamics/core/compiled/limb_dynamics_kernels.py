@@ -272,7 +272,7 @@ def limb_rates_rnea(lm, ld, lx, Vt, At, Vp, Ap, with_acc, thd, thdd, Wl):
     if not refine_rates(Sm, m, n, thdd, rhs, QR, tq):
         return SINGULAR
     body_motion(lm[0], C, Y, thd, thdd, lm[26], V, A, Vs, As)     # RNEA with gravity
-    rnea_spatial(lm[0], lm[25], C, Y, V, A, Vs, tq)
+    rnea_spatial(lm[7], lm[25], C, Y, V, A, Vs, tq)
     for c in range(dp):                          # Wl = K^T tau
         s = 0.0
         for i in range(n):
@@ -298,11 +298,11 @@ def _frame_acceleration(C, body, offset, As, out, tmp):
 
 
 @kernel
-def rnea_spatial(parent, M, C, Y, V, A, Ws, tau):
+def rnea_spatial(sup, M, C, Y, V, A, Ws, tau):
     """Generalized forces ``tau`` (n,) of the limb tree (:func:`..tree_dynamics.rnea`) from the
     body-fixed motion ``V``, ``A`` (gravity in ``A``): body wrenches ``W_i = M_i A_i -
     ad(V_i)^T M_i V_i`` (``M`` (n,6,6)) carried to the base frame (``Ws`` (n,6), overwritten)
-    and summed over each joint's subtree from the leaves (``parent[i] < i``), ``tau_j = Y_j .
+    and summed over each joint's subtree (``sup`` (n, n) the support table), ``tau_j = Y_j .
     sum Ws_i`` (``tau``: at least n entries)."""
     n = Y.shape[0]
     for i in range(n):
@@ -349,54 +349,50 @@ def rnea_spatial(parent, M, C, Y, V, A, Ws, tau):
         Ws[i, 1] = C[i, 1, 0] * wb[0] + C[i, 1, 1] * wb[1] + C[i, 1, 2] * wb[2] + pz * f0 - px * f2
         Ws[i, 2] = C[i, 2, 0] * wb[0] + C[i, 2, 1] * wb[1] + C[i, 2, 2] * wb[2] + px * f1 - py * f0
         Ws[i, 3], Ws[i, 4], Ws[i, 5] = f0, f1, f2
-    for j in range(n - 1, -1, -1):
-        tau[j] = (Y[j, 0] * Ws[j, 0] + Y[j, 1] * Ws[j, 1] + Y[j, 2] * Ws[j, 2]
-                  + Y[j, 3] * Ws[j, 3] + Y[j, 4] * Ws[j, 4] + Y[j, 5] * Ws[j, 5])
-        p = parent[j]
-        if p >= 0:
-            for a in range(6):
-                Ws[p, a] += Ws[j, a]
+    for j in range(n):
+        s = 0.0
+        for i in range(n):
+            if sup[i, j]:
+                s += (Y[j, 0] * Ws[i, 0] + Y[j, 1] * Ws[i, 1] + Y[j, 2] * Ws[i, 2]
+                      + Y[j, 3] * Ws[i, 3] + Y[j, 4] * Ws[i, 4] + Y[j, 5] * Ws[i, 5])
+        tau[j] = s
 
 
 @kernel
-def limb_task_inertia(parent, M, C, Y, K, T, X, Mt):
-    """``Mt += K^T H_l K`` (dp, dp), one limb's share of eq. 40, as ``sum_i T_i^T M_i T_i`` with
+def limb_task_inertia(parent, M, C, Y, K, T, Mt):
+    """``Mt += K^T H_l K`` (dp, dp), the limb's share of eq. 40, as ``sum_i T_i^T M_i T_i`` with
     ``T_i = J_i K`` (6, dp) the body-fixed twists of body i per unit task rate (``J_i`` its body
-    Jacobian: ``sum_(j supports i) Ad(C_i)^-1 Y_j K_j``), accumulated in the base frame along the
-    tree (``T_i = T_parent + Y_i K_i``) and carried to body i, then ``X = M_i T_i`` and the upper
-    triangle of ``T_i^T X``: the mass matrix of the limb tree (:func:`..tree_dynamics.crba`)
-    never formed.  ``parent`` (n,), ``M`` (n, 6, 6) inertias, ``C`` (n, 4, 4) poses, ``Y`` (n, 6)
-    spatial screws, ``K`` (n, dp); ``T`` (n, 6, dp), ``X`` (>= 12, >= dp) scratch."""
+    Jacobian: ``sum_(j supports i) Ad(C_i)^-1 Y_j K_j``, accumulated in the base frame along the
+    tree), the mass matrix of the limb tree (:func:`..tree_dynamics.crba`) never formed.
+    ``parent`` (n,), ``M`` (n, 6, 6) inertias, ``C`` (n, 4, 4) poses, ``Y`` (n, 6) spatial
+    screws, ``K`` (n, dp); ``T`` (n, 6, dp) scratch."""
     n, dp = K.shape[0], K.shape[1]
     for i in range(n):                           # spatial T_i = T_p + Y_i K_i
         p = parent[i]
         for a in range(6):
             for c in range(dp):
                 T[i, a, c] = (T[p, a, c] if p >= 0 else 0.0) + Y[i, a] * K[i, c]
-    for i in range(n):
-        Mi = M[i]
-        if Mi[3, 3] == 0.0 and Mi[0, 0] == 0.0:
-            continue                             # massless (the platform in a limb tree)
+    for i in range(n):                           # body-fixed (in place), then T^T M T
         px, py, pz = C[i, 0, 3], C[i, 1, 3], C[i, 2, 3]
-        for c in range(dp):                      # body-fixed columns into X rows 0-5 (column c)
+        for c in range(dp):
             w0, w1, w2 = T[i, 0, c], T[i, 1, c], T[i, 2, c]
             v0 = T[i, 3, c] - (py * w2 - pz * w1)
             v1 = T[i, 4, c] - (pz * w0 - px * w2)
             v2 = T[i, 5, c] - (px * w1 - py * w0)
             for a in range(3):
-                X[a, c] = C[i, 0, a] * w0 + C[i, 1, a] * w1 + C[i, 2, a] * w2
-                X[3 + a, c] = C[i, 0, a] * v0 + C[i, 1, a] * v1 + C[i, 2, a] * v2
-        for c in range(dp):                      # X[6:12] = M_i (body-fixed T_i)
-            for a in range(6):
-                x = 0.0
-                for b in range(6):
-                    x += Mi[a, b] * X[b, c]
-                X[6 + a, c] = x
+                T[i, a, c] = C[i, 0, a] * w0 + C[i, 1, a] * w1 + C[i, 2, a] * w2
+                T[i, 3 + a, c] = C[i, 0, a] * v0 + C[i, 1, a] * v1 + C[i, 2, a] * v2
+        Mi = M[i]
+        if Mi[3, 3] == 0.0 and Mi[0, 0] == 0.0:
+            continue                             # massless (the platform in a limb tree)
         for c in range(dp):
             for d in range(c, dp):
                 s = 0.0
                 for a in range(6):
-                    s += X[a, c] * X[6 + a, d]
+                    x = 0.0
+                    for b in range(6):
+                        x += Mi[a, b] * T[i, b, d]
+                    s += T[i, a, c] * x
                 Mt[c, d] += s
                 if d != c:
                     Mt[d, c] += s

@@ -52,11 +52,11 @@ def first_out_of_bound(v, bound):
 def lean_views(fm, im, hm, fd, idt, hd, l):
     """``(lm, ld, lx)`` of limb ``l`` as :func:`.robot_kernels.model_views` and ``data_views``
     build them, with only the entries the rates and the RNEA read at a state
-    the scratch holds (model 0, 8-10, 13-19, 25, 26; data 0-10, 12, 13, 18; extra 0-11); every
+    the scratch holds (model 0, 7-10, 13-19, 25, 26; data 0-10, 12, 13, 18; extra 0-11); every
     other entry is ``hm`` (an int array of three dimensions, so that a read of it does not
     compile): a view costs more to build than most of the arithmetic on it."""
     x = hm
-    lm = (_f1(im, hm, l, 0), x, x, x, x, x, x, x, _f1(im, hm, l, 8), _f2(fm, hm, l, 9),
+    lm = (_f1(im, hm, l, 0), x, x, x, x, x, x, _f2(im, hm, l, 7), _f1(im, hm, l, 8), _f2(fm, hm, l, 9),
           _f1(im, hm, l, 10), x, x, _f2(im, hm, l, 13), _f3(fm, hm, l, 14), _f3(fm, hm, l, 15),
           _f2(im, hm, l, 16), _f2(im, hm, l, 17), _f2(im, hm, l, 18), _f2(im, hm, l, 19), x, x, x, x, x,
           _f3(fm, hm, l, 25), _f1(fm, hm, l, 26))
@@ -111,7 +111,7 @@ def platform_terms(P_p, M_p, R, g, Vp, Mt, bias, S):
 
 
 @kernel
-def serial_limb_bias(parent, M, a0, offset, pb, C, Y, Kl, P_p, Vt, zero, thd, thdd, V, A, Vs, As, tau, ap, tmp,
+def serial_limb_bias(parent, sup, M, a0, offset, pb, C, Y, Kl, P_p, Vt, zero, thd, thdd, V, A, Vs, As, tau, ap, tmp,
                      Wl):
     """A limb without loops, with 6 joints, 6 constrained directions and 6 task coordinates
     (``P_p`` square), at zero task acceleration: its share ``Wl = K^T tau`` (dp,) of the bias
@@ -119,9 +119,9 @@ def serial_limb_bias(parent, M, a0, offset, pb, C, Y, Kl, P_p, Vt, zero, thd, th
     itself: ``thd = K V_t`` (eq. 27) and ``thdd = -K P_p^T A0_p`` (eq. 29), ``A0_p`` the
     platform frame's acceleration at ``thdd = 0`` without gravity (one pass of spatial velocity
     products), with no least-squares refinement; then one body-motion pass with gravity ``a0``
-    and the RNEA.  ``offset`` (4, 4) the platform frame on body ``pb``; ``zero`` (6,) zeros;
-    ``V``, ``A``, ``Vs``, ``As`` (n, 6), ``tau`` (n,), ``ap``, ``tmp`` (6,) scratch.  Returns
-    False if ``Wl`` is not finite (the reference route takes over)."""
+    and the RNEA.  ``sup`` (n, n) the support table, ``offset`` (4, 4) the platform frame on
+    body ``pb``; ``zero`` (6,) zeros; ``V``, ``A``, ``Vs``, ``As`` (n, 6), ``tau`` (n,),
+    ``ap``, ``tmp`` (6,) scratch.  Returns False if ``Wl`` is not finite (the reference route takes over)."""
     n, dp = Kl.shape[0], Kl.shape[1]
     for i in range(n):                           # thd = K V_t
         s = 0.0
@@ -142,7 +142,7 @@ def serial_limb_bias(parent, M, a0, offset, pb, C, Y, Kl, P_p, Vt, zero, thd, th
             s -= Kl[i, c] * tmp[c]
         thdd[i] = s
     body_motion(parent, C, Y, thd, thdd, a0, V, A, Vs, As)
-    rnea_spatial(parent, M, C, Y, V, A, Vs, tau)
+    rnea_spatial(sup, M, C, Y, V, A, Vs, tau)
     finite = True
     for c in range(dp):                          # Wl = K^T tau
         s = 0.0
@@ -209,9 +209,10 @@ def robot_forward_dynamics(fm, im, hm, fd, idt, hd, toff, theta, held, prepare, 
             _f2(fd, hd, l, 8)
         sizes = _f1(im, hm, l, 8)
         if sizes[4] == 0 and sizes[1] == 6 and b - a == 6 and dp == 6:
-            ok = serial_limb_bias(parent, M, _f1(fm, hm, l, 26), _f2(fm, hm, l, 9), sizes[0], C, Y, Kl, P_p, Vt, zero,
-                                  thd[a:b], thdd[a:b], _f2(fd, hd, l, 23), _f2(fd, hd, l, 24), _f2(fd, hd, l, 25),
-                                  _f2(fd, hd, l, 26), _f1(fd, hd, l, 22), _f1(fd, hd, l, 30), _f1(fd, hd, l, 28), Wl)
+            ok = serial_limb_bias(parent, _f2(im, hm, l, 7), M, _f1(fm, hm, l, 26), _f2(fm, hm, l, 9), sizes[0], C, Y,
+                                  Kl, P_p, Vt, zero, thd[a:b], thdd[a:b], _f2(fd, hd, l, 23), _f2(fd, hd, l, 24),
+                                  _f2(fd, hd, l, 25), _f2(fd, hd, l, 26), _f1(fd, hd, l, 22), _f1(fd, hd, l, 30),
+                                  _f1(fd, hd, l, 28), Wl)
             status[l] = K.OK if ok else K.SINGULAR
         else:
             lm, ld, lx = lean_views(fm, im, hm, fd, idt, hd, l)
@@ -222,7 +223,7 @@ def robot_forward_dynamics(fm, im, hm, fd, idt, hd, toff, theta, held, prepare, 
             continue
         for k in range(dp):
             bias[k] += Wl[k]
-        limb_task_inertia(parent, M, C, Y, Kl, _f3(fd, hd, l, 31), _f2(fd, hd, l, 10), Mt)
+        limb_task_inertia(parent, M, C, Y, Kl, _f3(fd, hd, l, 31), Mt)
     if failed >= 0:
         return FD_LIMB, failed
     platform_terms(P_p, M_p, pose, g, Vp, Mt, bias, S)
