@@ -18,11 +18,10 @@ from .small_linalg import least_squares_step, lu_solve
 
 
 @kernel
-def body_motion(lm, C, Y, thd, thdd, a0, V, A, Vs, As):
-    """Body-fixed twists ``V`` (n,6) and accelerations ``A`` (n,6) of the tree motion
-    ``(theta, thd, thdd)`` with base acceleration ``a0`` (6,) (``thdd`` None-like: pass zeros);
-    ``Vs``, ``As`` (n,6) scratch of the spatial values."""
-    parent = lm[0]
+def spatial_motion(parent, Y, thd, thdd, a0, Vs, As):
+    """Spatial twists ``Vs_i = Vs_p + Y_i thd_i`` and accelerations ``As_i = As_p + [Vs_i, Y_i]
+    thd_i + Y_i thdd_i`` (n,6) of the tree motion ``(theta, thd, thdd)`` with base acceleration
+    ``a0`` (6,) (``thdd`` None-like: pass zeros); ``parent`` (n,) with ``parent[i] < i``."""
     n = len(thd)
     for i in range(n):
         p = parent[i]
@@ -36,6 +35,14 @@ def body_motion(lm, C, Y, thd, thdd, a0, V, A, Vs, As):
               w0 * y4 - w1 * y3 + v0 * y1 - v1 * y0)                     # [Vs_i, Y_i]
         for a in range(6):
             As[i, a] = (As[p, a] if p >= 0 else a0[a]) + br[a] * q + Y[i, a] * thdd[i]
+
+
+@kernel
+def body_motion(parent, C, Y, thd, thdd, a0, V, A, Vs, As):
+    """Body-fixed twists ``V`` (n,6) and accelerations ``A`` (n,6) of the tree motion
+    (:func:`spatial_motion` into the scratch ``Vs``, ``As``, then ``Ad(C_i)^-1``)."""
+    spatial_motion(parent, Y, thd, thdd, a0, Vs, As)
+    for i in range(len(thd)):
         to_body(C, i, Vs[i], V[i])
         to_body(C, i, As[i], A[i])
 
@@ -213,7 +220,7 @@ def limb_rates_rnea(lm, ld, lx, Vt, At, Vp, Ap, with_acc, thd, thdd, Wl):
         return SINGULAR
     if not with_acc:
         return OK
-    body_motion(lm, C, Y, thd, zeros, zeros, V, A, Vs, As)     # A0: thdd = 0, no gravity
+    body_motion(lm[0], C, Y, thd, zeros, zeros, V, A, Vs, As)     # A0: thdd = 0, no gravity
     loops, S = lm[17], ld[18]
     row = 0
     for lp in range(nl):                         # Gdot thd of every cut joint
@@ -264,8 +271,8 @@ def limb_rates_rnea(lm, ld, lx, Vt, At, Vp, Ap, with_acc, thd, thdd, Wl):
     m = stacked_rows(lm, ld, Sm)
     if not refine_rates(Sm, m, n, thdd, rhs, QR, tq):
         return SINGULAR
-    body_motion(lm, C, Y, thd, thdd, lm[26], V, A, Vs, As)     # RNEA with gravity
-    rnea_spatial(lm, C, Y, V, A, Vs, tq)
+    body_motion(lm[0], C, Y, thd, thdd, lm[26], V, A, Vs, As)     # RNEA with gravity
+    rnea_spatial(lm[7], lm[25], C, Y, V, A, Vs, tq)
     for c in range(dp):                          # Wl = K^T tau
         s = 0.0
         for i in range(n):
@@ -291,12 +298,12 @@ def _frame_acceleration(C, body, offset, As, out, tmp):
 
 
 @kernel
-def rnea_spatial(lm, C, Y, V, A, Ws, tau):
+def rnea_spatial(sup, M, C, Y, V, A, Ws, tau):
     """Generalized forces ``tau`` (n,) of the limb tree (:func:`..tree_dynamics.rnea`) from the
     body-fixed motion ``V``, ``A`` (gravity in ``A``): body wrenches ``W_i = M_i A_i -
-    ad(V_i)^T M_i V_i`` carried to the base frame (``Ws`` (n,6), overwritten) and summed over
-    each joint's subtree, ``tau_j = Y_j . sum Ws_i`` (``tau``: at least n entries)."""
-    M, sup = lm[25], lm[7]
+    ad(V_i)^T M_i V_i`` (``M`` (n,6,6)) carried to the base frame (``Ws`` (n,6), overwritten)
+    and summed over each joint's subtree (``sup`` (n, n) the support table), ``tau_j = Y_j .
+    sum Ws_i`` (``tau``: at least n entries)."""
     n = Y.shape[0]
     for i in range(n):
         Mi = M[i]
@@ -352,14 +359,13 @@ def rnea_spatial(lm, C, Y, V, A, Ws, tau):
 
 
 @kernel
-def limb_task_inertia(lm, ld, T, Mt):
+def limb_task_inertia(parent, M, C, Y, K, T, Mt):
     """``Mt += K^T H_l K`` (dp, dp), the limb's share of eq. 40, as ``sum_i T_i^T M_i T_i`` with
     ``T_i = J_i K`` (6, dp) the body-fixed twists of body i per unit task rate (``J_i`` its body
     Jacobian: ``sum_(j supports i) Ad(C_i)^-1 Y_j K_j``, accumulated in the base frame along the
     tree), the mass matrix of the limb tree (:func:`..tree_dynamics.crba`) never formed.
-    ``T`` (n, 6, dp) scratch."""
-    parent, M = lm[0], lm[25]
-    C, Y, K = ld[0], ld[1], ld[8]
+    ``parent`` (n,), ``M`` (n, 6, 6) inertias, ``C`` (n, 4, 4) poses, ``Y`` (n, 6) spatial
+    screws, ``K`` (n, dp); ``T`` (n, 6, dp) scratch."""
     n, dp = K.shape[0], K.shape[1]
     for i in range(n):                           # spatial T_i = T_p + Y_i K_i
         p = parent[i]

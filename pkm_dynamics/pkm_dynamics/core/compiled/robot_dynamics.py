@@ -5,8 +5,9 @@ from the IK solution the limb scratch holds to the task acceleration ``Vdot_t``.
 
 * each limb's rates and its share of the bias, ``K^T tau`` with the RNEA ``tau`` of the limb tree
   at ``thetad = K V_t`` and ``thetadd = Kdot V_t`` (eqs. 27-29 at zero task acceleration, eq. 37;
+  :func:`serial_limb_bias` for a limb without loops whose rate map is ``K`` itself, else
   :func:`.limb_dynamics_kernels.limb_rates_rnea`), and its share ``K^T H_l K`` of ``M_t`` (eq. 40;
-  :func:`limb_inertia_share`);
+  :func:`.limb_dynamics_kernels.limb_task_inertia`);
 * the platform's own Newton-Euler terms (eq. 38): ``P_p^T M_p P_p`` and
   ``P_p^T (-M_p (0, R^T g) - ad(V_p)^T M_p V_p)``;
 * ``rhs = J_IK^T u + P_p^T W_EE - bias``, the conditioning checks ``kappa(J_IK) <= threshold``
@@ -24,7 +25,8 @@ import numpy as np
 from ..bounds import MAX_EFFORT, MAX_RATE
 from . import limb_kernels as K
 from .cache import kernel, scratch_kernel
-from .limb_dynamics_kernels import limb_rates_rnea
+from .limb_dynamics_kernels import (_frame_acceleration, body_motion, limb_rates_rnea, limb_task_inertia,
+                                    rnea_spatial, spatial_motion)
 from .limb_ik_kernels import limb_prepare
 from .robot_kernels import _f1, _f2, _f3, data_views, model_views
 from .small_linalg import condition_at_most, lu_solve
@@ -49,8 +51,8 @@ def first_out_of_bound(v, bound):
 @kernel
 def lean_views(fm, im, hm, fd, idt, hd, l):
     """``(lm, ld, lx)`` of limb ``l`` as :func:`.robot_kernels.model_views` and ``data_views``
-    build them, with only the entries the rates, the RNEA and the inertia share read at a state
-    the scratch holds (model 0, 7-10, 13-19, 25, 26; data 0-10, 12, 13, 18; extra 0-12); every
+    build them, with only the entries the rates and the RNEA read at a state
+    the scratch holds (model 0, 7-10, 13-19, 25, 26; data 0-10, 12, 13, 18; extra 0-11); every
     other entry is ``hm`` (an int array of three dimensions, so that a read of it does not
     compile): a view costs more to build than most of the arithmetic on it."""
     x = hm
@@ -63,7 +65,7 @@ def lean_views(fm, im, hm, fd, idt, hd, l):
           _f2(fd, hd, l, 10), x, _f1(fd, hd, l, 12), _f1(fd, hd, l, 13), x, x, x, x, _f2(fd, hd, l, 18))
     lx = (_f2(fd, hd, l, 19), _f2(fd, hd, l, 20), _f1(fd, hd, l, 21), _f1(fd, hd, l, 22), _f2(fd, hd, l, 23),
           _f2(fd, hd, l, 24), _f2(fd, hd, l, 25), _f2(fd, hd, l, 26), _f1(fd, hd, l, 27), _f1(fd, hd, l, 28),
-          _f1(fd, hd, l, 29), _f1(fd, hd, l, 30), _f3(fd, hd, l, 31))
+          _f1(fd, hd, l, 29), _f1(fd, hd, l, 30), x)
     return lm, ld, lx
 
 
@@ -109,46 +111,46 @@ def platform_terms(P_p, M_p, R, g, Vp, Mt, bias, S):
 
 
 @kernel
-def limb_inertia_share(parent, M, C, Y, K, T, X, Mt):
-    """``Mt += K^T H_l K`` (dp, dp), one limb's share of eq. 40: ``sum_i T_i^T M_i T_i`` with
-    ``T_i = J_i K`` (6, dp) the body-fixed twists of body i per unit task rate, accumulated in
-    the base frame along the tree (``T_i = T_parent + Y_i K_i``) and carried to body i (as
-    :func:`.limb_dynamics_kernels.limb_task_inertia`), here as ``X = M_i T_i`` then the upper
-    triangle of ``T_i^T X``.  ``parent`` (n,), ``M`` (n, 6, 6) inertias, ``C`` (n, 4, 4) poses,
-    ``Y`` (n, 6) spatial screws, ``K`` (n, dp); ``T`` (n, 6, dp), ``X`` (>= 6, >= dp) scratch."""
-    n, dp = K.shape[0], K.shape[1]
-    for i in range(n):                           # spatial T_i = T_p + Y_i K_i
-        p = parent[i]
-        for a in range(6):
-            for c in range(dp):
-                T[i, a, c] = (T[p, a, c] if p >= 0 else 0.0) + Y[i, a] * K[i, c]
-    for i in range(n):
-        Mi = M[i]
-        if Mi[3, 3] == 0.0 and Mi[0, 0] == 0.0:
-            continue                             # massless (the platform in a limb tree)
-        px, py, pz = C[i, 0, 3], C[i, 1, 3], C[i, 2, 3]
-        for c in range(dp):                      # body-fixed columns into X rows 0-5 (column c)
-            w0, w1, w2 = T[i, 0, c], T[i, 1, c], T[i, 2, c]
-            v0 = T[i, 3, c] - (py * w2 - pz * w1)
-            v1 = T[i, 4, c] - (pz * w0 - px * w2)
-            v2 = T[i, 5, c] - (px * w1 - py * w0)
-            for a in range(3):
-                X[a, c] = C[i, 0, a] * w0 + C[i, 1, a] * w1 + C[i, 2, a] * w2
-                X[3 + a, c] = C[i, 0, a] * v0 + C[i, 1, a] * v1 + C[i, 2, a] * v2
-        for c in range(dp):                      # X[6:12] = M_i (body-fixed T_i)
-            for a in range(6):
-                x = 0.0
-                for b in range(6):
-                    x += Mi[a, b] * X[b, c]
-                X[6 + a, c] = x
+def serial_limb_bias(parent, sup, M, a0, offset, pb, C, Y, Kl, P_p, Vt, zero, thd, thdd, V, A, Vs, As, tau, ap, tmp,
+                     Wl):
+    """A limb without loops, with 6 joints, 6 constrained directions and 6 task coordinates
+    (``P_p`` square), at zero task acceleration: its share ``Wl = K^T tau`` (dp,) of the bias
+    of eq. 39.  There ``J_p K = P_p`` (eq. 28, ``J_p`` square), so ``K`` (n, dp) is the rate map
+    itself: ``thd = K V_t`` (eq. 27) and ``thdd = -K P_p^T A0_p`` (eq. 29), ``A0_p`` the
+    platform frame's acceleration at ``thdd = 0`` without gravity (one pass of spatial velocity
+    products), with no least-squares refinement; then one body-motion pass with gravity ``a0``
+    and the RNEA.  ``sup`` (n, n) the support table, ``offset`` (4, 4) the platform frame on
+    body ``pb``; ``zero`` (6,) zeros; ``V``, ``A``, ``Vs``, ``As`` (n, 6), ``tau`` (n,),
+    ``ap``, ``tmp`` (6,) scratch.  Returns False if ``Wl`` is not finite (the reference route takes over)."""
+    n, dp = Kl.shape[0], Kl.shape[1]
+    for i in range(n):                           # thd = K V_t
+        s = 0.0
         for c in range(dp):
-            for d in range(c, dp):
-                s = 0.0
-                for a in range(6):
-                    s += X[a, c] * X[6 + a, d]
-                Mt[c, d] += s
-                if d != c:
-                    Mt[d, c] += s
+            s += Kl[i, c] * Vt[c]
+        thd[i] = s
+        thdd[i] = 0.0
+    spatial_motion(parent, Y, thd, thdd, zero, Vs, As)
+    _frame_acceleration(C, pb, offset, As, ap, tmp)
+    for c in range(dp):                          # tmp = P_p^T A0_p
+        s = 0.0
+        for a in range(6):
+            s += P_p[a, c] * ap[a]
+        tmp[c] = s
+    for i in range(n):                           # thdd = -K P_p^T A0_p
+        s = 0.0
+        for c in range(dp):
+            s -= Kl[i, c] * tmp[c]
+        thdd[i] = s
+    body_motion(parent, C, Y, thd, thdd, a0, V, A, Vs, As)
+    rnea_spatial(sup, M, C, Y, V, A, Vs, tau)
+    finite = True
+    for c in range(dp):                          # Wl = K^T tau
+        s = 0.0
+        for i in range(n):
+            s += Kl[i, c] * tau[i]
+        Wl[c] = s
+        finite = finite and abs(s) < np.inf
+    return finite
 
 
 @scratch_kernel
@@ -160,7 +162,8 @@ def robot_forward_dynamics(fm, im, hm, fd, idt, hd, toff, theta, held, prepare, 
     ``g`` (3,) gravity, ``J_IK`` (n_act, dp) (eq. 30); ``threshold`` on kappa (< 0: no check).
     ``held`` (flat): the joint vector whose state the scratch holds, ``prepare[l]``: not for
     limb l; where ``held`` differs from ``theta`` every limb is prepared again and ``held``
-    becomes ``theta``.  Scratch: ``Mt`` (dp, dp) (left holding ``M_t``), ``bias`` (dp,) (left
+    becomes ``theta``; past the input checks ``prepare[l]`` is left True only for a limb that
+    stopped.  Scratch: ``Mt`` (dp, dp) (left holding ``M_t``), ``bias`` (dp,) (left
     holding ``C_t V_t + W_grav``), ``Wl`` (dp,), ``W`` (>= 2 max(n_act, dp), >= max(n_act,
     dp)), ``S`` (5, 6), ``thd``, ``thdd`` (flat, the limbs' rates); ``status`` (L,) each
     limb's.  Returns ``(status, culprit)`` (:data:`FD_OK` ...)."""
@@ -202,14 +205,25 @@ def robot_forward_dynamics(fm, im, hm, fd, idt, hd, toff, theta, held, prepare, 
             if status[l] != K.OK:
                 failed = l if failed < 0 else failed
                 continue
-        lm, ld, lx = lean_views(fm, im, hm, fd, idt, hd, l)
-        status[l] = limb_rates_rnea(lm, ld, lx, Vt, zero[:dp], Vp, zero, True, thd[a:b], thdd[a:b], Wl)
+        parent, M, C, Y, Kl = _f1(im, hm, l, 0), _f3(fm, hm, l, 25), _f3(fd, hd, l, 0), _f2(fd, hd, l, 1), \
+            _f2(fd, hd, l, 8)
+        sizes = _f1(im, hm, l, 8)
+        if sizes[4] == 0 and sizes[1] == 6 and b - a == 6 and dp == 6:
+            ok = serial_limb_bias(parent, _f2(im, hm, l, 7), M, _f1(fm, hm, l, 26), _f2(fm, hm, l, 9), sizes[0], C, Y,
+                                  Kl, P_p, Vt, zero, thd[a:b], thdd[a:b], _f2(fd, hd, l, 23), _f2(fd, hd, l, 24),
+                                  _f2(fd, hd, l, 25), _f2(fd, hd, l, 26), _f1(fd, hd, l, 22), _f1(fd, hd, l, 30),
+                                  _f1(fd, hd, l, 28), Wl)
+            status[l] = K.OK if ok else K.SINGULAR
+        else:
+            lm, ld, lx = lean_views(fm, im, hm, fd, idt, hd, l)
+            status[l] = limb_rates_rnea(lm, ld, lx, Vt, zero[:dp], Vp, zero, True, thd[a:b], thdd[a:b], Wl)
+        prepare[l] = status[l] != K.OK           # a limb that stopped is prepared at the next call
         if status[l] != K.OK:
             failed = l if failed < 0 else failed
             continue
         for k in range(dp):
             bias[k] += Wl[k]
-        limb_inertia_share(lm[0], lm[25], ld[0], ld[1], ld[8], lx[12], ld[10], Mt)
+        limb_task_inertia(parent, M, C, Y, Kl, _f3(fd, hd, l, 31), Mt)
     if failed >= 0:
         return FD_LIMB, failed
     platform_terms(P_p, M_p, pose, g, Vp, Mt, bias, S)
@@ -272,6 +286,4 @@ def compiled_forward_dynamics(tables, theta, V_t, u, wrench, P_p, M_p, pose, g, 
         wrench if has_wrench else s.Wl, has_wrench, P_p, M_p, pose, g, J_IK,
         -1.0 if threshold is None else float(threshold), s.Mt, s.bias, s.Wl, s.W, s.S, s.thd, s.thdd, acc,
         loc.status)
-    if status != FD_BAD_TWIST and status != FD_BAD_EFFORT and status != FD_BAD_WRENCH:
-        loc.prepare[:] = loc.status != K.OK
     return acc, status, culprit

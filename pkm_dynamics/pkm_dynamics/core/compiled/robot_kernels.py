@@ -169,7 +169,7 @@ def robot_task_inertia(fm, im, hm, fd, idt, hd, toff, theta, prepare, Mt, status
             if status[l] != OK:
                 continue
         status[l] = OK
-        limb_task_inertia(lm, ld, lx[12], Mt)
+        limb_task_inertia(lm[0], lm[25], ld[0], ld[1], ld[8], lx[12], Mt)
 
 
 @kernel
