@@ -7,7 +7,8 @@ Core i7-4810MQ 2.8 GHz, mean of 10000 calls) and the SEA 3RRR, along the example
 * ``full call``: ``higher_order_inverse_dynamics(description, ...)``, the public call: input
   checks, the zeroth-order limb inverse kinematics (per-limb Newton, warm start), the four-pass
   4th-order kinematics, the 2nd-order ID and the SEA feedforward -- one compiled kernel call
-  (``core/compiled/hoid_kernels.py``);
+  (``core/compiled/hoid_kernels.py``; a float sample takes the short path,
+  ``core.higher_order._one_sample``);
 * ``kernel``: that kernel call alone (``hoid_full_call`` on prepared arrays);
 * ``recursion``: paper 002's algorithm proper, the four-pass kinematics (Sec. IV-B) and the
   2nd-order ID (Sec. V) from the closed configuration theta -- the figure the paper reports (it

@@ -23,7 +23,7 @@ from . import taylor as T
 from .bounds import check_bound, check_limits, check_position, check_rate
 from .description import RobotDescription
 from .compiled import hoid_kinematics as HK
-from .compiled.hoid_model import HoidKernelModel, hoid_full_call
+from .compiled.hoid_model import HoidKernelModel, hoid_full_call, hoid_one
 from .errors import ConvergenceError, DescriptionError, SingularityError, StateError
 from .hoid_recursion import fourth_order_kinematics, second_order_inverse_dynamics, tree_motion_from_limbs
 from .sea import MOTOR_FIELDS, sea_feedforward, sea_parameters
@@ -73,6 +73,7 @@ class HoidModel:
     elastic: np.ndarray
     kernel: HoidKernelModel | None = None     # the recursion compiled (paper 002 robots only)
     has_sea: bool = False                     # any series-elastic actuator: results carry the motor feedforward
+    gravity: np.ndarray | None = None         # the description's gravity (3,), the kernel's layout
 
 
 class _ModelSlot:
@@ -119,7 +120,8 @@ def build_hoid_model(desc: RobotDescription) -> HoidModel:
         reason = "a module chain (no platform): the recursion of paper 002 is for PKM"
     K, Mm, elastic = sea_parameters(desc)
     kern = None if limbs is None else HoidKernelModel.build(limbs, K, Mm)
-    return HoidModel(desc, JD.jet_model(desc), limbs, reason, K, Mm, elastic, kern, bool(elastic.any()))
+    g = np.array(desc.tree.gravity, dtype=float)
+    return HoidModel(desc, JD.jet_model(desc), limbs, reason, K, Mm, elastic, kern, bool(elastic.any()), g)
 
 
 def _one(m: HoidModel, x, derivs, method, q_guess, gravity):
@@ -247,6 +249,11 @@ def higher_order_inverse_dynamics(robot, x, xd, xdd, xddd, xdddd, method: str = 
     configuration to start the loop closure from (default: the zero configuration; batch
     rows start from the previous row's solution).  ``gravity``: override (3,)."""
     m = hoid_model(robot)
+    if (method in ("auto", "recursive") and gravity is None and m.kernel is not None
+            and not hasattr(robot, "admissible_task_state")):
+        res = _one_sample(m, x, (xd, xdd, xddd, xdddd), q_guess)
+        if res is not None:
+            return res
     if method == "auto":
         method = "recursive" if m.limbs is not None else "taylor"
     if method == "recursive" and m.limbs is None:
@@ -276,7 +283,13 @@ def higher_order_inverse_dynamics(robot, x, xd, xdd, xddd, xdddd, method: str = 
         Qd = np.stack(Qs)
     if not batched:
         U, Qd, motor = U[0], Qd[0], None if motor is None else motor[0]
-    Am = Qd[..., m.jets.actuated]
+    return _result(m, U, Qd, motor, method)
+
+
+def _result(m: HoidModel, U, Qd, motor, method: str) -> HigherOrderResult:
+    """The :class:`HigherOrderResult` of ``U`` (..., 3, na), ``Qd`` (..., 5, n) and the motor
+    feedforward ``motor`` (..., 4, na) (None: computed here, eqs. 1-2, if the robot has SEA)."""
+    Am = Qd.take(m.jets.actuated, axis=-1)
     res = HigherOrderResult(U[..., 0, :], U[..., 1, :], U[..., 2, :], Qd, Am, method)
     if m.has_sea:
         if motor is None:
@@ -286,3 +299,28 @@ def higher_order_inverse_dynamics(robot, x, xd, xdd, xddd, xdddd, method: str = 
         res.motor_position, res.motor_velocity = motor[..., 0, :], motor[..., 1, :]
         res.motor_acceleration, res.motor_torque = motor[..., 2, :], motor[..., 3, :]
     return res
+
+
+def _plain(a, shape) -> bool:
+    """``a`` is a C-contiguous writeable float64 array of ``shape`` (the one layout the kernels
+    are compiled for)."""
+    return (type(a) is np.ndarray and a.shape == shape and a.dtype == np.float64 and a.flags.c_contiguous
+            and a.flags.writeable)
+
+
+def _one_sample(m: HoidModel, x, ders, q_guess):
+    """The compiled route's short path: one sample given as arrays that need no conversion
+    (``x`` (4, 4), the rates ``ders`` (D,) each, ``q_guess`` (nq,), float64; the description's
+    gravity) straight to the kernel (:func:`.compiled.hoid_model.hoid_one`, which checks the
+    bounds) and its arrays into the result.  None for any other input or when the kernel
+    refuses the sample: the full route then runs and names the error as before."""
+    k = m.kernel
+    if not (_plain(x, (4, 4)) and _plain(q_guess, (k.nq,))):
+        return None
+    for a in ders:
+        if type(a) is not np.ndarray or a.shape != (k.D,):
+            return None
+    code, Q, U, motor = hoid_one(k, x, np.array(ders, dtype=float), q_guess, m.gravity)
+    if code != HK.OK:
+        return None
+    return _result(m, U, Q, motor, "recursive")

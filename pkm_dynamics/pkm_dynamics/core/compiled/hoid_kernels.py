@@ -11,9 +11,9 @@ from __future__ import annotations
 import math
 
 from ..bounds import MAX_POSITION, MAX_RATE
-from .cache import kernel
+from .cache import scratch_kernel
 from .small_linalg import lu_inverse, mat_vec, matT_vec
-from .hoid_kinematics import (BAD_INPUT, NO_CONVERGENCE, NONFINITE_RESULT, OK, SINGULAR, STROKE,
+from .hoid_kinematics import (BAD_INPUT, NO_CONVERGENCE, NONFINITE_RESULT, OK, SINGULAR, STROKE, copy_vector,
                               limb_fourth_order_kinematics, limb_newton, limb_poses)
 from .spatial_kernels import ad_inv_T_apply, bracket_scaled, dot, matvec, pose_mul, wrench_bias
 
@@ -24,7 +24,7 @@ __all__ = ["OK", "NO_CONVERGENCE", "SINGULAR", "STROKE", "NONFINITE_RESULT", "BA
 RATE_BOUNDS = (MAX_RATE[1], MAX_RATE[2], MAX_RATE[3], MAX_RATE[4])
 
 
-@kernel
+@scratch_kernel
 def _add_inertial(M, A, g, W):
     """``W += M (A + g)`` (6,): the inertial wrench of a body (6, 6) under the acceleration
     ``A`` and gravity ``g`` as a body acceleration (or their derivatives)."""
@@ -35,7 +35,7 @@ def _add_inertial(M, A, g, W):
         W[i] += s
 
 
-@kernel
+@scratch_kernel
 def limb_second_order_forces(mdl, dat, l, gravity):
     """Sec. V-C backward recursion over limb ``l``'s bodies (leaf to base): the body terms
     ``W_bar, Wdot_bar, Wddot_bar`` of the (differentiated) Newton-Euler equations with gravity
@@ -104,7 +104,7 @@ def limb_second_order_forces(mdl, dat, l, gravity):
         Qf[2, l, i] = dot(W2, Xi)
 
 
-@kernel
+@scratch_kernel
 def _task_T(Jk, task, a, out):
     """``out = J_t^T a`` (D,) of ``J_t = P_t J`` with ``J``'s columns ``Jk`` (D, 6)."""
     for i in range(Jk.shape[0]):
@@ -114,7 +114,7 @@ def _task_T(Jk, task, a, out):
         out[i] = s
 
 
-@kernel
+@scratch_kernel
 def second_order_inverse_dynamics(mdl, dat, U):
     """Eqs. 14, 19, 20: ``U`` (3, na) = ``(u, udot, uddot)`` from every limb's ``F = J_t^-1``,
     ``Jdot_t, Jddot_t`` and ``Q_bar``, with ``Fdot = -F Jdot_t F`` and ``Fddot = 2 F Jdot_t F
@@ -153,7 +153,7 @@ def second_order_inverse_dynamics(mdl, dat, U):
     for a in range(act.shape[0]):                        # rows of F, Fdot, Fddot: J_IK and derivatives
         l, i = act[a, 0], act[a, 1]
         F0, r0, r1, r2 = F[l], JIK[0, a], JIK[1, a], JIK[2, a]
-        r0[:] = F0[i]
+        copy_vector(F0[i], r0)
         _task_T(J[1, l], task, r0, b)
         matT_vec(F0, D, D, b, r1)
         for j in range(D):
@@ -192,7 +192,7 @@ def second_order_inverse_dynamics(mdl, dat, U):
     return OK
 
 
-@kernel
+@scratch_kernel
 def sea_feedforward(mdl, dat, U, out):
     """Eqs. 1-2: ``out`` (4, na) motor position, velocity, acceleration and torque
     ``q_m = theta_a + K^-1 u`` (and its two derivatives), ``tau = u + M_m qdd_m``; a rigid
@@ -206,7 +206,7 @@ def sea_feedforward(mdl, dat, U, out):
         out[3, a] = U[0, a] + Mm * out[2, a]
 
 
-@kernel
+@scratch_kernel
 def _recursion(mdl, dat, Vt, gravity, U, status) -> int:
     """Fourth-order kinematics and second-order ID of every limb from the poses of
     :func:`.hoid_kinematics.limb_poses` (platform pose from limb 0); ``status[2]``: the limb."""
@@ -224,7 +224,7 @@ def _recursion(mdl, dat, Vt, gravity, U, status) -> int:
     return second_order_inverse_dynamics(mdl, dat, U)
 
 
-@kernel
+@scratch_kernel
 def _tree_motion(mdl, dat, out):
     """``out`` (5, nq): every tree joint's derivatives of orders 0..4 from its limb slot."""
     nreal, index, th = mdl[0], mdl[1], dat[4]
@@ -234,7 +234,7 @@ def _tree_motion(mdl, dat, out):
                 out[k, index[l, i]] = th[k, l, i]
 
 
-@kernel
+@scratch_kernel
 def _slots_from_tree(mdl, dat, q):
     """``qs[l, i] = q[index[l, i]]`` of the tree joints, 0 in the cut-joint slots."""
     nreal, index, qs = mdl[0], mdl[1], dat[10]
@@ -244,7 +244,7 @@ def _slots_from_tree(mdl, dat, q):
             qs[l, i] = q[index[l, i]]
 
 
-@kernel
+@scratch_kernel
 def _input_within_bounds(X, Vt) -> bool:
     """Every entry of the pose ``X`` (4, 4) finite, its position within ``MAX_POSITION``, and
     the ``k``-th derivative of the task twist (``Vt[k-1]``) within ``MAX_RATE[k]`` (the checks
@@ -263,7 +263,7 @@ def _input_within_bounds(X, Vt) -> bool:
     return True
 
 
-@kernel
+@scratch_kernel
 def hoid_call(mdl, dat, Xs, Vts, q0, gravity, tol, max_iter, Q, U, motor, status) -> int:
     """The full higher-order inverse dynamics of a batch: for each row ``r`` of the platform
     poses ``Xs`` (B, 4, 4) and task twist derivatives ``Vts`` (B, 4, D), the input bounds
@@ -301,7 +301,7 @@ def hoid_call(mdl, dat, Xs, Vts, q0, gravity, tol, max_iter, Q, U, motor, status
     return OK
 
 
-@kernel
+@scratch_kernel
 def hoid_recursion_call(mdl, dat, q, Vt, gravity, Q, U, status) -> int:
     """Paper 002's recursion alone (the figure it reports: ``theta`` given): from the closed
     tree configuration ``q`` (nq,) and ``Vt`` (4, D), ``Q`` (5, nq) and ``U`` (3, na)."""

@@ -2,7 +2,9 @@
 inverse kinematics (Newton, warm-started) and the four-pass 4th-order kinematics of Sec. IV-B,
 one limb per call, in the scalar style of :mod:`.chain_kernels`.  The numpy forms they follow
 are :func:`..simple_limb.simple_limb_inverse_kinematics` and
-:func:`..hoid_recursion.fourth_order_kinematics`.
+:func:`..hoid_recursion.fourth_order_kinematics`.  Like every HOID kernel they allocate
+nothing and run without numba's memory manager (:func:`.cache.scratch_kernel`: no
+reference counts on the many views they take; arrays are copied entry by entry).
 
 Model ``mdl`` (read-only, built by :mod:`.hoid_model`; ``L`` limbs, ``D`` slots = task
 dimension, ``na`` actuators): ``nreal`` (L,) tree joints per limb (the slots after them are
@@ -31,7 +33,7 @@ from __future__ import annotations
 
 import math
 
-from .cache import kernel
+from .cache import scratch_kernel
 from .small_linalg import lu_inverse, lu_solve, mat_vec, norm1
 from .spatial_kernels import ad_apply, ad_inv_apply, bracket_scaled, exp_se3, log_se3, matvec, pose_inv, pose_mul
 
@@ -44,7 +46,23 @@ OK, NO_CONVERGENCE, SINGULAR_NEWTON, SINGULAR, STROKE, NONFINITE_RESULT, BAD_INP
 MAX_CONDITION = 1e12
 
 
-@kernel
+@scratch_kernel
+def copy_pose(A, out):
+    """``out[:, :] = A`` (4, 4) entry by entry (an array assignment would need numba's memory
+    manager for its overlap copy, which these kernels run without)."""
+    for i in range(4):
+        for j in range(4):
+            out[i, j] = A[i, j]
+
+
+@scratch_kernel
+def copy_vector(a, out):
+    """``out[:] = a`` entry by entry (see :func:`copy_pose`)."""
+    for i in range(a.shape[0]):
+        out[i] = a[i]
+
+
+@scratch_kernel
 def limb_poses(mdl, dat, l):
     """``P_i = B_i exp(X_i theta_i)``, ``C_i = C_{i-1} P_i`` (paper 002 Sec. IV-B, pass 0) of
     limb ``l``'s tree joints from ``qs[l]``."""
@@ -54,24 +72,24 @@ def limb_poses(mdl, dat, l):
         exp_se3(X[l, i], qs[l, i], H[0])
         pose_mul(B[l, i], H[0], P[l, i])
         if i == 0:
-            C[l, 0, :, :] = P[l, 0]
+            copy_pose(P[l, 0], C[l, 0])
         else:
             pose_mul(C[l, i - 1], P[l, i], C[l, i])
 
 
-@kernel
+@scratch_kernel
 def limb_end_pose(mdl, dat, l, out):
     """``out = C_end T_l`` (4, 4): the platform frame carried by limb ``l``'s chain before its
     cut-joint freedoms (the identity chain for a limb without tree joints)."""
     nreal, T, C = mdl[0], mdl[6], dat[1]
     n = nreal[l]
     if n == 0:
-        out[:, :] = T[l]
+        copy_pose(T[l], out)
     else:
         pose_mul(C[l, n - 1], T[l], out)
 
 
-@kernel
+@scratch_kernel
 def limb_newton(mdl, dat, l, x, tol, max_iter) -> int:
     """Zeroth-order inverse kinematics of limb ``l`` for the platform pose ``x`` (4, 4), from
     the slot values in ``qs[l]`` (:func:`..simple_limb.simple_limb_inverse_kinematics`): the
@@ -126,12 +144,12 @@ def limb_newton(mdl, dat, l, x, tol, max_iter) -> int:
                 xi[k] += cutc[l, i, k] * R[i, 0]
         exp_se3(xi, 1.0, H[0])
         pose_mul(Sg[l], H[0], H[1])
-        Sg[l, :, :] = H[1]
+        copy_pose(H[1], Sg[l])
         limb_poses(mdl, dat, l)
     return NO_CONVERGENCE
 
 
-@kernel
+@scratch_kernel
 def _column_sum(Jk, th, scale, out):
     """``out += scale * sum_i Jk[i] th[i]`` (6,): a Jacobian (columns ``Jk`` (D, 6)) times ``th``."""
     for i in range(Jk.shape[0]):
@@ -140,7 +158,7 @@ def _column_sum(Jk, th, scale, out):
             out[k] += Jk[i, k] * s
 
 
-@kernel
+@scratch_kernel
 def _task_solve(F0, Vt, c, task, out):
     """``out = F (V_t - P_t c)`` (D,): the ``nu``-th order limb inverse kinematics (*)."""
     D = F0.shape[0]
@@ -151,7 +169,7 @@ def _task_solve(F0, Vt, c, task, out):
         out[i] = s
 
 
-@kernel
+@scratch_kernel
 def limb_fourth_order_kinematics(mdl, dat, l, Fp, Vt) -> int:
     """Paper 002 Sec. IV-B for limb ``l`` (its poses from :func:`limb_poses`; ``Fp`` (4, 4) the
     platform pose, ``Vt`` (4, D) the task twist and its derivatives): ``J_p`` (eq. 22), one LU
@@ -171,7 +189,7 @@ def limb_fourth_order_kinematics(mdl, dat, l, Fp, Vt) -> int:
             pose_mul(H[0], C[l, i], CP[l, i])                # C_p,i = F^-1 C_i
             ad_apply(CP[l, i], X[l, i], J[0, l, i])
         else:
-            J[0, l, i, :] = cutc[l, i]
+            copy_vector(cutc[l, i], J[0, l, i])
         for k in range(1, 4):
             J[k, l, i, :] = 0.0
         for r in range(D):
@@ -208,7 +226,7 @@ def limb_fourth_order_kinematics(mdl, dat, l, Fp, Vt) -> int:
         bracket_scaled(dV0, J[0, l, i], -1.0, J[1, l, i])
     _column_sum(J[1, l], t1, 1.0, c)
     _task_solve(F0, Vt[1], c, task, t2)
-    Vp1[:] = c
+    copy_vector(c, Vp1)
     _column_sum(J[0, l], t2, 1.0, Vp1)
     # pass 3: accelerations, Delta Vdot (eq. 27), Jddot (eq. 24), c^3, 3rd-order IK
     c[:] = 0.0
@@ -234,7 +252,7 @@ def limb_fourth_order_kinematics(mdl, dat, l, Fp, Vt) -> int:
     _column_sum(J[2, l], t1, 1.0, c)
     _column_sum(J[1, l], t2, 2.0, c)
     _task_solve(F0, Vt[2], c, task, t3)
-    Vp2[:] = c
+    copy_vector(c, Vp2)
     _column_sum(J[0, l], t3, 1.0, Vp2)
     # pass 4: Vddot, Delta Vddot (eq. 28), Jdddot (eq. 25), c^4, 4th-order IK
     c[:] = 0.0

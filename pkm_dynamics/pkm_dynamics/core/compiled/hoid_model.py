@@ -112,18 +112,36 @@ def hoid_full_call(model: HoidKernelModel, X, Vt, q_guess, gravity, tol: float =
     ``status`` (3,) = (code of :mod:`.hoid_kinematics`, row, limb or actuator) and fresh
     arrays ``Q`` (B, 5, nq) tree-joint derivatives, ``U`` (B, 3, na) ``u, du, ddu``,
     ``motor`` (B, 4, na) SEA motor position, velocity, acceleration and torque."""
-    dat = model.data()
-    status = model._local.status
     X, Vt, g = _writable(X), _writable(Vt), _writable(gravity)
     B = X.shape[0]
     if X.shape != (B, 4, 4) or Vt.shape != (B, 4, model.D) or g.shape != (3,):
         raise ValueError(f"hoid_full_call: shapes {X.shape}, {Vt.shape}, {g.shape}")
-    q0 = np.array(q_guess, dtype=float)
+    status, Q, U, motor = _full_call(model, X, Vt, np.array(q_guess, dtype=float), g, float(tol), int(max_iter))
+    return status.copy(), Q, U, motor
+
+
+def _full_call(model: HoidKernelModel, X, Vt, q0, g, tol: float = 1e-12, max_iter: int = 50) -> tuple:
+    """:func:`.hoid_kernels.hoid_call` on arrays of its one layout (C-contiguous float64 ``X``
+    (B, 4, 4), ``Vt`` (B, 4, D), ``q0`` (nq,), ``g`` (3,); read only), into fresh ``Q, U,
+    motor``; returns ``(status, Q, U, motor)`` with ``status`` the calling thread's scratch
+    (overwritten by its next call)."""
+    B = X.shape[0]
     Q = np.empty((B, 5, model.nq))
     U = np.empty((B, 3, model.na))
     motor = np.empty((B, 4, model.na))
-    _run(K.hoid_call, model.arrays, dat, X, Vt, q0, g, float(tol), int(max_iter), Q, U, motor, status)
-    return status.copy(), Q, U, motor
+    dat = model.data()
+    status = model._local.status
+    _run(K.hoid_call, model.arrays, dat, X, Vt, q0, g, tol, max_iter, Q, U, motor, status)
+    return status, Q, U, motor
+
+
+def hoid_one(model: HoidKernelModel, x, Vt, q0, g) -> tuple:
+    """:func:`hoid_full_call` of one sample whose arrays need no conversion: ``x`` (4, 4),
+    ``Vt`` (4, D), ``q0`` (nq,), ``g`` (3,), each C-contiguous float64 (not checked: the
+    caller's).  Returns ``(code, Q (5, nq), U (3, na), motor (4, na))``, fresh arrays; the
+    row and culprit of a refusal stay in the thread's status scratch."""
+    status, Q, U, motor = _full_call(model, x[None], Vt[None], q0, g)
+    return int(status[0]), Q[0], U[0], motor[0]
 
 
 def hoid_recursion(model: HoidKernelModel, q, Vt, gravity) -> tuple:
