@@ -167,13 +167,24 @@ def quaternion_matrix(x, y, z, w, what='orientation'):
     """Rotation matrix (3, 3) of the quaternion (x, y, z, w); normalised if its norm is
     within QUATERNION_NORM_TOLERANCE of 1, else INVALID_REQUEST."""
     q = finite([x, y, z, w], what)
-    scale = float(np.abs(q).max())          # scaled: a norm of huge components overflows
-    norm = scale * math.sqrt(float((q / scale) @ (q / scale))) if scale > 0 else 0.0
+    norm = quaternion_norm(q)
     if abs(norm - 1.0) > QUATERNION_NORM_TOLERANCE:
         raise RequestError(ErrorCodes.INVALID_REQUEST,
                            f'{what}: quaternion (x, y, z, w) = {q.tolist()} has norm {norm:.6g}, '
                            f'not 1')
-    x, y, z, w = q / norm
+    return unit_quaternion_matrix(q / norm)
+
+
+def quaternion_norm(q):
+    """The norm of the finite quaternion ``q`` (4,), scaled (a norm of huge components
+    overflows)."""
+    scale = float(np.abs(q).max())
+    return scale * math.sqrt(float((q / scale) @ (q / scale))) if scale > 0 else 0.0
+
+
+def unit_quaternion_matrix(q):
+    """Rotation matrix (3, 3) of the unit quaternion ``q`` = (x, y, z, w)."""
+    x, y, z, w = q
     return np.array([
         [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
         [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
@@ -327,5 +338,6 @@ def wrench_messages(rows, what):
 __all__ = ['BOUNDS', 'RequestError', 'STATE_BOUNDS', 'actuator_states', 'bounded', 'check_frame',
            'check_points', 'core_error', 'finite', 'flagged_vector', 'floats', 'matrix_pose',
            'matrix_quaternion', 'name_index', 'ordered', 'pose_matrix', 'quaternion_matrix',
+           'quaternion_norm', 'unit_quaternion_matrix',
            'refuse_fields', 'set_fields', 'spatial_vector', 'stamped_pose_matrix', 'task_message',
            'task_vector', 'wrench_messages']
