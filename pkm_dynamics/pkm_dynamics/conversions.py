@@ -167,24 +167,26 @@ def quaternion_matrix(x, y, z, w, what='orientation'):
     """Rotation matrix (3, 3) of the quaternion (x, y, z, w); normalised if its norm is
     within QUATERNION_NORM_TOLERANCE of 1, else INVALID_REQUEST."""
     q = finite([x, y, z, w], what)
-    norm = quaternion_norm(q)
+    norm = quaternion_norm(*q.tolist())
     if abs(norm - 1.0) > QUATERNION_NORM_TOLERANCE:
         raise RequestError(ErrorCodes.INVALID_REQUEST,
                            f'{what}: quaternion (x, y, z, w) = {q.tolist()} has norm {norm:.6g}, '
                            f'not 1')
-    return unit_quaternion_matrix(q / norm)
+    return unit_quaternion_matrix(*(c / norm for c in q.tolist()))
 
 
-def quaternion_norm(q):
-    """The norm of the finite quaternion ``q`` (4,), scaled (a norm of huge components
-    overflows)."""
-    scale = float(np.abs(q).max())
-    return scale * math.sqrt(float((q / scale) @ (q / scale))) if scale > 0 else 0.0
+def quaternion_norm(x, y, z, w):
+    """The norm of the finite quaternion (x, y, z, w), scaled (a norm of huge components
+    overflows). Python floats: numpy's scalar arithmetic would take several times longer."""
+    scale = max(abs(x), abs(y), abs(z), abs(w))
+    if not scale > 0:
+        return 0.0
+    x, y, z, w = x / scale, y / scale, z / scale, w / scale
+    return scale * math.sqrt(x * x + y * y + z * z + w * w)
 
 
-def unit_quaternion_matrix(q):
-    """Rotation matrix (3, 3) of the unit quaternion ``q`` = (x, y, z, w)."""
-    x, y, z, w = q
+def unit_quaternion_matrix(x, y, z, w):
+    """Rotation matrix (3, 3) of the unit quaternion (x, y, z, w) (Python floats)."""
     return np.array([
         [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
         [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],

@@ -207,19 +207,19 @@ def task_point_reader(task_space):
     problem). One per task space (``task_space``: a tuple), made once."""
     rows = [TWIST_COMPONENTS.index(c) for c in task_space]
     selected = np.array(rows + [6 + r for r in rows]) + 7       # in task_point_values
-    others = np.setdiff1d(np.arange(7, 19), selected)           # must be zero
+    bounds = TASK_POINT_BOUNDS.copy()                           # outside the task space: zero
+    bounds[np.setdiff1d(np.arange(7, 19), selected)] = 0.0
 
     def read(p):
         values = task_point_values(p)
-        if (values is None or not (np.abs(values) <= TASK_POINT_BOUNDS).all()
-                or values[others].any()):
+        if values is None or not (np.abs(values) <= bounds).all():
             return None
-        q = values[3:7]
-        norm = quaternion_norm(q)
+        q = values[3:7].tolist()
+        norm = quaternion_norm(*q)
         if abs(norm - 1.0) > QUATERNION_NORM_TOLERANCE:
             return None
         pose = np.eye(4)
-        pose[:3, :3] = unit_quaternion_matrix(q / norm)
+        pose[:3, :3] = unit_quaternion_matrix(*(c / norm for c in q))
         pose[:3, 3] = values[:3]
         twist, accel = values[selected].reshape(2, len(rows))
         return pose, twist, accel
