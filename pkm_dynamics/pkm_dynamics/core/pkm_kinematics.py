@@ -24,6 +24,7 @@ from .spatial import exp_se3, log_se3, pose_inv
 from .working_mode import apply_joint_limits, solve_on_working_mode
 from .pkm_solution import PkmIKSolution, jacobians_of_views, stack_solutions
 
+
 class ReferenceMotion(NamedTuple):
     """The actuator motion of one feedforward reference (:meth:`PkmKinematics.reference_motion`):
     positions, rates, accelerations, forces (n_act,) each, the worst ``kappa(F)`` of the limbs,
