@@ -307,7 +307,7 @@ def bench_node_cost(robot, count):
         dyn.topic_node.destroy_node()
         dyn.destroy_node()
     core = load_robot(text)
-    times, previous = [], None
+    times, warm = [], None
     for msg in msgs:
         p = msg.points[0]
         if robot == 'crane':
@@ -319,8 +319,7 @@ def bench_node_cost(robot, count):
             twist = task_vector(p.velocities[0], core.task_space, 'twist')
             accel = task_vector(p.accelerations[0], core.task_space, 'accel')
             t = time.perf_counter()
-            previous = core.inverse_kinematics(pose, twist, accel, initial=previous)
-            core.inverse_dynamics(previous, twist, accel)
+            warm = core.reference_motion(pose, twist, accel, warm).theta    # IK + ID
         times.append(time.perf_counter() - t)
     return {'references': count, 'node_us_per_reference': drain / count * 1e6,
             'node_thread_cpu_us_per_reference': drain_thread / count * 1e6,

@@ -7,8 +7,8 @@ on its reference topic; then, per reference (medians, microseconds):
 - take: ``take_message`` off the subscription (rmw take + conversion to a Python message);
 - check: age, kind, points, joint order, arrays and bounds (PKM: the task point's pose, twist
   and acceleration);
-- core: the inverse dynamics (PKM: the inverse kinematics from the previous solution, then
-  the inverse dynamics);
+- core: the inverse dynamics (PKM: ``reference_motion``, the inverse kinematics from the
+  previous solution, then the inverse dynamics, in one compiled call);
 - fill / publish of each output;
 - handler: the node's whole handler of one reference (check, core, fill, publish), next to
   the sum of the pieces;
@@ -109,14 +109,13 @@ def profile(robot, count):
     result['check'] = median_us(times)
 
     robot_core = model.robot
-    previous = [None]
+    warm = [None]
 
     def core(state):
         if task:
-            pose, twist, accel = state
-            sol = robot_core.inverse_kinematics(pose, twist, accel, initial=previous[0])
-            previous[0] = sol
-            return sol.actuators, sol.actuators_d, robot_core.inverse_dynamics(sol, twist, accel)
+            motion = robot_core.reference_motion(*state, warm[0])
+            warm[0] = motion.theta
+            return motion.actuators, motion.actuators_d, motion.u
         x, xd, xdd = state
         return x, xd, robot_core.inverse_dynamics(x, xd, xdd)
     answers, times = timed(core, states)

@@ -167,13 +167,26 @@ def quaternion_matrix(x, y, z, w, what='orientation'):
     """Rotation matrix (3, 3) of the quaternion (x, y, z, w); normalised if its norm is
     within QUATERNION_NORM_TOLERANCE of 1, else INVALID_REQUEST."""
     q = finite([x, y, z, w], what)
-    scale = float(np.abs(q).max())          # scaled: a norm of huge components overflows
-    norm = scale * math.sqrt(float((q / scale) @ (q / scale))) if scale > 0 else 0.0
+    norm = quaternion_norm(*q.tolist())
     if abs(norm - 1.0) > QUATERNION_NORM_TOLERANCE:
         raise RequestError(ErrorCodes.INVALID_REQUEST,
                            f'{what}: quaternion (x, y, z, w) = {q.tolist()} has norm {norm:.6g}, '
                            f'not 1')
-    x, y, z, w = q / norm
+    return unit_quaternion_matrix(*(c / norm for c in q.tolist()))
+
+
+def quaternion_norm(x, y, z, w):
+    """The norm of the finite quaternion (x, y, z, w), scaled (a norm of huge components
+    overflows). Python floats: numpy's scalar arithmetic would take several times longer."""
+    scale = max(abs(x), abs(y), abs(z), abs(w))
+    if not scale > 0:
+        return 0.0
+    x, y, z, w = x / scale, y / scale, z / scale, w / scale
+    return scale * math.sqrt(x * x + y * y + z * z + w * w)
+
+
+def unit_quaternion_matrix(x, y, z, w):
+    """Rotation matrix (3, 3) of the unit quaternion (x, y, z, w) (Python floats)."""
     return np.array([
         [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
         [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
@@ -327,5 +340,6 @@ def wrench_messages(rows, what):
 __all__ = ['BOUNDS', 'RequestError', 'STATE_BOUNDS', 'actuator_states', 'bounded', 'check_frame',
            'check_points', 'core_error', 'finite', 'flagged_vector', 'floats', 'matrix_pose',
            'matrix_quaternion', 'name_index', 'ordered', 'pose_matrix', 'quaternion_matrix',
+           'quaternion_norm', 'unit_quaternion_matrix',
            'refuse_fields', 'set_fields', 'spatial_vector', 'stamped_pose_matrix', 'task_message',
            'task_vector', 'wrench_messages']

@@ -17,10 +17,10 @@ class Model:
     ``kind``, ``state_space``, ``task_space``, ``end_effector``, ...) and ``space``, the reader
     of its state in messages (:data:`pkm_dynamics.state_messages.SPACES`).
 
-    The warm starts of the streaming topics (``ff_solution``: the last feedforward state,
-    e.g. a PKM's IK solution; ``completion_solution``: the last joint-state completion) belong
-    to the model (only the streaming thread touches them), so a swap never hands one robot's
-    solution to another: a new model starts cold.
+    The warm starts of the streaming topics (``ff_solution``: the last feedforward state, a
+    PKM's flat limb joint vector ``ReferenceMotion.theta``; ``completion_solution``: the last
+    joint-state completion) belong to the model (only the streaming thread touches them), so
+    a swap never hands one robot's solution to another: a new model starts cold.
 
     ``options`` (:class:`~pkm_dynamics.core.interface.SolverOptions`): the solver parameters,
     fixed for the model (other values make a new model). ``payload``

@@ -7,13 +7,18 @@ state ``(x, xd, xdd, ...)`` from the message fields that carry it in that space 
 the other space's fields; :data:`SPACES` gives the reader of a robot's space. Everything else
 (the core calls, the responses) is the same for both spaces.
 """
+import functools
+
 from geometry_msgs.msg import Accel
 import numpy as np
 from pkm_dynamics_interfaces.msg import ErrorCodes
 
-from pkm_dynamics.conversions import (RequestError, actuator_states, check_frame, floats, name_index, ordered,
-                                      pose_matrix, refuse_fields, set_fields,
-                                      stamped_pose_matrix, task_message, task_vector)
+from pkm_dynamics.conversions import (QUATERNION_NORM_TOLERANCE, RequestError, TWIST_COMPONENTS,
+                                      actuator_states, check_frame, floats, name_index, ordered,
+                                      pose_matrix, quaternion_norm, refuse_fields, set_fields,
+                                      stamped_pose_matrix, task_message, task_vector,
+                                      unit_quaternion_matrix)
+from pkm_dynamics.core.bounds import MAX_POSITION, MAX_RATE
 
 #: the fields of a motion's derivatives (HigherOrderInverseDynamics): actuator, task space
 MOTION_RATES = ('velocity', 'acceleration', 'jerk', 'snap')
@@ -129,8 +134,12 @@ class TaskSpace:
         check_frame(trajectory.header.frame_id, model.root_link,
                     f'{what}.header.frame_id' if what else 'header.frame_id')
         zero = np.zeros(len(model.task_space))
+        fast = task_point_reader(model.task_space)
 
         def read(p, k):
+            state = fast(p)
+            if state is not None:
+                return state
             where = f'points[{k}]'
             if len(p.transforms) != 1:
                 raise RequestError(ErrorCodes.INVALID_SIZE,
@@ -164,6 +173,57 @@ class TaskSpace:
         x = stamped_pose_matrix(request.pose, model.root_link)
         return x, [task_vector(getattr(request, f), model.task_space, f, bound=f'rate {k}')
                    for k, f in enumerate(TASK_RATES, start=1)]
+
+
+#: per value of :func:`task_point_values`: the largest magnitude it may have (position:
+#: ``MAX_POSITION``; quaternion: any finite value; twist, acceleration: ``MAX_RATE``)
+TASK_POINT_BOUNDS = np.repeat([MAX_POSITION, np.finfo(float).max, MAX_RATE[1], MAX_RATE[2]],
+                              [3, 4, 6, 6])
+
+
+def task_point_values(p):
+    """The values (19,) of a MultiDOFJointTrajectoryPoint of one transform and at most one
+    velocity and acceleration: translation (3), rotation (x, y, z, w), twist and acceleration
+    (angular, linear; missing: zero); None for any other shape."""
+    if len(p.transforms) != 1 or len(p.velocities) > 1 or len(p.accelerations) > 1:
+        return None
+    tf = p.transforms[0]
+    t, o = tf.translation, tf.rotation
+    values = [t.x, t.y, t.z, o.x, o.y, o.z, o.w]
+    for rates in (p.velocities, p.accelerations):
+        if rates:
+            a, b = rates[0].angular, rates[0].linear
+            values += (a.x, a.y, a.z, b.x, b.y, b.z)
+        else:
+            values += (0.0,) * 6
+    return np.array(values)
+
+
+@functools.lru_cache(maxsize=16)
+def task_point_reader(task_space):
+    """``read(p) -> (pose, V_t, dV_t)`` of a task point that passes every check of
+    :meth:`TaskSpace.point_reader` at once (one array, one bound check: the stream's common
+    case), the same numbers; None for a point that does not (that reader then names the
+    problem). One per task space (``task_space``: a tuple), made once."""
+    rows = [TWIST_COMPONENTS.index(c) for c in task_space]
+    selected = np.array(rows + [6 + r for r in rows]) + 7       # in task_point_values
+    bounds = TASK_POINT_BOUNDS.copy()                           # outside the task space: zero
+    bounds[np.setdiff1d(np.arange(7, 19), selected)] = 0.0
+
+    def read(p):
+        values = task_point_values(p)
+        if values is None or not (np.abs(values) <= bounds).all():
+            return None
+        q = values[3:7].tolist()
+        norm = quaternion_norm(*q)
+        if abs(norm - 1.0) > QUATERNION_NORM_TOLERANCE:
+            return None
+        pose = np.eye(4)
+        pose[:3, :3] = unit_quaternion_matrix(*(c / norm for c in q))
+        pose[:3, 3] = values[:3]
+        twist, accel = values[selected].reshape(2, len(rows))
+        return pose, twist, accel
+    return read
 
 
 #: the message reader of each state space (``robot.state_space``)

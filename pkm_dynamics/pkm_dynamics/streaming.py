@@ -189,31 +189,32 @@ class Streaming:
         self._publish(outputs, msg, (X, XD, XDD, F), motor)
 
     def _task_feedforward(self, model, msg):
-        """Feedforward of one task-space reference (MultiDOFJointTrajectory, PKMs)."""
+        """Feedforward of one task-space reference (MultiDOFJointTrajectory, PKMs): per point
+        the robot's :meth:`~pkm_dynamics.core.pkm_kinematics.PkmKinematics.reference_motion`
+        (IK from the previous point's solution, then ID; one compiled call), into one array."""
         self._check_age(msg)
         outputs = self._outputs_of(model)
         points = self._reference_points(model, msg, 'task')
         read = model.space.point_reader(model, msg, what=None)
         robot = model.robot
-        previous = model.ff_solution
-        states = []
+        warm = model.ff_solution
+        states = np.empty((4, len(points), len(model.actuated)))     # X, XD, XDD, F
         for k, p in enumerate(points):
             pose, twist, accel = read(p, k)
-            sol = robot.inverse_kinematics(pose, twist, accel, initial=previous)
-            self._diagnostics.condition(np.max(sol.condition))
-            u = robot.inverse_dynamics(sol, twist, accel)
-            previous = sol
-            states.append((sol.actuators, sol.actuators_d, sol.actuators_dd, u))
+            motion = robot.reference_motion(pose, twist, accel, warm)
+            self._diagnostics.condition(motion.condition)
+            states[:, k] = motion[:4]
+            warm = motion.theta
             if k == 0:
-                first = (pose, twist, accel, sol)
+                first = (pose, twist, accel, motion)
         motor = None
         if 'motor' in self._pub and model.series_elastic:
-            pose, twist, accel, sol = first
+            pose, twist, accel, motion = first
             zero = np.zeros_like(twist)
             motor = higher_order_inverse_dynamics(robot, pose, twist, accel, zero, zero,
-                                                  q_guess=sol.q)
-        model.ff_solution = previous
-        self._publish(outputs, msg, [np.array(v) for v in zip(*states)], motor)
+                                                  q_guess=motion.tree_q())
+        model.ff_solution = warm
+        self._publish(outputs, msg, states, motor)
 
     @staticmethod
     def _motor(model, x, xd, xdd):

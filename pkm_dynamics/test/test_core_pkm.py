@@ -218,3 +218,32 @@ def test_independent_coordinates_given_in_the_description(robot, ik_10ms):
     bad = text.replace('independent="l1_j4_1 l1_j4_2"', 'independent="nope"')
     with pytest.raises(DescriptionError, match="nope"):
         ParallelRobot(bad)
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_reference_motion_is_the_ik_then_the_id_along_a_stream(compiled):
+    """``reference_motion`` (the node's feedforward, one compiled call) gives the numbers of
+    ``inverse_kinematics`` then ``inverse_dynamics``, each reference starting from the previous
+    one (a cold start first), on the kernel's path and on the numpy reference route; a pose off
+    the task manifold is refused with the IK's error."""
+    robot = ParallelRobot(PATHS)
+    robot.compiled = compiled
+    P, V, A = path(robot, PARABOLIC, 0.01, t_end=0.1)
+    previous = warm = None
+    for i in range(len(P)):
+        motion = robot.reference_motion(P[i], V[i], A[i], warm)
+        sol = robot.inverse_kinematics(P[i], V[i], A[i], initial=previous)
+        u = robot.inverse_dynamics(sol, V[i], A[i])
+        np.testing.assert_array_equal(motion.actuators, sol.actuators)
+        np.testing.assert_array_equal(motion.actuators_d, sol.actuators_d)
+        np.testing.assert_array_equal(motion.actuators_dd, sol.actuators_dd)
+        np.testing.assert_array_equal(motion.u, u)
+        assert motion.condition == np.max(sol.condition)
+        np.testing.assert_array_equal(motion.tree_q(), sol.q)
+        previous, warm = sol, motion.theta
+    off = P[3].copy()
+    off[1, 3] += 0.01                                  # the IRSBot-2's platform stays in its plane
+    with pytest.raises(StateError, match="task manifold"):
+        robot.inverse_kinematics(off, V[3], A[3], initial=previous)
+    with pytest.raises(StateError, match="task manifold"):
+        robot.reference_motion(off, V[3], A[3], warm)

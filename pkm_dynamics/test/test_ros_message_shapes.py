@@ -270,3 +270,45 @@ def test_optional_twist_and_acceleration_take_their_flags(chain, pkm):
     request.acceleration = task_message([0.1], ('vx',), Accel)
     refused(client.call(InverseKinematics, 'inverse_kinematics', request),
             'acceleration is set', 'has_acceleration')
+
+
+def test_task_point_reader_reads_what_the_checked_reader_does(pkm):
+    """The stream's one-array reader of a task point (``task_point_reader``) gives the numbers
+    of the field-by-field reader (``pose_matrix``, ``task_vector``) for a good point, and hands
+    every point that reader refuses back to it (None)."""
+    from geometry_msgs.msg import Transform, Twist
+    from trajectory_msgs.msg import MultiDOFJointTrajectoryPoint
+    from pkm_dynamics.conversions import (TWIST_COMPONENTS, matrix_pose, pose_matrix,
+                                          task_message, task_vector)
+    from pkm_dynamics.state_messages import task_point_reader
+    robot = pkm[0]
+    read = task_point_reader(tuple(robot.task_space))
+    pose = matrix_pose(robot.task_pose(np.array([0.01, -0.01, 0.05])))
+
+    def point(V=(0.1, -0.2, 0.3), A=(-1.0, 2.0, 0.5), q=None):
+        tf = Transform()
+        tf.translation.x, tf.translation.y, tf.translation.z = (
+            pose.position.x, pose.position.y, pose.position.z)
+        tf.rotation = pose.orientation
+        if q is not None:
+            tf.rotation.x, tf.rotation.y, tf.rotation.z, tf.rotation.w = q
+        return MultiDOFJointTrajectoryPoint(
+            transforms=[tf], velocities=[task_message(V, robot.task_space, Twist)],
+            accelerations=[task_message(A, robot.task_space, Twist)])
+
+    p = point()
+    C, V, A = read(p)
+    assert_array_equal(C, pose_matrix(p.transforms[0]))
+    assert_array_equal(V, task_vector(p.velocities[0], robot.task_space, 'v', 'rate 1'))
+    assert_array_equal(A, task_vector(p.accelerations[0], robot.task_space, 'a', 'rate 2'))
+    p.velocities, p.accelerations = [], []                  # missing rates: zero
+    assert_array_equal(read(p)[1:], np.zeros((2, len(robot.task_space))))
+    outside = point()                       # a twist component outside the task space
+    c = next(c for c in TWIST_COMPONENTS if c not in robot.task_space)
+    setattr(getattr(outside.velocities[0], 'angular' if c[0] == 'w' else 'linear'), c[1], 0.5)
+    too_fast = point(V=(2e2, 0.0, 0.0))
+    two = point()
+    two.transforms = [two.transforms[0]] * 2
+    for bad in (point(q=(0.0, 0.0, 0.0, 2.0)), point(q=(float('nan'), 0.0, 0.0, 1.0)),
+                point(A=(0.0, float('inf'), 0.0)), too_fast, two, outside):
+        assert read(bad) is None

@@ -6,6 +6,8 @@ IK.  :class:`PkmKinematics` is a part of :class:`~.pkm.ParallelRobot` (a mixin: 
 robot's limbs, platform, options and compiled tables)."""
 from __future__ import annotations
 
+from typing import Callable, NamedTuple
+
 import numpy as np
 
 from .bounds import MAX_RATE, check_limits, check_rate
@@ -21,6 +23,21 @@ from .interface import IKSolution
 from .spatial import exp_se3, log_se3, pose_inv
 from .working_mode import apply_joint_limits, solve_on_working_mode
 from .pkm_solution import PkmIKSolution, jacobians_of_views, stack_solutions
+
+
+class ReferenceMotion(NamedTuple):
+    """The actuator motion of one feedforward reference (:meth:`PkmKinematics.reference_motion`):
+    positions, rates, accelerations, forces (n_act,) each, the worst ``kappa(F)`` of the limbs,
+    the flat limb joint vector ``theta`` (where the next reference's IK starts), and
+    ``tree_q()``: the tree-joint values (n,), made when asked."""
+    actuators: np.ndarray
+    actuators_d: np.ndarray
+    actuators_dd: np.ndarray
+    u: np.ndarray
+    condition: float
+    theta: np.ndarray
+    tree_q: Callable[[], np.ndarray]
+
 
 #: largest deviation (m, rad) of a requested pose from the task manifold C_ref exp(P_p x)
 TASK_MANIFOLD_TOLERANCE = MANIFOLD_TOLERANCE
@@ -115,9 +132,10 @@ class PkmKinematics:
                                    "at the requested pose: near an input singularity")
         return theta, info.outer, info.inner, jac, state, k
 
-    def _reference_kernel(self, pose, twist, acceleration, thetas, scheme, tol):
-        """The compiled reference (:func:`.compiled.limb_tables.compiled_reference`) when the
-        inputs have the shapes it takes; None where the Python checks must run first."""
+    def _reference_kernel(self, pose, twist, acceleration, theta0, scheme, tol):
+        """The compiled reference (:func:`.compiled.limb_tables.compiled_reference`) from the
+        flat limb joint vector ``theta0`` when the inputs have the shapes it takes; None where
+        the Python checks must run first."""
         pose = np.asarray(pose, dtype=float)
         level = 0 if twist is None else (1 if acceleration is None else 2)
         V = A = np.zeros(self.dof)
@@ -129,14 +147,22 @@ class PkmKinematics:
             return None
         thr, lthr = self.singularity_threshold, self.loop_singularity_threshold
         r = compiled_reference(self._limb_tables, self._rc, self._K_rows, pose,
-                               np.concatenate(thetas), scheme == "nested", tol, -1.0 if thr is None else float(thr),
+                               theta0, scheme == "nested", tol, -1.0 if thr is None else float(thr),
                                -1.0 if lthr is None else float(lthr), V, A, level)
         return None if r.code == REFERENCE_BAD_INPUT else r
 
     def _ik_one(self, pose, twist, acceleration, thetas, scheme, tol=None):
         tol = self.tol if tol is None else tol
+        r = (self._reference_kernel(pose, twist, acceleration, np.concatenate(thetas), scheme, tol)
+             if self.compiled else None)
+        return self._ik_solution(pose, twist, acceleration, thetas, scheme, tol, r)
+
+    def _ik_solution(self, pose, twist, acceleration, thetas, scheme, tol, r):
+        """The :class:`PkmIKSolution` of one reference from the compiled reference's result
+        ``r`` (:meth:`_reference_kernel`; None: it did not run or refused the input's shape):
+        the checks that word a refusal, and the reference route for every limb the kernel
+        handed over (``thetas``: the start, per limb)."""
         T = self._limb_tables
-        r = self._reference_kernel(pose, twist, acceleration, thetas, scheme, tol) if self.compiled else None
         if r is None:                            # the checks word a refusal
             pose = self._check_pose(pose)
             self._check_task_manifold(pose)
@@ -190,6 +216,26 @@ class PkmKinematics:
         elif acceleration is not None:
             raise StateError("an acceleration needs a twist")
         return sol
+
+    def reference_motion(self, pose, twist, acceleration, warm=None) -> ReferenceMotion:
+        """One reference of a feedforward stream: the :class:`ReferenceMotion` (actuator
+        positions, rates, accelerations and forces ``u`` of eq. 45) of the task motion ``pose``
+        (4, 4), ``V_t``, ``Vdot_t`` (delta_p,), the same numbers as :meth:`inverse_kinematics`
+        then :meth:`inverse_dynamics`.  ``warm``: the ``theta`` of the previous reference's
+        result (where the IK starts; None: the reference configuration).  One compiled call
+        (:func:`.compiled.limb_tables.compiled_reference`) when it completes; else the IK
+        solution of its result and the ID of that, which word any refusal."""
+        flat = np.zeros(self._limb_tables.n) if warm is None else warm
+        scheme, tol = self.ik_scheme, self.tol
+        r = self._reference_kernel(pose, twist, acceleration, flat, scheme, tol) if self.compiled else None
+        if r is not None and r.u is not None:
+            act = self._act_flat
+            return ReferenceMotion(r.theta[act], r.thd[act], r.thdd[act], r.u, float(r.out[:, 1].max()),
+                                   r.theta, lambda: self._whole_flat(r.theta))
+        sol = self._ik_solution(pose, twist, acceleration, self._limb_tables.split(flat), scheme, tol, r)
+        u = self.inverse_dynamics(sol, twist, acceleration)
+        return ReferenceMotion(sol.actuators, sol.actuators_d, sol.actuators_dd, u, float(np.max(sol.condition)),
+                               sol._flat, lambda: sol.q)
 
     def inverse_kinematics(self, pose, twist=None, acceleration=None, initial=None, *,
                            scheme: str | None = None, tol: float | None = None) -> IKSolution:
