@@ -15,7 +15,11 @@ another, in the order taken, while the other groups go on (a long trajectory or 
 does not hold up ``~/get_model_info``), and no callback is handed from one thread to another.
 An executor made for some callback groups (``groups``) waits on their entities only; the one
 of the rest (``exclude``) is the node's executor, woken when the node creates or destroys an
-entity. The streaming companion node has one executor of all its entities. Callbacks that
+entity, and it wakes the others (``woken_by``). The streaming companion node has two: one of
+its subscriptions (the references) and their event handlers, and one of the rest, mostly the
+QoS event handlers of its publishers (rclpy makes two or three per publisher and subscription:
+rare events that would otherwise be held, added and asked after at every reference, each a
+Python call, ~0.1 ms per reference for the companion's 14). Callbacks that
 take a :class:`rclpy.timer.TimerInfo` are not supported (the node's timers take none).
 
 It offers what :func:`~pkm_dynamics.spinning.spin_until_signal` and rclpy's ``Node`` use of an
@@ -37,19 +41,38 @@ _KINDS = (('subscriptions', 'subscription', 'add_subscription'),
           ('timers', 'timer', 'add_timer'),
           ('clients', 'client', 'add_client'),
           ('services', 'service', 'add_service'))
+#: the entity kinds an executor can be made for (``kinds``): those of a node, and its
+#: waitables (rclpy's QoS event handlers of each publisher and subscription; those of a
+#: subscription go with the subscriptions, :meth:`LeanExecutor._node_waitables`)
+KINDS = tuple(kind for kind, _, _ in _KINDS) + ('waitables',)
 
 
 class LeanExecutor:
     """Spins nodes with one kept wait set, every callback inline in the spinning thread (see
-    the module doc); ``context``: the nodes'. ``groups``: spin only the entities of these
-    callback groups (None: every entity but those of ``exclude``); an executor of some groups
-    is not the node's executor (``node.executor``: the one woken when the node creates or
-    destroys an entity), the one of the rest is."""
+    the module doc); ``context``: the nodes'. Which entities: ``groups``, only those of these
+    callback groups (None: every entity but those of ``exclude``); ``kinds``, only these kinds
+    (:data:`KINDS`; None: all). ``woken_by``: another executor of the same nodes whose
+    :meth:`wake` wakes this one too. The executor that no other wakes and that is not made for
+    some groups is the nodes' executor (``node.executor``: the node wakes it when it creates or
+    destroys an entity, and it wakes the executors it leads), so that every executor of a
+    node sees its new entities, and one destroyed is let go at once (a handle held in a wait
+    is destroyed only when the wait returns: an executor never woken would keep a destroyed
+    publisher alive in the middleware)."""
 
-    def __init__(self, context, groups=None, exclude=()):
+    def __init__(self, context, groups=None, exclude=(), kinds=None, woken_by=None):
         self._context = context
         self._groups = None if groups is None else frozenset(groups)
         self._exclude = frozenset(exclude)
+        unknown = set(kinds or ()) - set(KINDS)
+        if unknown:
+            raise ValueError(f'unknown entity kinds {sorted(unknown)}: choose from {KINDS}')
+        self._kinds = tuple(k for k in _KINDS if kinds is None or k[0] in kinds)
+        self._kind_names = frozenset(KINDS if kinds is None else kinds)
+        self._waitables = 'waitables' in self._kind_names
+        self._leads_nodes = groups is None and woken_by is None
+        self._followers = []
+        if woken_by is not None:
+            woken_by._followers.append(self)
         self._nodes = []
         self._guard = GuardCondition(None, None, context)     # wake(): rebuild, shutdown
         self._is_shutdown = False
@@ -61,7 +84,7 @@ class LeanExecutor:
         if node in self._nodes:
             return False
         self._nodes.append(node)
-        if self._groups is None:
+        if self._leads_nodes:
             node.executor = self
         self.wake()
         return True
@@ -75,12 +98,15 @@ class LeanExecutor:
         return list(self._nodes)
 
     def wake(self):
-        """Wake the wait (the node calls this when it creates or destroys an entity)."""
+        """Wake the wait, and those of the executors this one leads (the node calls this when
+        it creates or destroys an entity)."""
         self._guard.trigger()
+        for follower in self._followers:
+            follower.wake()
 
     def shutdown(self, timeout_sec=None):
         self._is_shutdown = True
-        self.wake()
+        self._guard.trigger()
         return True
 
     # -- spinning ------------------------------------------------------------------------------
@@ -89,23 +115,40 @@ class LeanExecutor:
         return group not in self._exclude if self._groups is None else group in self._groups
 
     def _held_entities(self, held):
-        """Every entity of the nodes, by kind (and the waitables), each entered on ``held``
-        (skipped if destroyed already)."""
+        """Every entity of the nodes this executor spins, by kind (and the waitables), each
+        entered on ``held`` (skipped if destroyed already)."""
         entities = {kind: [] for kind, _, _ in _KINDS}
-        entities['guards'].append(self._guard)
         waitables = []
         for node in self._nodes:
-            for kind, _, _ in _KINDS:
+            for kind, _, _ in self._kinds:
                 entities[kind].extend(e for e in getattr(node, kind)
                                       if self._spins(e) and _hold(held, e.handle))
-            waitables.extend(w for w in node.waitables if self._spins(w) and _hold(held, w))
+            waitables.extend(w for w in self._node_waitables(node)
+                             if self._spins(w) and _hold(held, w))
         return entities, waitables
+
+    def _node_waitables(self, node):
+        """The waitables of ``node`` this executor spins. The event handlers of a subscription
+        go with the subscriptions: Fast DDS reports a subscription's event condition as
+        triggered while data waits to be taken, so a wait set holding the events without the
+        subscription would return at once, again and again, until another thread took the
+        data."""
+        subscriptions = 'subscriptions' in self._kind_names
+        if self._waitables and subscriptions:
+            return node.waitables
+        of_subscriptions = [h for s in node.subscriptions for h in s.event_handlers]
+        if subscriptions:
+            return of_subscriptions
+        if self._waitables:
+            return [w for w in node.waitables if w not in of_subscriptions]
+        return []
 
     def _prepared_wait_set(self, entities, waitables):
         """The kept wait set, rebuilt when the entities changed, with every entity added."""
         key = tuple(tuple(entities[kind]) for kind, _, _ in _KINDS) + (tuple(waitables),)
         if key != self._key:
             count = [len(entities[kind]) for kind, _, _ in _KINDS] + [0]
+            count[1] += 1                                   # the executor's own guard
             for w in waitables:
                 n = w.get_num_entities()
                 for i, field in enumerate(('num_subscriptions', 'num_guard_conditions',
@@ -116,6 +159,7 @@ class LeanExecutor:
             self._key = key
         wait_set = self._wait_set
         wait_set.clear_entities()
+        wait_set.add_guard_condition(self._guard.handle)
         for kind, _, add in _KINDS:
             for e in entities[kind]:
                 getattr(wait_set, add)(e.handle)
@@ -141,9 +185,11 @@ class LeanExecutor:
                 if w.is_ready(wait_set):
                     jobs.append((_run, (w.execute(w.take_data()),)))
             for kind, ready_kind, _ in _KINDS:
+                if not entities[kind]:
+                    continue
                 ready = wait_set.get_ready_entities(ready_kind)
                 for e in entities[kind]:
-                    if e.handle.pointer in ready and e is not self._guard:
+                    if e.handle.pointer in ready:
                         job = _TAKE[kind](e)
                         if job is not None:
                             jobs.append(job)
