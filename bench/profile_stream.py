@@ -4,7 +4,9 @@ A DynamicsNode (in this process, its own namespace, the default outputs ``comman
 ``joint_state``, each with a subscriber) gets ``--count`` references of ``ros_streams`` queued
 on its reference topic; then, per reference (medians, microseconds):
 
-- take: ``take_message`` off the subscription (rmw take + conversion to a Python message);
+- take: ``take_message`` off the subscription: the serialized bytes (what the node takes),
+  and for comparison rclpy's conversion to a Python message; then the node's reading of the
+  bytes (:func:`~pkm_dynamics.cdr_references.read_reference`);
 - check: age, kind, points, joint order, arrays and bounds (PKM: the task point's pose, twist
   and acceleration);
 - core: the inverse dynamics (PKM: ``reference_motion``, the inverse kinematics from the
@@ -13,8 +15,9 @@ on its reference topic; then, per reference (medians, microseconds):
 - handler: the node's whole handler of one reference (check, core, fill, publish), next to
   the sum of the pieces;
 - wake-up: one reference at a time (sent, arrived, then one ``spin_once``): the executor's
-  time beyond the handler, for the node's ``LeanExecutor`` and rclpy's
-  ``SingleThreadedExecutor``: wall time (with the waits for the CPU of a loaded machine) and
+  time beyond the handler, for the node's ``LeanExecutor`` (of the subscriptions), one of
+  every entity of the companion node and rclpy's ``SingleThreadedExecutor``: wall time
+  (with the waits for the CPU of a loaded machine) and
   CPU time of the thread (the executor's own work).
 
     .venv/bin/python bench/profile_stream.py [--robot crane|irsbot2|gough_stewart] [--count N]
@@ -55,6 +58,7 @@ def profile(robot, count):
     from rclpy.parameter import Parameter
     from sensor_msgs.msg import JointState
     from std_msgs.msg import Float64MultiArray
+    from pkm_dynamics.cdr_references import read_reference
     from pkm_dynamics.conversions import actuator_states
     from pkm_dynamics.dynamics_node import DynamicsNode
     from pkm_dynamics.lean_executor import LeanExecutor
@@ -88,12 +92,18 @@ def profile(robot, count):
         time.sleep(1.0)                     # all of them in the node's queue
 
     # -- take ---------------------------------------------------------------------------------
-    queue_all()
-    taken, times = timed(lambda _: sub.handle.take_message(sub.msg_type, False), range(count))
-    if any(t is None for t in taken):
-        raise RuntimeError(f'{sum(t is None for t in taken)} of {count} references not queued')
-    taken = [t[0] for t in taken]
-    result['take'] = median_us(times)
+    # the node takes the serialized bytes and reads them (cdr_references); rclpy's conversion
+    # to a Python message for comparison
+    for label, raw in (('take, serialized', True), ('take, as a Python message (rclpy)', False)):
+        queue_all()
+        taken, times = timed(lambda _: sub.handle.take_message(sub.msg_type, raw), range(count))
+        if any(t is None for t in taken):
+            raise RuntimeError(f'{sum(t is None for t in taken)} of {count} references not queued')
+        result[label] = median_us(times)
+        if raw:
+            serialized = [t[0] for t in taken]
+    taken, times = timed(lambda m: read_reference(m, sub.msg_type), serialized)
+    result['read the bytes (cdr_references)'] = median_us(times)
 
     # -- the pieces of the handler ------------------------------------------------------------
     outputs = dyn._outputs_of(model)
@@ -129,7 +139,7 @@ def profile(robot, count):
         pub = dyn._pub[kind]
         _, times = timed(pub.publish, [fill(a) for a in answers])
         result[f'publish {kind}'] = median_us(times)
-    result['sum of the pieces'] = sum(result.values())
+    result['sum of the pieces'] = sum(v for k, v in result.items() if 'rclpy' not in k)
 
     # -- the whole handler --------------------------------------------------------------------
     handler = dyn._task_feedforward if task else dyn._feedforward
@@ -143,7 +153,9 @@ def profile(robot, count):
     # -- executor wake-up: one reference at a time --------------------------------------------
     # wall time beyond the handler (includes waiting for the CPU on a loaded machine), and
     # the thread's CPU time of one spin_once minus the handler's (the executor's own work)
-    for label, executor in (('wake-up, LeanExecutor', LeanExecutor(dyn.context)),
+    for label, executor in (('wake-up, LeanExecutor of the subscriptions (the node\'s)',
+                             LeanExecutor(dyn.context, kinds=['subscriptions'])),
+                            ('wake-up, LeanExecutor of every entity', LeanExecutor(dyn.context)),
                             ('wake-up, rclpy SingleThreadedExecutor', SingleThreadedExecutor(
                                 context=dyn.context))):
         executor.add_node(dyn.topic_node)

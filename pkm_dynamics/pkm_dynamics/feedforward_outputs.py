@@ -9,9 +9,10 @@ numpy result (what rosidl stores and converts fastest); every value is checked f
 the culprit)."""
 import array
 
+from builtin_interfaces.msg import Duration
 import numpy as np
 from sensor_msgs.msg import JointState
-from std_msgs.msg import Float64MultiArray
+from std_msgs.msg import Float64MultiArray, Header
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from pkm_dynamics.conversions import floats, name_index
@@ -85,15 +86,17 @@ class FeedforwardOutputs:
     def trajectory(self, header, X, XD, XDD, F, points):
         """JointTrajectory with one point per reference point (:func:`trajectory_points`)."""
         out = JointTrajectory(joint_names=self._names)
-        out.header = header
+        out.header = Header(stamp=header.stamp, frame_id=header.frame_id)
         out.points = trajectory_points(X, XD, XDD, F, points)
         return out
 
 
 def trajectory_points(X, XD, XDD, F, points):
     """JointTrajectoryPoints of positions, velocities, accelerations and efforts X, XD, XDD, F
-    (B, n) each, with the ``time_from_start`` of each of ``points`` (B)."""
+    (B, n) each, with the ``time_from_start`` of each of ``points`` (B: messages, or their
+    :mod:`~pkm_dynamics.cdr_references` reading)."""
     return [JointTrajectoryPoint(positions=doubles(x), velocities=doubles(xd),
                                  accelerations=doubles(xdd), effort=doubles(f),
-                                 time_from_start=p.time_from_start)
+                                 time_from_start=Duration(sec=p.time_from_start.sec,
+                                                          nanosec=p.time_from_start.nanosec))
             for x, xd, xdd, f, p in zip(X, XD, XDD, F, points)]

@@ -4,8 +4,10 @@ actuator positions in, every tree joint out). They live on the companion node
 ``<name>_topics`` (spun by an executor of its own, :mod:`~pkm_dynamics.lean_executor`),
 exist from configure to cleanup and publish while the node is active; a bad message gets a
 throttled warning and no output. Per reference the least Python that rclpy allows: the
-messages of the outputs and the joint order of the references are made once per model
-(:mod:`~pkm_dynamics.feedforward_outputs`), the points go to the core as one array.
+references are taken as bytes and read without rclpy's message conversion
+(:mod:`~pkm_dynamics.cdr_references`), the messages of the outputs and the joint order of the
+references are made once per model (:mod:`~pkm_dynamics.feedforward_outputs`), the points go
+to the core as one array.
 
 :class:`Streaming` is a part of :class:`~pkm_dynamics.dynamics_node.DynamicsNode` (a mixin: it
 uses the node's model, lifecycle state, parameters, diagnostics and companion node)."""
@@ -20,6 +22,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory, MultiDOFJointTrajectory
 
+from pkm_dynamics.cdr_references import read_reference
 from pkm_dynamics.conversions import (RequestError, actuator_states, check_points, core_error,
                                       floats, name_index, ordered)
 from pkm_dynamics.core.bounds import check_limits
@@ -71,10 +74,11 @@ class Streaming:
         # one reference topic per state space; a robot answers the one of its own space
         self._reference_subs = {
             'reference': self._stream(JointTrajectory, 'reference', reference_qos, 'reference',
-                                      self._feedforward, counted=True),
+                                      self._feedforward, counted=True, serialized=True),
             'task_reference': self._stream(MultiDOFJointTrajectory, 'task_reference',
                                            reference_qos, 'task reference',
-                                           self._task_feedforward, counted=True)}
+                                           self._task_feedforward, counted=True,
+                                           serialized=True)}
 
     def _topic(self, role):
         """The topic of ``role`` (:data:`TOPICS`), resolved as a topic of this node: its
@@ -106,12 +110,14 @@ class Streaming:
                                   throttle_duration_sec=self._p('warning_period'))
         return message
 
-    def _stream(self, msg_type, role, qos, what, handle, counted=False):
+    def _stream(self, msg_type, role, qos, what, handle, counted=False, serialized=False):
         """Subscribe a streaming topic (on the companion node): each message delivered, and
         those already waiting behind it (:func:`queued`), goes to ``handle(model, msg)`` while
         the node is active; a message ``handle`` rejects (an exception) gets a throttled
         warning naming the problem and no output, and the next one is handled as usual.
-        ``counted``: answers, refusals and costs go to the diagnostics (the references)."""
+        ``counted``: answers, refusals and costs go to the diagnostics (the references).
+        ``serialized``: taken as bytes and read by
+        :func:`~pkm_dynamics.cdr_references.read_reference` (the references)."""
         diagnostics = self._diagnostics
 
         def callback(msg):
@@ -123,7 +129,7 @@ class Streaming:
                 try:
                     if model is None:
                         raise RequestError(ErrorCodes.NO_MODEL, self._model_error)
-                    handle(model, m)
+                    handle(model, read_reference(m, msg_type) if serialized else m)
                 except Exception as exc:
                     message = self._warn(what, exc)
                     if counted:
@@ -133,7 +139,7 @@ class Streaming:
                         diagnostics.reference(start)
 
         subscription = self.topic_node.create_subscription(
-            msg_type, self._topic(role), callback, qos)
+            msg_type, self._topic(role), callback, qos, raw=serialized)
         self._streams.append(subscription)
         return subscription
 
