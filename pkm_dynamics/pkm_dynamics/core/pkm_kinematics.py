@@ -132,10 +132,10 @@ class PkmKinematics:
                                    "at the requested pose: near an input singularity")
         return theta, info.outer, info.inner, jac, state, k
 
-    def _reference_kernel(self, pose, twist, acceleration, theta0, scheme, tol):
-        """The compiled reference (:func:`.compiled.limb_tables.compiled_reference`) from the
-        flat limb joint vector ``theta0`` when the inputs have the shapes it takes; None where
-        the Python checks must run first."""
+    def _reference_kernel(self, pose, twist, acceleration, theta0, scheme, tol, keep=True):
+        """The compiled reference (:func:`.compiled.limb_tables.compiled_reference`, ``keep``
+        as there) from the flat limb joint vector ``theta0`` when the inputs have the shapes it
+        takes; None where the Python checks must run first."""
         pose = np.asarray(pose, dtype=float)
         level = 0 if twist is None else (1 if acceleration is None else 2)
         V = A = np.zeros(self.dof)
@@ -148,7 +148,7 @@ class PkmKinematics:
         thr, lthr = self.singularity_threshold, self.loop_singularity_threshold
         r = compiled_reference(self._limb_tables, self._rc, self._K_rows, pose,
                                theta0, scheme == "nested", tol, -1.0 if thr is None else float(thr),
-                               -1.0 if lthr is None else float(lthr), V, A, level)
+                               -1.0 if lthr is None else float(lthr), V, A, level, keep)
         return None if r.code == REFERENCE_BAD_INPUT else r
 
     def _ik_one(self, pose, twist, acceleration, thetas, scheme, tol=None):
@@ -227,7 +227,8 @@ class PkmKinematics:
         solution of its result and the ID of that, which word any refusal."""
         flat = np.zeros(self._limb_tables.n) if warm is None else warm
         scheme, tol = self.ik_scheme, self.tol
-        r = self._reference_kernel(pose, twist, acceleration, flat, scheme, tol) if self.compiled else None
+        r = (self._reference_kernel(pose, twist, acceleration, flat, scheme, tol, keep=False)
+             if self.compiled else None)
         if r is not None and r.u is not None:
             act = self._act_flat
             return ReferenceMotion(r.theta[act], r.thd[act], r.thdd[act], r.u, float(r.out[:, 1].max()),

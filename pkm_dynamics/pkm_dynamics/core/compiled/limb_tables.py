@@ -250,12 +250,15 @@ def robot_constants(reference_pose, P_p, M_p, gravity) -> np.ndarray:
 
 
 def compiled_reference(tables: LimbTables, rc, K_rows, pose, theta0, nested: bool, tol: float, threshold,
-                       loop_threshold, V_t, Vdot_t, level: int) -> CompiledIK:
+                       loop_threshold, V_t, Vdot_t, level: int, keep: bool = True) -> CompiledIK:
     """One reference in one kernel call (:func:`.robot_kernels.robot_reference`): the IK of
     every limb for ``pose`` (4, 4) from the flat ``theta0``, ``J_IK``, and with ``level`` 1 the
     rates of the task twist ``V_t``, with ``level`` 2 those of ``Vdot_t`` too, the limbs' share
     ``W`` of eq. 45 and the actuator forces ``u``.  ``code``: :data:`.robot_kernels.DONE` or
-    where the kernel stopped; the arrays it did not reach are None."""
+    where the kernel stopped; the arrays it did not reach are None.  ``keep`` False: a call
+    of ``level`` 2 that is DONE returns without the copies of the scratch an IK solution is made of
+    (``inner``, ``fd`` None, ``status`` and ``out`` the thread's scratch, valid until its next
+    call: a feedforward stream reads the answer and the worst ``kappa(F)`` at once)."""
     fd, idt, hd = tables.data()
     loc = tables._local
     n, (na, dp) = tables.n, K_rows.shape
@@ -267,6 +270,9 @@ def compiled_reference(tables: LimbTables, rc, K_rows, pose, theta0, nested: boo
     if code == KR.BAD_INPUT:
         return CompiledIK(theta, loc.status, loc.out, idt, fd, code)
     loc.theta = theta.copy()                    # the scratch holds the state of these limbs
+    if code == KR.DONE and level == 2 and not keep:
+        loc.prepare[:] = False                  # DONE: every limb's status is OK
+        return CompiledIK(theta, loc.status, loc.out, None, None, code, J, thd, thdd, W, u)
     loc.prepare[:] = loc.status != K.OK
     r = CompiledIK(theta, loc.status.copy(), loc.out.copy(), idt.copy(), fd.copy(), code)
     if code != KR.LIMB_STATUS:
