@@ -17,8 +17,8 @@ on its reference topic; then, per reference (medians, microseconds):
 - wake-up: one reference at a time (sent, arrived, then one ``spin_once``): the executor's
   time beyond the handler, for the node's ``LeanExecutor`` (of the subscriptions), one of
   every entity of the companion node and rclpy's ``SingleThreadedExecutor``: wall time
-  (with the waits for the CPU of a loaded machine) and
-  CPU time of the thread (the executor's own work).
+  (with the waits for the CPU of a loaded machine) and CPU time of the thread (the executor's
+  own work).
 
     .venv/bin/python bench/profile_stream.py [--robot crane|irsbot2|gough_stewart] [--count N]
 
@@ -153,9 +153,9 @@ def profile(robot, count):
     # -- executor wake-up: one reference at a time --------------------------------------------
     # wall time beyond the handler (includes waiting for the CPU on a loaded machine), and
     # the thread's CPU time of one spin_once minus the handler's (the executor's own work)
-    for label, executor in (('wake-up, LeanExecutor of the subscriptions (the node\'s)',
+    for label, executor in (('wake-up, LeanExecutor (subscriptions)',
                              LeanExecutor(dyn.context, kinds=['subscriptions'])),
-                            ('wake-up, LeanExecutor of every entity', LeanExecutor(dyn.context)),
+                            ('wake-up, LeanExecutor (every entity)', LeanExecutor(dyn.context)),
                             ('wake-up, rclpy SingleThreadedExecutor', SingleThreadedExecutor(
                                 context=dyn.context))):
         executor.add_node(dyn.topic_node)

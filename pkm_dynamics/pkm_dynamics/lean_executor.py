@@ -19,8 +19,9 @@ entity, and it wakes the others (``woken_by``). The streaming companion node has
 its subscriptions (the references) and their event handlers, and one of the rest, mostly the
 QoS event handlers of its publishers (rclpy makes two or three per publisher and subscription:
 rare events that would otherwise be held, added and asked after at every reference, each a
-Python call, ~0.1 ms per reference for the companion's 14). Callbacks that
-take a :class:`rclpy.timer.TimerInfo` are not supported (the node's timers take none).
+Python call: 20-90 us more per reference with the companion's 14, ``bench/profile_stream.py``).
+Callbacks that take a :class:`rclpy.timer.TimerInfo` are not supported (the node's timers take
+none).
 
 It offers what :func:`~pkm_dynamics.spinning.spin_until_signal` and rclpy's ``Node`` use of an
 executor: ``add_node`` / ``remove_node`` / ``get_nodes``, ``wake``, ``spin_once``, ``shutdown``.
