@@ -6,7 +6,7 @@ on its reference topic; then, per reference (medians, microseconds):
 
 - take: ``take_message`` off the subscription: the serialized bytes (what the node takes),
   and for comparison rclpy's conversion to a Python message; then the node's reading of the
-  bytes (:func:`~pkm_dynamics.cdr_references.read_reference`);
+  bytes (:func:`~pkm_dynamics.cdr_messages.read_reference`);
 - check: age, kind, points, joint order, arrays and bounds (PKM: the task point's pose, twist
   and acceleration);
 - core: the inverse dynamics (PKM: ``reference_motion``, the inverse kinematics from the
@@ -58,7 +58,7 @@ def profile(robot, count):
     from rclpy.parameter import Parameter
     from sensor_msgs.msg import JointState
     from std_msgs.msg import Float64MultiArray
-    from pkm_dynamics.cdr_references import read_reference
+    from pkm_dynamics.cdr_messages import read_reference
     from pkm_dynamics.conversions import actuator_states
     from pkm_dynamics.dynamics_node import DynamicsNode
     from pkm_dynamics.lean_executor import LeanExecutor
@@ -92,7 +92,7 @@ def profile(robot, count):
         time.sleep(1.0)                     # all of them in the node's queue
 
     # -- take ---------------------------------------------------------------------------------
-    # the node takes the serialized bytes and reads them (cdr_references); rclpy's conversion
+    # the node takes the serialized bytes and reads them (cdr_messages); rclpy's conversion
     # to a Python message for comparison
     for label, raw in (('take, serialized', True), ('take, as a Python message (rclpy)', False)):
         queue_all()
@@ -103,7 +103,7 @@ def profile(robot, count):
         if raw:
             serialized = [t[0] for t in taken]
     taken, times = timed(lambda m: read_reference(m, sub.msg_type), serialized)
-    result['read the bytes (cdr_references)'] = median_us(times)
+    result['read the bytes (cdr_messages)'] = median_us(times)
 
     # -- the pieces of the handler ------------------------------------------------------------
     outputs = dyn._outputs_of(model)

@@ -37,8 +37,9 @@ throttled warning and publish nothing. By concern: this module (the node class: 
 robot description, ``main``), ``model`` (one loaded robot), ``node_parameters``
 (declarations, validation, run-time changes), ``services`` (the service handlers),
 ``streaming`` (feedforward and joint-state completion topics; ``feedforward_outputs``: their
-reused messages), ``lean_executor`` (the executors of the node and of those topics), ``state_messages``
-(the state's message fields in each state space), ``spinning`` (executor threads and signals).
+reused messages; ``cdr_messages``: references and outputs as bytes), ``lean_executor`` (the
+executors of the node and of those topics), ``state_messages`` (the state's message fields in
+each state space), ``spinning`` (executor threads and signals).
 """
 import gc
 import signal

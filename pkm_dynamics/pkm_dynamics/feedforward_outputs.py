@@ -3,19 +3,18 @@ output messages (their joint names set once), the joint order of each reference'
 ``joint_names`` (resolved at its first reference, then looked up), the commands order.
 
 The per-reference outputs (``commands``, ``joint_state``, ``motor``) are written straight as
-their serialized (CDR) bytes, which a publisher sends as they are: a template per model (the
-joint names, and the header's frame id, written once) with the stamp and the values written
-into a copy, no Python message to fill and convert (~4 us less per output here). The
+their serialized (CDR) bytes (:mod:`~pkm_dynamics.cdr_messages`), which a publisher sends as
+they are: no Python message to fill and convert (~4 us less per output here). The
 trajectory output is a message. Every value is checked finite first (all or nothing: no output
 holds NaN or Inf, :func:`~pkm_dynamics.conversions.floats` names the culprit)."""
 import array
-import struct
 
 from builtin_interfaces.msg import Duration
 import numpy as np
 from std_msgs.msg import Header
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
+from pkm_dynamics.cdr_messages import JointStateBytes, float64_array_bytes
 from pkm_dynamics.conversions import floats, name_index
 
 #: joint orders kept per model (a stream uses one; more only if the sender changes it)
@@ -88,93 +87,10 @@ class FeedforwardOutputs:
         return out
 
 
-# -- CDR (little-endian plain CDR, as cdr_references reads) ---------------------------------
-_U32 = struct.Struct('<I')
-_STAMP = struct.Struct('<iI')
-
-
-class _CdrBuffer:
-    """A CDR payload being written: each primitive aligned to its size from offset 4."""
-
-    def __init__(self):
-        self.data = bytearray(b'\x00\x01\x00\x00')      # encapsulation: plain CDR, LE
-
-    def align(self, size):
-        self.data += bytes(-(len(self.data) - 4) % size)
-
-    def u32(self, value):
-        self.align(4)
-        self.data += _U32.pack(value)
-
-    def string(self, text):
-        raw = text.encode() + b'\0'
-        self.u32(len(raw))
-        self.data += raw
-
-    def doubles(self, n):
-        """A float64 sequence of ``n`` zeros; returns the offset of its first value."""
-        self.u32(n)
-        if n:
-            self.align(8)
-        at = len(self.data)
-        self.data += bytes(8 * n)
-        return at
-
-
-def float64_array_bytes(n):
-    """(template, offset of the data) of a std_msgs/Float64MultiArray of ``n`` values and an
-    empty layout."""
-    b = _CdrBuffer()
-    b.u32(0)                    # layout.dim: empty
-    b.u32(0)                    # layout.data_offset
-    at = b.doubles(n)
-    return bytes(b.data), at
-
-
-class JointStateBytes:
-    """sensor_msgs/JointState of the joints ``names`` written as CDR bytes: one template per
-    frame id (the names written once), the stamp and the three value arrays written into a
-    copy."""
-
-    def __init__(self, names):
-        self._names = list(names)
-        self._layouts = {}
-
-    def _layout(self, frame_id):
-        layout = self._layouts.get(frame_id)
-        if layout is None:
-            b = _CdrBuffer()
-            b.data += bytes(8)                      # header.stamp at offset 4
-            b.string(frame_id)
-            b.u32(len(self._names))
-            for name in self._names:
-                b.string(name)
-            n = len(self._names)
-            offsets = tuple(b.doubles(n) for _ in range(3))
-            if len(self._layouts) >= MAX_ORDERS:
-                self._layouts.clear()
-            layout = self._layouts[frame_id] = (bytes(b.data), offsets, 8 * n)
-        return layout
-
-    def write(self, stamp, frame_id, position, velocity, effort):
-        """The bytes of the message stamped ``stamp`` (builtin_interfaces/Time) in
-        ``frame_id`` with the arrays (n,) ``position``, ``velocity``, ``effort``."""
-        template, offsets, size = self._layout(frame_id)
-        out = bytearray(template)
-        _STAMP.pack_into(out, 4, stamp.sec, stamp.nanosec)
-        for at, values in zip(offsets, (position, velocity, effort)):
-            raw = np.asarray(values, dtype='<f8').tobytes()
-            if len(raw) != size:
-                raise ValueError(f'{len(raw) // 8} values for the {size // 8} joints '
-                                 f'{self._names}')
-            out[at:at + size] = raw
-        return bytes(out)
-
-
 def trajectory_points(X, XD, XDD, F, points):
     """JointTrajectoryPoints of positions, velocities, accelerations and efforts X, XD, XDD, F
     (B, n) each, with the ``time_from_start`` of each of ``points`` (B: messages, or their
-    :mod:`~pkm_dynamics.cdr_references` reading)."""
+    :mod:`~pkm_dynamics.cdr_messages` reading)."""
     return [JointTrajectoryPoint(positions=doubles(x), velocities=doubles(xd),
                                  accelerations=doubles(xdd), effort=doubles(f),
                                  time_from_start=Duration(sec=p.time_from_start.sec,

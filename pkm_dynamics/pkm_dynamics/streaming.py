@@ -5,9 +5,9 @@ actuator positions in, every tree joint out). They live on the companion node
 exist from configure to cleanup and publish while the node is active; a bad message gets a
 throttled warning and no output. Per reference the least Python that rclpy allows: the
 references are taken as bytes and read without rclpy's message conversion
-(:mod:`~pkm_dynamics.cdr_references`), the messages of the outputs and the joint order of the
-references are made once per model (:mod:`~pkm_dynamics.feedforward_outputs`), the points go
-to the core as one array.
+(:mod:`~pkm_dynamics.cdr_messages`), the outputs are written as bytes from templates and the
+joint order of the references resolved once per model
+(:mod:`~pkm_dynamics.feedforward_outputs`), the points go to the core as one array.
 
 :class:`Streaming` is a part of :class:`~pkm_dynamics.dynamics_node.DynamicsNode` (a mixin: it
 uses the node's model, lifecycle state, parameters, diagnostics and companion node)."""
@@ -22,7 +22,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory, MultiDOFJointTrajectory
 
-from pkm_dynamics.cdr_references import read_reference
+from pkm_dynamics.cdr_messages import read_reference
 from pkm_dynamics.conversions import (RequestError, actuator_states, check_points, core_error,
                                       floats, name_index, ordered)
 from pkm_dynamics.core.bounds import check_limits
@@ -117,7 +117,7 @@ class Streaming:
         warning naming the problem and no output, and the next one is handled as usual.
         ``counted``: answers, refusals and costs go to the diagnostics (the references).
         ``serialized``: taken as bytes and read by
-        :func:`~pkm_dynamics.cdr_references.read_reference` (the references)."""
+        :func:`~pkm_dynamics.cdr_messages.read_reference` (the references)."""
         diagnostics = self._diagnostics
 
         def callback(msg):

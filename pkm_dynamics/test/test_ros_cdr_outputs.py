@@ -1,4 +1,4 @@
-"""The feedforward outputs written as CDR bytes (feedforward_outputs) against rclpy's
+"""The feedforward outputs written as CDR bytes (cdr_messages, feedforward_outputs) against rclpy's
 deserialization: the JointState and Float64MultiArray bytes read back as the messages with the
 same fields (joint names and frame ids of every length modulo 4, the commands order applied);
 values of the wrong count are refused instead of written."""
@@ -12,7 +12,8 @@ from rclpy.serialization import deserialize_message
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
-from pkm_dynamics.feedforward_outputs import FeedforwardOutputs, JointStateBytes
+from pkm_dynamics.cdr_messages import JointStateBytes
+from pkm_dynamics.feedforward_outputs import FeedforwardOutputs
 
 NAMES = ['slew', 'lift', 'tilt', 'ext\u00e9nsion', 'l1_j1', 'leg6_p']
 

@@ -1,4 +1,4 @@
-"""The references read from their serialized bytes (cdr_references) against rclpy's own
+"""The references read from their serialized bytes (cdr_messages) against rclpy's own
 serialization: every field of JointTrajectory and MultiDOFJointTrajectory messages of several
 shapes (strings of each length modulo 4 before the doubles, empty and filled sequences, several
 points, non-ASCII names) comes back equal; another encapsulation goes to rclpy's
@@ -13,7 +13,7 @@ from std_msgs.msg import Header
 from trajectory_msgs.msg import (JointTrajectory, JointTrajectoryPoint, MultiDOFJointTrajectory,
                                  MultiDOFJointTrajectoryPoint)
 
-from pkm_dynamics.cdr_references import read_reference
+from pkm_dynamics.cdr_messages import read_reference
 from pkm_dynamics.conversions import RequestError
 
 

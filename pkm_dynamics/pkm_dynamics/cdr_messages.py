@@ -1,4 +1,6 @@
-"""The feedforward references read straight from their serialized (CDR) form.
+"""The streaming messages in their serialized (CDR) form: the feedforward references read
+from their bytes (:func:`read_reference`), the per-reference outputs written as bytes
+(:class:`JointStateBytes`, :func:`float64_array_bytes`).
 
 Taking a ``JointTrajectory`` or ``MultiDOFJointTrajectory`` as a Python message costs rclpy a
 Python object per field (every field set through its checking property): 20-35 us per
@@ -15,6 +17,9 @@ little-endian machine) is read here; any other encapsulation goes to rclpy's own
 its size relative to the payload start; a string is a uint32 length (with the terminating
 NUL) then its bytes; a sequence a uint32 count then its elements. A payload shorter than its
 counts say raises :class:`RequestError` (INVALID_REQUEST): the handler's warning names it.
+
+The outputs are written in the same form: a template per message layout (the joint names and
+the header's frame id written once), the stamp and the values written into a copy.
 """
 import struct
 from types import SimpleNamespace
@@ -34,6 +39,8 @@ _STAMP = struct.Struct('<iI')
 _VEC3 = struct.Struct('<3d')
 _QUAT = struct.Struct('<4d')
 _SIX = struct.Struct('<6d')
+#: frame ids kept per JointStateBytes (a stream uses one)
+MAX_LAYOUTS = 16
 
 
 class _Cursor:
@@ -145,3 +152,82 @@ def read_reference(raw, msg_type):
     if raw[:2] != CDR_LE:
         return deserialize_message(raw, msg_type)
     return _READERS[msg_type](_Cursor(raw))
+
+
+# -- writing: the outputs --------------------------------------------------------------------
+class _CdrBuffer:
+    """A CDR payload being written: each primitive aligned to its size from offset 4."""
+
+    def __init__(self):
+        self.data = bytearray(CDR_LE + b'\x00\x00')      # encapsulation: plain CDR, LE
+
+    def align(self, size):
+        self.data += bytes(-(len(self.data) - 4) % size)
+
+    def u32(self, value):
+        self.align(4)
+        self.data += _U32.pack(value)
+
+    def string(self, text):
+        raw = text.encode() + b'\0'
+        self.u32(len(raw))
+        self.data += raw
+
+    def doubles(self, n):
+        """A float64 sequence of ``n`` zeros; returns the offset of its first value."""
+        self.u32(n)
+        if n:
+            self.align(8)
+        at = len(self.data)
+        self.data += bytes(8 * n)
+        return at
+
+
+def float64_array_bytes(n):
+    """(template, offset of the data) of a std_msgs/Float64MultiArray of ``n`` values and an
+    empty layout."""
+    b = _CdrBuffer()
+    b.u32(0)                    # layout.dim: empty
+    b.u32(0)                    # layout.data_offset
+    at = b.doubles(n)
+    return bytes(b.data), at
+
+
+class JointStateBytes:
+    """sensor_msgs/JointState of the joints ``names`` written as CDR bytes: one template per
+    frame id (the names written once), the stamp and the three value arrays written into a
+    copy."""
+
+    def __init__(self, names):
+        self._names = list(names)
+        self._layouts = {}
+
+    def _layout(self, frame_id):
+        layout = self._layouts.get(frame_id)
+        if layout is None:
+            b = _CdrBuffer()
+            b.data += bytes(8)                      # header.stamp at offset 4
+            b.string(frame_id)
+            b.u32(len(self._names))
+            for name in self._names:
+                b.string(name)
+            n = len(self._names)
+            offsets = tuple(b.doubles(n) for _ in range(3))
+            if len(self._layouts) >= MAX_LAYOUTS:
+                self._layouts.clear()
+            layout = self._layouts[frame_id] = (bytes(b.data), offsets, 8 * n)
+        return layout
+
+    def write(self, stamp, frame_id, position, velocity, effort):
+        """The bytes of the message stamped ``stamp`` (builtin_interfaces/Time) in
+        ``frame_id`` with the arrays (n,) ``position``, ``velocity``, ``effort``."""
+        template, offsets, size = self._layout(frame_id)
+        out = bytearray(template)
+        _STAMP.pack_into(out, 4, stamp.sec, stamp.nanosec)
+        for at, values in zip(offsets, (position, velocity, effort)):
+            raw = np.asarray(values, dtype='<f8').tobytes()
+            if len(raw) != size:
+                raise ValueError(f'{len(raw) // 8} values for the {size // 8} joints '
+                                 f'{self._names}')
+            out[at:at + size] = raw
+        return bytes(out)
