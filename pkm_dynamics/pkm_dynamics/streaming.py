@@ -74,11 +74,10 @@ class Streaming:
         # one reference topic per state space; a robot answers the one of its own space
         self._reference_subs = {
             'reference': self._stream(JointTrajectory, 'reference', reference_qos, 'reference',
-                                      self._feedforward, counted=True, serialized=True),
+                                      self._feedforward, reference=True),
             'task_reference': self._stream(MultiDOFJointTrajectory, 'task_reference',
                                            reference_qos, 'task reference',
-                                           self._task_feedforward, counted=True,
-                                           serialized=True)}
+                                           self._task_feedforward, reference=True)}
 
     def _topic(self, role):
         """The topic of ``role`` (:data:`TOPICS`), resolved as a topic of this node: its
@@ -110,14 +109,14 @@ class Streaming:
                                   throttle_duration_sec=self._p('warning_period'))
         return message
 
-    def _stream(self, msg_type, role, qos, what, handle, counted=False, serialized=False):
+    def _stream(self, msg_type, role, qos, what, handle, reference=False):
         """Subscribe a streaming topic (on the companion node): each message delivered, and
         those already waiting behind it (:func:`queued`), goes to ``handle(model, msg)`` while
         the node is active; a message ``handle`` rejects (an exception) gets a throttled
         warning naming the problem and no output, and the next one is handled as usual.
-        ``counted``: answers, refusals and costs go to the diagnostics (the references).
-        ``serialized``: taken as bytes and read by
-        :func:`~pkm_dynamics.cdr_messages.read_reference` (the references)."""
+        ``reference``: a reference stream, taken as bytes and read by
+        :func:`~pkm_dynamics.cdr_messages.read_reference`; its answers, refusals and costs go
+        to the diagnostics."""
         diagnostics = self._diagnostics
 
         def callback(msg):
@@ -129,17 +128,17 @@ class Streaming:
                 try:
                     if model is None:
                         raise RequestError(ErrorCodes.NO_MODEL, self._model_error)
-                    handle(model, read_reference(m, msg_type) if serialized else m)
+                    handle(model, read_reference(m, msg_type) if reference else m)
                 except Exception as exc:
                     message = self._warn(what, exc)
-                    if counted:
+                    if reference:
                         diagnostics.refusal(what, message)
                 else:
-                    if counted:
+                    if reference:
                         diagnostics.reference(start)
 
         subscription = self.topic_node.create_subscription(
-            msg_type, self._topic(role), callback, qos, raw=serialized)
+            msg_type, self._topic(role), callback, qos, raw=reference)
         self._streams.append(subscription)
         return subscription
 
