@@ -14,7 +14,8 @@ from pkm_dynamics.core.compiled import small_linalg as LA
 from pkm_dynamics.core.compiled.limb_kernels import FAR_STEP
 from pkm_dynamics.core.compiled.limb_tables import compiled_ik, compiled_rates
 from pkm_dynamics.core.cut_joints import LoopConstraints
-from pkm_dynamics.core.errors import ConvergenceError, StateError
+from pkm_dynamics.core.errors import ConvergenceError, SingularityError, StateError
+from pkm_dynamics.core.interface import SolverOptions
 from pkm_dynamics.core.ik_refinement import limb_rates
 from pkm_dynamics.core.limb_ik import limb_jacobians
 from pkm_dynamics.core.pkm import ParallelRobot
@@ -127,6 +128,41 @@ def test_refusals_go_through_the_reference_route(robot):
     with pytest.raises(type(got.value)) as ref:
         robot._limb_ik_reference(robot.limbs[0], far, np.zeros(robot.limbs[0].n), "nested", robot.tol)
     assert str(ref.value) == str(got.value)
+
+
+def test_kappa_threshold_is_decided_as_by_the_reference_route():
+    """Square limbs with an orthogonal D_t (Gough-Stewart: D_t = I) check kappa(F) in each
+    Newton step by the bound |F|_F |L_t|_F first. From the solution A of one pose to a pose B
+    where a limb's kappa(F) is smaller, a threshold between the two is exceeded at the start:
+    the compiled IK refuses that limb and the robot raises the reference route's
+    SingularityError (the bound never accepts what kappa(F) refuses); a threshold above both
+    is accepted by both."""
+    path = os.path.join(ROBOTS, "gough_stewart_6ups.urdf")
+    probe = ParallelRobot(path)
+    probe.scale = EXAMPLES["gough_stewart_6ups"]
+    A, B = _path(probe, np.random.default_rng(11), n=4)[2:]
+    sol_a, sol_b = probe.inverse_kinematics(A), probe.inverse_kinematics(B)
+    k_a, k_b = np.asarray(sol_a.condition), np.asarray(sol_b.condition)
+    if (k_a / k_b).max() < 1.0:                              # from the worse-conditioned pose
+        A, B, sol_a, sol_b, k_a, k_b = B, A, sol_b, sol_a, k_b, k_a
+    l = int(np.argmax(k_a / k_b))
+    assert k_a[l] > k_b[l] * (1 + 1e-6)
+    D = probe.limbs[l].D_t                                   # the limb takes the bound
+    assert D.shape == (6, 6) and np.array_equal(D.T @ D, np.eye(6))
+    for threshold, refused in ((np.sqrt(k_a[l] * k_b[l]), True), (1.01 * max(k_a.max(), k_b.max()), False)):
+        robot = ParallelRobot(path, options=SolverOptions(singularity_threshold=threshold))
+        r = compiled_ik(robot._limb_tables, B, sol_a._flat, True, robot.tol, threshold,
+                        robot.loop_singularity_threshold)
+        assert (r.status[l] != 0) == refused
+        limb, th0 = robot.limbs[l], sol_a.limb_theta[l]
+        if refused:
+            with pytest.raises(SingularityError):
+                robot._limb_ik_reference(limb, B, th0, "nested", robot.tol)
+            with pytest.raises(SingularityError):
+                robot.inverse_kinematics(B, initial=sol_a)
+        else:
+            sol = robot.inverse_kinematics(B, initial=sol_a)
+            assert _rel(sol.limb_theta[l], robot._limb_ik_reference(limb, B, th0, "nested", robot.tol)[0]) <= 1e-12
 
 
 def test_a_far_start_takes_the_continuation_of_the_reference_route():

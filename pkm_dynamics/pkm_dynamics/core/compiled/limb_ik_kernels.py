@@ -83,7 +83,9 @@ def compound_ik(lm, ld, target, theta, tol, max_iter, threshold):
 def refine(lm, ld, target, theta):
     """:func:`..ik_refinement.refine_to_round_off`: compound Newton steps until the pose error
     and every loop residual are at most ROUND_OFF (at most REFINEMENT_STEPS); the state in
-    ``ld`` is that of the returned ``theta``.  False when a solve is singular."""
+    ``ld`` is that of the returned ``theta``.  Returns ``(ok, at round-off)``: ok False when a
+    solve is singular; at round-off True when the error was found at most ROUND_OFF at the
+    returned ``theta``."""
     g, loops = ld[2], lm[17]
     for _ in range(REFINEMENT_STEPS):
         _, big = pose_error(lm, ld, target)
@@ -91,12 +93,12 @@ def refine(lm, ld, target, theta):
             for i in range(loops[lp, 2]):
                 big = max(big, abs(g[lp, i]))
         if big <= ROUND_OFF:
-            break
+            return True, True
         st, _ = limb_jacobians(lm, ld, -1.0, False)
         if st != OK or not compound_step(lm, ld, theta):
-            return False
+            return False, False
         limb_state(lm, ld, theta)
-    return True
+    return True, False
 
 
 @kernel
@@ -159,9 +161,12 @@ def limb_ik(lm, ld, target, theta0, theta, nested, tol, max_iter, threshold, loo
         step = max(step, abs(theta[i] - theta0[i]))
     if not step <= DIRECT_STEP:
         return FAR_STEP
-    if not refine(lm, ld, target, theta):
+    ok, round_off = refine(lm, ld, target, theta)
+    if not ok:
         return SINGULAR
-    if not miss(lm, ld, target) <= MISS_TOLERANCE:
+    # a limb that constrains all six pose components and is at round-off on each is no
+    # MISS_TOLERANCE away: the test decides only for the others
+    if not (round_off and lm[8][1] == 6) and not miss(lm, ld, target) <= MISS_TOLERANCE:
         return OTHER_BRANCH
     if loop_threshold >= 0.0:
         for lp in range(lm[8][4]):

@@ -8,7 +8,8 @@ tests compare against), as loops over bodies with scalar arithmetic inside.
 Model ``lm`` (a tuple of read-only arrays, :class:`.limb_tables.LimbTables`)::
 
     0 parent (n,)  1 B (n,4,4)  2 X (n,6)  3 W (n,3,3)  4 W2 (n,3,3)  5 Wv (n,3)  6 W2v (n,3)
-    7 support (n,n) 1 where joint j supports body i   8 sizes: pb, dl, dp, delta, nl, nc
+    7 support (n,n) 1 where joint j supports body i   8 sizes: pb, dl, dp, delta, nl, nc,
+    square (1: dl = dp = delta and D_t orthogonal)
     9 platform offset (4,4)  10 task_rows (dl,)  11 D_t (dl,dp)  12 independent (delta,)
     13 cut bodies (nc,2) k, r  14 cut points (nc,2,3) d_k, d_r
     15 cut vectors (nc,9,3): u_pos in rows 0-2, u_a in 3-5, u_b in 6-8   16 (nc,2) n_pos, n_rot
@@ -30,7 +31,7 @@ from __future__ import annotations
 import math
 
 from .cache import kernel
-from .small_linalg import condition, condition_at_most, lu_solve
+from .small_linalg import condition, condition_at_most, frobenius2, lu_solve
 from .spatial_kernels import log_se3, pose_inv_mul
 
 OK, SINGULAR, NO_CONVERGENCE, ILL_CONDITIONED, FAR_STEP, OTHER_BRANCH, LOOP_CONDITION, LIMITS = range(8)
@@ -309,6 +310,10 @@ def limb_jacobians(lm, ld, threshold, want_kappa):
         if threshold >= 0.0 and not kappa <= threshold:
             return ILL_CONDITIONED, kappa
         return OK, kappa
+    # square F with an orthogonal D_t: F^-1 = D_t^T L_t, so kappa(F)^2 <= tr(F^T F) tr((F^T F)^-1)
+    # = |F|_F^2 |L_t|_F^2 decides without the Gram matrix's inverse where the bound is enough
+    if threshold >= 0.0 and lm[8][6] and frobenius2(F, delta, dp) * frobenius2(Lt, dl, delta) <= threshold * threshold:
+        return OK, -1.0
     if threshold >= 0.0 and not condition_at_most(F, delta, dp, ld[11], threshold):
         return ILL_CONDITIONED, -1.0
     return OK, -1.0

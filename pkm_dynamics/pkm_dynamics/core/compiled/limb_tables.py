@@ -90,7 +90,8 @@ def _limb_model(limb) -> tuple:
     hcol = -np.ones(n, dtype=np.int64)
     hcol[limb.independent] = np.arange(limb.dof)
     dl, dp = limb.D_t.shape
-    sizes = np.array([limb.platform_body, dl, dp, limb.dof, nl, nc], dtype=np.int64)
+    square = dl == dp == limb.dof and np.array_equal(limb.D_t.T @ limb.D_t, np.eye(dp))
+    sizes = np.array([limb.platform_body, dl, dp, limb.dof, nl, nc, square], dtype=np.int64)
     model = [_ro(kin.parent, np.int64), _ro(kin.B), _ro(kin.X), _ro(kin.W), _ro(kin.W2), _ro(kin.Wv),
              _ro(kin.W2v), _ro(kin.support_mask, np.int64), _ro(sizes, np.int64), _ro(limb.platform_offset),
              _ro(limb.task_rows, np.int64), _ro(limb.D_t), _ro(limb.independent, np.int64), _ro(cut_body, np.int64),

@@ -175,6 +175,16 @@ def condition_at_most(A, m, k, W, threshold):
 
 
 @kernel
+def frobenius2(A, m, k) -> float:
+    """``|A[:m, :k]|_F^2``, the sum of the squared entries."""
+    s = 0.0
+    for i in range(m):
+        for j in range(k):
+            s += A[i, j] * A[i, j]
+    return s
+
+
+@kernel
 def lu_inverse(A, m, out) -> bool:
     """``out[:m, :m] <- A[:m, :m]^-1`` by :func:`lu_solve` on the identity (``A`` is
     overwritten): the ``numpy.linalg.inv`` of the numpy route.  False for a singular ``A``."""
