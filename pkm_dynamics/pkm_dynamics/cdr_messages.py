@@ -9,7 +9,8 @@ subscriptions take the raw bytes instead (``raw=True``) and these readers build 
 feedforward handlers read: plain objects with the message's field names (``header.stamp``, a
 ``builtin_interfaces/Time`` that goes into the outputs as it is, ``header.frame_id``,
 ``joint_names``, per point ``positions`` ... as float64 arrays, ``transforms[0].translation.x``
-..., ``time_from_start.sec`` ...).
+..., ``time_from_start.sec`` ...); a task point (:class:`TaskPoint`) also has its values in
+one array, which the feedforward reads instead of the fields.
 
 Plain CDR, little-endian (the encapsulation ``00 01`` every ROS 2 middleware sends on a
 little-endian machine) is read here; any other encapsulation goes to rclpy's own
@@ -36,9 +37,9 @@ from pkm_dynamics.conversions import RequestError
 CDR_LE = b'\x00\x01'
 _U32 = struct.Struct('<I')
 _STAMP = struct.Struct('<iI')
-_VEC3 = struct.Struct('<3d')
-_QUAT = struct.Struct('<4d')
-_SIX = struct.Struct('<6d')
+_TRANSFORM = struct.Struct('<7d')            # translation x y z, rotation x y z w
+_SIX = struct.Struct('<6d')                  # a Twist / Accel: linear, angular
+_NO_RATES = (0.0,) * 6
 #: frame ids kept per JointStateBytes (a stream uses one)
 MAX_LAYOUTS = 16
 
@@ -51,11 +52,10 @@ class _Cursor:
     def __init__(self, buf):
         self.buf, self.at = buf, 4
 
-    def _align(self, size):
-        self.at += -(self.at - 4) % size
-
-    def _take(self, size):
-        at = self.at
+    def _take(self, size, align=1):
+        """The offset of the next ``size`` bytes, aligned to ``align``; the cursor moves past
+        them."""
+        at = self.at + -(self.at - 4) % align
         if at + size > len(self.buf):
             raise RequestError(ErrorCodes.INVALID_REQUEST,
                                f'the serialized reference ends at byte {len(self.buf)}, '
@@ -64,13 +64,11 @@ class _Cursor:
         return at
 
     def count(self):
-        self._align(4)
-        return _U32.unpack_from(self.buf, self._take(4))[0]
+        return _U32.unpack_from(self.buf, self._take(4, 4))[0]
 
     def pair(self):
         """(int32, uint32): a Time or Duration."""
-        self._align(4)
-        return _STAMP.unpack_from(self.buf, self._take(8))
+        return _STAMP.unpack_from(self.buf, self._take(8, 4))
 
     def string(self):
         n = self.count()
@@ -85,13 +83,11 @@ class _Cursor:
         n = self.count()
         if n == 0:
             return np.empty(0)
-        self._align(8)
-        return np.frombuffer(self.buf, '<f8', n, self._take(8 * n))
+        return np.frombuffer(self.buf, '<f8', n, self._take(8 * n, 8))
 
     def fixed(self, layout):
         """Consecutive float64 fields (``layout``: a struct of them) as a tuple."""
-        self._align(8)
-        return layout.unpack_from(self.buf, self._take(layout.size))
+        return layout.unpack_from(self.buf, self._take(layout.size, 8))
 
     def header(self):
         """The header: ``stamp`` a ``builtin_interfaces/Time`` (it goes into the outputs as it
@@ -108,13 +104,9 @@ def _xyz(x, y, z):
     return SimpleNamespace(x=x, y=y, z=z)
 
 
-def _spatial(c, n):
-    """``n`` Twists / Accels (linear, angular) as objects of their field names."""
-    out = []
-    for _ in range(n):
-        v = c.fixed(_SIX)
-        out.append(SimpleNamespace(linear=_xyz(*v[:3]), angular=_xyz(*v[3:])))
-    return out
+def _spatial(rates):
+    """Twists / Accels (their six values: linear, angular) as objects of their field names."""
+    return [SimpleNamespace(linear=_xyz(*v[:3]), angular=_xyz(*v[3:])) for v in rates]
 
 
 def _joint_trajectory(c):
@@ -126,20 +118,49 @@ def _joint_trajectory(c):
     return SimpleNamespace(header=header, joint_names=names, points=points)
 
 
+class TaskPoint:
+    """A MultiDOFJointTrajectoryPoint as read: ``time_from_start``, the fields ``transforms``,
+    ``velocities``, ``accelerations`` as objects of their field names (made when read: the
+    checks that name a bad value read them), and ``values``: for the stream's common shape (one
+    transform, at most one velocity and acceleration) its 19 values in the order of
+    :func:`~pkm_dynamics.state_messages.task_point_values` (read at once, as an array), else
+    None."""
+
+    __slots__ = ('values', 'time_from_start', '_transforms', '_velocities', '_accelerations')
+
+    def __init__(self, transforms, velocities, accelerations, time_from_start):
+        self._transforms, self._velocities = transforms, velocities
+        self._accelerations, self.time_from_start = accelerations, time_from_start
+        self.values = None
+        if len(transforms) == 1 and len(velocities) <= 1 and len(accelerations) <= 1:
+            v = transforms[0]
+            for rates in (velocities, accelerations):           # angular, then linear
+                v += (rates[0][3:] + rates[0][:3]) if rates else _NO_RATES
+            self.values = np.array(v)
+
+    @property
+    def transforms(self):
+        return [SimpleNamespace(translation=_xyz(*t[:3]),
+                                rotation=SimpleNamespace(x=t[3], y=t[4], z=t[5], w=t[6]))
+                for t in self._transforms]
+
+    @property
+    def velocities(self):
+        return _spatial(self._velocities)
+
+    @property
+    def accelerations(self):
+        return _spatial(self._accelerations)
+
+
 def _multi_dof_trajectory(c):
     header, names = c.header(), c.strings()
     points = []
     for _ in range(c.count()):
-        transforms = []
-        for _ in range(c.count()):
-            t, q = c.fixed(_VEC3), c.fixed(_QUAT)
-            transforms.append(SimpleNamespace(translation=_xyz(*t), rotation=SimpleNamespace(
-                x=q[0], y=q[1], z=q[2], w=q[3])))
-        velocities = _spatial(c, c.count())
-        accelerations = _spatial(c, c.count())
-        points.append(SimpleNamespace(transforms=transforms, velocities=velocities,
-                                      accelerations=accelerations,
-                                      time_from_start=c.duration()))
+        transforms = [c.fixed(_TRANSFORM) for _ in range(c.count())]
+        velocities = [c.fixed(_SIX) for _ in range(c.count())]
+        accelerations = [c.fixed(_SIX) for _ in range(c.count())]
+        points.append(TaskPoint(transforms, velocities, accelerations, c.duration()))
     return SimpleNamespace(header=header, joint_names=names, points=points)
 
 

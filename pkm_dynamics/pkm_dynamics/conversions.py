@@ -185,13 +185,17 @@ def quaternion_norm(x, y, z, w):
     return scale * math.sqrt(x * x + y * y + z * z + w * w)
 
 
+def quaternion_rows(x, y, z, w):
+    """The rows of the rotation matrix of the unit quaternion (x, y, z, w), as tuples of
+    Python floats."""
+    return ((1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)),
+            (2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)),
+            (2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)))
+
+
 def unit_quaternion_matrix(x, y, z, w):
     """Rotation matrix (3, 3) of the unit quaternion (x, y, z, w) (Python floats)."""
-    return np.array([
-        [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-        [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-        [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
-    ])
+    return np.array(quaternion_rows(x, y, z, w))
 
 
 def matrix_quaternion(R):

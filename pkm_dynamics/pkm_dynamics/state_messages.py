@@ -13,11 +13,12 @@ from geometry_msgs.msg import Accel
 import numpy as np
 from pkm_dynamics_interfaces.msg import ErrorCodes
 
+from pkm_dynamics.cdr_messages import TaskPoint
 from pkm_dynamics.conversions import (QUATERNION_NORM_TOLERANCE, RequestError, TWIST_COMPONENTS,
                                       actuator_states, check_frame, floats, name_index, ordered,
-                                      pose_matrix, quaternion_norm, refuse_fields, set_fields,
-                                      stamped_pose_matrix, task_message, task_vector,
-                                      unit_quaternion_matrix)
+                                      pose_matrix, quaternion_norm, quaternion_rows,
+                                      refuse_fields, set_fields, stamped_pose_matrix,
+                                      task_message, task_vector)
 from pkm_dynamics.core.bounds import MAX_POSITION, MAX_RATE
 
 #: the fields of a motion's derivatives (HigherOrderInverseDynamics): actuator, task space
@@ -184,7 +185,10 @@ TASK_POINT_BOUNDS = np.repeat([MAX_POSITION, np.finfo(float).max, MAX_RATE[1], M
 def task_point_values(p):
     """The values (19,) of a MultiDOFJointTrajectoryPoint of one transform and at most one
     velocity and acceleration: translation (3), rotation (x, y, z, w), twist and acceleration
-    (angular, linear; missing: zero); None for any other shape."""
+    (angular, linear; missing: zero); None for any other shape. A point read from its bytes
+    (:class:`~pkm_dynamics.cdr_messages.TaskPoint`) has them already."""
+    if isinstance(p, TaskPoint):
+        return p.values
     if len(p.transforms) != 1 or len(p.velocities) > 1 or len(p.accelerations) > 1:
         return None
     tf = p.transforms[0]
@@ -206,23 +210,24 @@ def task_point_reader(task_space):
     case), the same numbers; None for a point that does not (that reader then names the
     problem). One per task space (``task_space``: a tuple), made once."""
     rows = [TWIST_COMPONENTS.index(c) for c in task_space]
-    selected = np.array(rows + [6 + r for r in rows]) + 7       # in task_point_values
+    twist = np.array(rows) + 7                                  # in task_point_values
+    accel = twist + 6
     bounds = TASK_POINT_BOUNDS.copy()                           # outside the task space: zero
-    bounds[np.setdiff1d(np.arange(7, 19), selected)] = 0.0
+    bounds[np.setdiff1d(np.arange(7, 19), np.concatenate([twist, accel]))] = 0.0
 
     def read(p):
         values = task_point_values(p)
         if values is None or not (np.abs(values) <= bounds).all():
             return None
-        q = values[3:7].tolist()
-        norm = quaternion_norm(*q)
+        x, y, z, qx, qy, qz, qw = values[:7].tolist()
+        norm = quaternion_norm(qx, qy, qz, qw)
         if abs(norm - 1.0) > QUATERNION_NORM_TOLERANCE:
             return None
-        pose = np.eye(4)
-        pose[:3, :3] = unit_quaternion_matrix(*(c / norm for c in q))
-        pose[:3, 3] = values[:3]
-        twist, accel = values[selected].reshape(2, len(rows))
-        return pose, twist, accel
+        qx, qy, qz, qw = qx / norm, qy / norm, qz / norm, qw / norm
+        (r0, r1, r2), (r3, r4, r5), (r6, r7, r8) = quaternion_rows(qx, qy, qz, qw)
+        pose = np.array(((r0, r1, r2, x), (r3, r4, r5, y), (r6, r7, r8, z),
+                         (0.0, 0.0, 0.0, 1.0)))
+        return pose, values[twist], values[accel]
     return read
 
 

@@ -1,7 +1,8 @@
 """The references read from their serialized bytes (cdr_messages) against rclpy's own
 serialization: every field of JointTrajectory and MultiDOFJointTrajectory messages of several
 shapes (strings of each length modulo 4 before the doubles, empty and filled sequences, several
-points, non-ASCII names) comes back equal; another encapsulation goes to rclpy's
+points, non-ASCII names) comes back equal, and a task point's values read at once equal those
+of its fields; another encapsulation goes to rclpy's
 deserialization; a payload cut short is refused naming its length."""
 from builtin_interfaces.msg import Duration, Time
 from geometry_msgs.msg import Quaternion, Transform, Twist, Vector3
@@ -15,6 +16,7 @@ from trajectory_msgs.msg import (JointTrajectory, JointTrajectoryPoint, MultiDOF
 
 from pkm_dynamics.cdr_messages import read_reference
 from pkm_dynamics.conversions import RequestError
+from pkm_dynamics.state_messages import task_point_values
 
 
 def header(k):
@@ -99,6 +101,10 @@ def test_multi_dof_trajectory_reads_as_rclpy_serialized_it(k):
                 assert xyz(a.linear) == xyz(b.linear) and xyz(a.angular) == xyz(b.angular)
         assert (r.time_from_start.sec, r.time_from_start.nanosec) == (
             p.time_from_start.sec, p.time_from_start.nanosec)
+        ours, theirs = task_point_values(r), task_point_values(p)   # read at once, or None
+        assert (ours is None) == (theirs is None)
+        if ours is not None:
+            assert_array_equal(ours, theirs)
 
 
 def big_endian_joint_trajectory(sec, nanosec, frame_id):
