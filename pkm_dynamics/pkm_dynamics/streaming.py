@@ -171,7 +171,10 @@ class Streaming:
         references that are still current, not the backlog (unstamped ones: no check)."""
         stamp = msg.header.stamp
         if self._max_age_ns and (stamp.sec or stamp.nanosec):
-            age = self.get_clock().now().nanoseconds - (stamp.sec * 10**9 + stamp.nanosec)
+            clock = self.get_clock().handle        # its time in ns, as Clock.now() reads it
+            with clock:
+                now = clock.get_now().nanoseconds
+            age = now - (stamp.sec * 10**9 + stamp.nanosec)
             if age > self._max_age_ns:
                 raise RequestError(ErrorCodes.INVALID_REQUEST,
                                    f'the reference is {age * 1e-9:.3f} s old (header.stamp), '

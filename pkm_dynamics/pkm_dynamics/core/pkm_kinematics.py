@@ -231,7 +231,7 @@ class PkmKinematics:
              if self.compiled else None)
         if r is not None and r.u is not None:
             act = self._act_flat
-            return ReferenceMotion(r.theta[act], r.thd[act], r.thdd[act], r.u, float(r.out[:, 1].max()),
+            return ReferenceMotion(r.theta[act], r.thd[act], r.thdd[act], r.u, max(r.out[:, 1].tolist()),
                                    r.theta, lambda: self._whole_flat(r.theta))
         sol = self._ik_solution(pose, twist, acceleration, self._limb_tables.split(flat), scheme, tol, r)
         u = self.inverse_dynamics(sol, twist, acceleration)
