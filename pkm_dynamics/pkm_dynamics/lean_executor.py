@@ -25,9 +25,10 @@ none).
 
 It offers what :func:`~pkm_dynamics.spinning.spin_until_signal` and rclpy's ``Node`` use of an
 executor: ``add_node`` / ``remove_node`` / ``get_nodes``, ``wake``, ``spin_once``, ``shutdown``.
-Entities are held (``with handle``) while waited on and while taken from, as rclpy's executors
-do, so one destroyed meanwhile by another thread (cleanup) is destroyed once the wait returns,
-never under it. An exception raised by a callback propagates out of :meth:`spin_once` (the
+Entities are held (``with handle``) while waited on, taken from and their callbacks run (a
+message's wake-up runs straight into its callback), so one destroyed meanwhile by another
+thread or a callback (cleanup) is destroyed once the spin's callbacks have run, never under a
+wait or a take. An exception raised by a callback propagates out of :meth:`spin_once` (the
 spinning thread then stops, as with rclpy's)."""
 from contextlib import ExitStack
 
@@ -170,11 +171,13 @@ class LeanExecutor:
 
     def spin_once(self, timeout_sec=None):
         """Wait (``timeout_sec``; None: until something is ready), take every ready entity
-        (in the order of the nodes' entities) and dispatch its callback."""
+        and dispatch its callback at once, in the order of the nodes' entities by kind
+        (subscriptions first), then the ready waitables: the wake-up of a message runs
+        straight into its callback (the waitables, rare events, are looked at after it, and
+        the handles are let go after it)."""
         if self._is_shutdown:
             return
         timeout_ns = -1 if timeout_sec is None else int(timeout_sec * 1e9)
-        jobs = []
         with ExitStack() as held:
             entities, waitables = self._held_entities(held)
             held.enter_context(self._context.handle)
@@ -182,9 +185,6 @@ class LeanExecutor:
             wait_set.wait(timeout_ns)
             if self._is_shutdown or not self._context.ok():
                 return
-            for w in waitables:
-                if w.is_ready(wait_set):
-                    jobs.append((_run, (w.execute(w.take_data()),)))
             for kind, ready_kind, _ in _KINDS:
                 if not entities[kind]:
                     continue
@@ -193,9 +193,10 @@ class LeanExecutor:
                     if e.handle.pointer in ready:
                         job = _TAKE[kind](e)
                         if job is not None:
-                            jobs.append(job)
-        for fn, args in jobs:
-            fn(*args)
+                            job[0](*job[1])
+            for w in waitables:
+                if w.is_ready(wait_set):
+                    _run(w.execute(w.take_data()))
 
 
 def _hold(stack, handle):
