@@ -191,9 +191,7 @@ class LeanExecutor:
                 ready = wait_set.get_ready_entities(ready_kind)
                 for e in entities[kind]:
                     if e.handle.pointer in ready:
-                        job = _TAKE[kind](e)
-                        if job is not None:
-                            job[0](*job[1])
+                        _DISPATCH[kind](e)
             for w in waitables:
                 if w.is_ready(wait_set):
                     _run(w.execute(w.take_data()))
@@ -219,53 +217,48 @@ def _run(coroutine):
         coroutine.close()
 
 
-# -- taking a ready entity: (callback, arguments), or None when there is nothing to run --------
-def _take_subscription(sub):
+# -- a ready entity: taken, and its callback run (nothing when there is nothing to take) ------
+def _dispatch_subscription(sub):
     taken = sub.handle.take_message(sub.msg_type, sub.raw)
     if taken is None:
-        return None
+        return
     if sub._callback_type is Subscription.CallbackType.MessageOnly:
-        return sub.callback, (taken[0],)
-    return sub.callback, taken
+        sub.callback(taken[0])
+    else:
+        sub.callback(*taken)
 
 
-def _take_guard(gc):
-    return None if gc.callback is None else (gc.callback, ())
+def _dispatch_guard(gc):
+    if gc.callback is not None:
+        gc.callback()
 
 
-def _take_timer(timer):
+def _dispatch_timer(timer):
     try:
         timer.handle.call_timer_with_info()
     except Exception:           # cancelled meanwhile (TimerCancelledError): nothing to run
-        return None
-    return None if timer.callback is None else (timer.callback, ())
+        return
+    if timer.callback is not None:
+        timer.callback()
 
 
-def _take_client(client):
+def _dispatch_client(client):
     header, response = client.handle.take_response(client.srv_type.Response)
     if header is None:
-        return None
-    return _deliver_response, (client, header.request_id.sequence_number, response)
-
-
-def _deliver_response(client, sequence, response):
+        return
     try:
-        future = client.get_pending_request(sequence)
+        future = client.get_pending_request(header.request_id.sequence_number)
     except KeyError:            # the request was cancelled
         return
     future.set_result(response)
 
 
-def _take_service(service):
+def _dispatch_service(service):
+    """Take a request, run the service's callback and send its response (the service may
+    have been destroyed meanwhile: then the response is dropped, as rclpy does)."""
     request, header = service.handle.service_take_request(service.srv_type.Request)
     if header is None:
-        return None
-    return _answer, (service, request, header)
-
-
-def _answer(service, request, header):
-    """Run the service's callback and send its response (the service may have been destroyed
-    meanwhile: then the response is dropped, as rclpy does)."""
+        return
     response = service.callback(request, service.srv_type.Response())
     try:
         service.send_response(response, header)
@@ -273,5 +266,6 @@ def _answer(service, request, header):
         pass
 
 
-_TAKE = {'subscriptions': _take_subscription, 'guards': _take_guard, 'timers': _take_timer,
-         'clients': _take_client, 'services': _take_service}
+_DISPATCH = {'subscriptions': _dispatch_subscription, 'guards': _dispatch_guard,
+             'timers': _dispatch_timer, 'clients': _dispatch_client,
+             'services': _dispatch_service}
