@@ -237,15 +237,18 @@ class DynamicsNode(ParameterHandling, Services, Streaming, LifecycleNode):
         return model is not None
 
     def _use(self, model, source):
-        self._model = model
-        freeze_heap()
-        self._diagnostics.new_model()
+        """Serve ``model``: the notes of earlier descriptions cleared, the model switched, the
+        heap collected and frozen last (a collection takes tens of milliseconds, and the
+        services answer from other threads meanwhile)."""
         self._model_error = ''
         self._description_note = ''
+        self._model = model
+        self._diagnostics.new_model()
         self.get_logger().info(
             f'loaded robot "{model.name}" ({model.kind}) from the {source}: actuated joints '
             f'{", ".join(model.actuated)}; {len(model.tree_joints)} tree joints; '
             f'{model.total_mass:.6g} kg')
+        freeze_heap()
 
     def _on_description(self, msg):
         """A description on the topic is checked by building its model, in every state; only a
