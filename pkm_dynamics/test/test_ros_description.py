@@ -27,11 +27,13 @@ def robot_name(text):
 
 
 def wait_for_model(node, client, name, timeout=20.0):
+    """The model info once the node serves the robot ``name`` (with autostart the model is
+    reported from configure on, 'not serving' until the node is active)."""
     state = {}
 
     def loaded():
-        state['info'] = model_info(client)
-        return state['info'].success and state['info'].robot_name == name
+        state['info'] = info = model_info(client)
+        return info.success and info.robot_name == name and 'not serving' not in info.message
     assert spin_until(node, loaded, timeout), state['info'].message
     return state['info']
 
