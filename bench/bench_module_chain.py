@@ -159,7 +159,7 @@ def paper_round_trip(robot) -> dict:
     error (paper: 7.66e-16 m/s^2 for the 1-DoF mechanism) and mean of the per-sample sum of absolute
     errors (paper: 5.21e-14 for the 4-DoF manipulator), with the relative figures (paper: 1.25e-11 % and
     2.42e-11 %)."""
-    with open(os.path.join(ROOT, "..", "shared", "models", "hiab_xs031", "hiab031_model.json"), encoding="utf-8") as f:
+    with open(os.path.join(ROOT, "pkm_dynamics", "robots", "hiab_xs031", "hiab031_model.json"), encoding="utf-8") as f:
         g = json.load(f)["geometry"]
     t = np.arange(0.0, 10.0 + 1e-12, 0.01)
     r = np.pi / 180

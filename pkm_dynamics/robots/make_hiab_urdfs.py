@@ -3,6 +3,8 @@
 
     python3 pkm_dynamics/robots/make_hiab_urdfs.py [path/to/hiab031_model.json]
 
+(default: the copy in ``hiab_xs031/`` beside this script, with its BSD-3 licence).
+
 writes ``linear_4bar_1dof.urdf`` and ``heavy_duty_4dof.urdf`` next to this script.  Every
 number comes from ``hiab031_model.json`` (``geometry`` and ``bodies.cad_corrected``); the
 recipe is the ``kinematics`` list of that file.  See ``README.md`` in this directory.
@@ -23,7 +25,7 @@ import sys
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_JSON = os.path.join(HERE, "..", "..", "..", "shared", "models", "hiab_xs031", "hiab031_model.json")
+DEFAULT_JSON = os.path.join(HERE, "hiab_xs031", "hiab031_model.json")
 
 
 def _f(v: float) -> str:
