@@ -1,7 +1,18 @@
 """Compiled module-chain kernels (core/compiled) against the numpy reference route of
-core/module_chain.py (parallel_serial_forward_dynamics, chain_inverse_dynamics), which shares
-no code with them: seeded random in-stroke states, batches, external wrenches, every error
-status, per-thread scratch, and the cache location of a read-only install."""
+core/module_chain_dynamics.py (parallel_serial_forward_dynamics, chain_inverse_dynamics):
+seeded random in-stroke states, batches, external wrenches, every error status, per-thread
+scratch, and the cache location of a read-only install.
+
+What the two routes share, so what these tests cannot see: the kernels compile the scalar
+formulas of core/spatial.py (``so3_coefficients``, ``exp_se3_rows``, ``Ad_inv_rows``,
+``bracket_list``, ``wrench_bias_list``) and ``parallel_module._ad_inv_pose_entries`` from their
+one definition, and read their tables (``ChainModel.build``: module geometry, the inertias
+``M``, screws ``X``, poses, ``nud_0``) from the numpy ``ModuleChain`` the reference route runs
+on.  An error in those is checked elsewhere: the spatial formulas against Pinocchio and extended
+precision (test_core_spatial_accuracy.py), and the whole compiled FD/ID of the example chains,
+tables included, against the Pinocchio KKT route that shares no code with the package
+(test_core_independent_kkt.py).  The recursions, closure and linear algebra of the kernels are
+their own and are what this file compares."""
 import dataclasses
 import os
 import shutil

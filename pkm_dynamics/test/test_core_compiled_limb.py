@@ -1,9 +1,21 @@
 """Compiled limb kernels (core/compiled/limb_*.py) against the numpy reference route of
-core/limb_ik.py, working_mode.py and ik_refinement.py (ParallelRobot._limb_ik_reference), which
-shares no code with them, and against the independent path of the whole spanning tree (its
-forward kinematics and cut-joint constraints, core/cut_joints.py): seeded random paths of every
-parallel example robot, both IK schemes, iteration counts, the hand-over of every refusal to the
-reference route, and the small dense solvers against LAPACK."""
+core/limb_ik.py, working_mode.py and ik_refinement.py (ParallelRobot._limb_ik_reference), and
+against the whole spanning tree (its forward kinematics and cut-joint constraints,
+core/cut_joints.py): seeded random paths of every parallel example robot, both IK schemes,
+iteration counts, the hand-over of every refusal to the reference route, and the small dense
+solvers against LAPACK.
+
+What the routes share, so what these tests cannot see: the kernels read their tables
+(``limb_tables._limb_model``) from the numpy ``Limb`` the reference route runs on: the screws
+and joint placements of ``limb.kin``, the cut-joint vectors of ``cut_joints.cut_joint_geometry``
+(``u_pos``, ``u_a``, ``u_b``, ``d_k``, ``d_r``), the loops' dependent / independent joints, the
+platform offset and ``D_t``; they compile the scalar formulas of core/spatial.py
+(``so3_coefficients``, ``exp_se3_rows``, ...) from their one definition; and the whole-tree
+comparison here uses the same cut-joint rows (core/cut_joints.py).  Those shared pieces are
+checked against routes that share no code with them: the spatial formulas against Pinocchio and
+extended precision (test_core_spatial_accuracy.py), the cut-joint rows of every type and the
+robots' IK, FD and ID against Pinocchio frame algebra with the loops closed by their own Newton
+iteration (test_core_independent_kkt.py)."""
 import os
 import threading
 
