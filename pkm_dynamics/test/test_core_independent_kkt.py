@@ -53,6 +53,13 @@ def _rel(a, ref):
     return np.abs(np.asarray(a) - ref).max() / max(np.abs(ref).max(), 1.0)
 
 
+def _agree(got, want, tol, what):
+    """Assert that the package's ``got`` equals the independent ``want`` to ``tol`` (relative to
+    max(|want|, 1)), naming ``what`` and both values otherwise."""
+    e = _rel(got, want)
+    assert e < tol, f"{what}: package {np.round(got, 6)} vs independent {np.round(want, 6)} (rel {e:.3g})"
+
+
 def _pkm_states(name, robot, rng, count):
     """``count`` random task states: pose, V_t, Vdot_t, platform wrench."""
     for _ in range(count):
@@ -119,7 +126,7 @@ def test_cut_joint_rows_of_every_type_against_the_independent_ones(cut_type):
         ref._kinematics(ref.to_pin(q))
         _, Gi, _ = ref.loop_rows(ref.to_pin(q))
         rank = np.linalg.matrix_rank(Gi, tol=1e-9)
-        assert np.linalg.matrix_rank(G, tol=1e-9) == rank
+        assert np.linalg.matrix_rank(G, tol=1e-9) == rank, f"{cut_type} cut: rank of the package's rows"
         N = np.linalg.svd(Gi[:, ref.perm])[2][rank:].T        # null space of the independent rows
         np.testing.assert_allclose(G @ N, 0.0, atol=1e-11)
         u = rng.normal(scale=3.0, size=len(act))
@@ -127,7 +134,7 @@ def test_cut_joint_rows_of_every_type_against_the_independent_ones(cut_type):
         tau[[desc.tree.joint_index(joints[j]) for j in act]] = u
         qdd_pkg, _ = kkt_forward_dynamics(desc, q, qd, tau)
         qdd_ref, _ = ref.forward_dynamics(q, qd, u)
-        assert _rel(qdd_pkg, qdd_ref) < 1e-9
+        _agree(qdd_pkg, qdd_ref, 1e-9, f"{cut_type} cut: KKT forward dynamics")
 
 
 # ---------------------------------------------------------------- module chains (paper 000)
@@ -140,16 +147,16 @@ def test_module_chain_dynamics_against_the_independent_kkt(name):
     FE = FE * np.array([200, 200, 200, 2000, 2000, 2000])
     for x, xd, xdd, fe in zip(X, XD, XDD, FE):
         q, qd, qdd = ref.close(x, xd, xdd)
-        for got, want in zip(robot.tree_state(x, xd, xdd), (q, qd, qdd)):
-            assert _rel(got, want) < 1e-10
+        for got, want, what in zip(robot.tree_state(x, xd, xdd), (q, qd, qdd), ("q", "qd", "qdd")):
+            _agree(got, want, 1e-10, f"{name} tree {what} at x={x}")
         for wrench in (None, fe):
             u_ref, _ = ref.inverse_dynamics(q, qd, qdd, wrench)
             u = robot.inverse_dynamics(x, xd, xdd, wrench=wrench)
-            assert _rel(u, u_ref) < 1e-9
+            _agree(u, u_ref, 1e-9, f"{name} inverse dynamics at x={x}")
             f = u + rng.normal(scale=500.0, size=robot.n)
             a_ref, _ = ref.forward_dynamics(q, qd, f, wrench)
             a = robot.forward_dynamics(x, xd, f, wrench=wrench)
-            assert _rel(robot.tree_state(x, xd, a)[2], a_ref) < 1e-9     # actuated and passive joints
+            _agree(robot.tree_state(x, xd, a)[2], a_ref, 1e-9, f"{name} forward dynamics (tree qdd) at x={x}")
 
 
 # ---------------------------------------------------------------- PKM (paper 001)
@@ -162,15 +169,15 @@ def test_pkm_dynamics_against_the_independent_kkt(name):
     for pose, V, A, W in _pkm_states(name, robot, rng, 3):
         q, qd, qdd = ref.close(pose, V, A)
         s = robot.inverse_kinematics(pose, V, A)
-        for got, want in zip((s.q, s.qd, s.qdd), (q, qd, qdd)):
-            assert _rel(got, want) < 1e-9
+        for got, want, what in zip((s.q, s.qd, s.qdd), (q, qd, qdd), ("q", "qd", "qdd")):
+            _agree(got, want, 1e-9, f"{name} IK tree {what}")
         for wrench in (None, W):
             u_ref, _ = ref.inverse_dynamics(q, qd, qdd, wrench)
             u = robot.inverse_dynamics(s, V, A, wrench=wrench)
-            assert _rel(u, u_ref) < 1e-8
+            _agree(u, u_ref, 1e-8, f"{name} inverse dynamics (eq. 45)")
             f = u + rng.normal(scale=5.0, size=len(u))
             a_ref = ref.task_acceleration(q, qd, ref.forward_dynamics(q, qd, f, wrench)[0])
-            assert _rel(robot.forward_dynamics(s, V, f, wrench=wrench), a_ref) < 1e-8
+            _agree(robot.forward_dynamics(s, V, f, wrench=wrench), a_ref, 1e-8, f"{name} forward dynamics (eq. 39)")
 
 
 # ---------------------------------------------------------------- joint reactions
@@ -206,5 +213,5 @@ def test_joint_reactions_against_pinocchio_joint_forces(name):
             tau_act = np.zeros(len(tau))
             tau_act[[robot.tree_joints.index(j) for j in robot.actuated_joints]] = u
             np.testing.assert_allclose(tau, tau_act, rtol=0, atol=1e-9 * np.abs(u).max())
-            assert _rel(R.joint_wrenches, joints) < 1e-8
-            assert _rel(R.cut_wrenches, ref.cut_forces(q, lam)[1]) < 1e-8
+            _agree(R.joint_wrenches, joints, 1e-8, f"{name} joint wrenches")
+            _agree(R.cut_wrenches, ref.cut_forces(q, lam)[1], 1e-8, f"{name} cut-joint wrenches")
