@@ -231,14 +231,14 @@ class PinocchioLoops:
             theta = theta - np.linalg.lstsq(np.vstack([G, T]), res, rcond=None)[0]
         raise RuntimeError(f"loop closure did not converge (residual {np.abs(res).max():.3g})")
 
-    def close(self, x, xd, xdd, steps=8):
+    def close(self, x, xd, xdd, start=None, steps=8):
         """Tree motion ``(q, qd, qdd)`` (interface order) of the actuator motion (module chains:
         ``x``, ``xd``, ``xdd`` (n_act,)) or task motion (PKM: ``x`` the platform pose (4, 4),
-        ``xd`` = V_t, ``xdd`` = Vdot_t): Newton from the zero configuration, the target moved
-        there in ``steps`` steps; then ``[G; S] qd = (0, xd)`` and
-        ``[G; S] qdd = (-gamma, xdd - S' qd)`` (S' qd: the drift of the motion rows), each
-        checked to have one solution that satisfies every row."""
-        theta = np.zeros(self.n)
+        ``xd`` = V_t, ``xdd`` = Vdot_t): Newton from ``start`` (a closed configuration, interface
+        order; default the zero configuration), the target moved from there in ``steps`` steps;
+        then ``[G; S] qd = (0, xd)`` and ``[G; S] qdd = (-gamma, xdd - S' qd)`` (S' qd: the drift
+        of the motion rows), each checked to have one solution that satisfies every row."""
+        theta = np.zeros(self.n) if start is None else self.to_pin(start)
         self._kinematics(theta)
         if self.task is None:
             x0, goal = theta[self.act], np.asarray(x, dtype=float)

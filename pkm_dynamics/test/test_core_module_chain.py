@@ -1,5 +1,7 @@
 """Module chains of paper 000: example robots, closure, FD/ID round trip, and agreement with the
-independent path (constrained tree dynamics with the loop constraints as Lagrange multipliers)."""
+independent path (constrained tree dynamics with the loop constraints as Lagrange multipliers:
+test/pinocchio_loops.py, Pinocchio with its own cut-joint rows and loop closure, no code of the
+package)."""
 import json
 import math
 import os
@@ -8,12 +10,11 @@ import numpy as np
 import pytest
 
 from pkm_dynamics.core import DescriptionError, SingularityError, StateError
+from pinocchio_loops import PinocchioLoops
 from pkm_dynamics.core import tree_dynamics as td
-from pkm_dynamics.core.constrained import kkt_forward_dynamics, kkt_inverse_dynamics
 from pkm_dynamics.core.cut_joints import LoopConstraints
 from pkm_dynamics.core.examples import module_chain_urdf
 from pkm_dynamics.core.robot import load_robot
-from pkm_dynamics.core.spatial import Ad_inv
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROBOTS = os.path.join(HERE, "..", "robots")
@@ -181,23 +182,21 @@ def test_batch_equals_single(four):
 
 # ---------------------------------------------------------------- against constrained tree dynamics
 
-def _kkt_case(robot, x, xd, xdd, f_ext=None):
-    Q, QD, QDD = robot.tree_state(x, xd, xdd)
-    tree = robot.tree
-    act = [tree.joint_index(j) for j in robot.actuated_joints]
-    F_tree = None
-    if f_ext is not None:
-        body, off = tree.frame(robot.end_effector)
-        F_tree = np.zeros((tree.nq, 6))
-        F_tree[body] = Ad_inv(off).T @ f_ext          # the wrench, carried to the body frame
-    return Q, QD, QDD, act, F_tree
-
-
 ROBOT_CASES = [ONE, FOUR, "chain3"]
 
 
 def _load(case):
     return load_robot(module_chain_urdf(3)) if case == "chain3" else load_robot(case)
+
+
+def _independent(case, robot):
+    """The independent route (test/pinocchio_loops.py) of the same description text."""
+    if case == "chain3":
+        text = module_chain_urdf(3)
+    else:
+        with open(case, encoding="utf-8") as f:
+            text = f.read()
+    return PinocchioLoops(text, robot.tree_joints, robot.gravity)
 
 
 def _states(robot, count=6, seed=3):
@@ -214,25 +213,31 @@ def _states(robot, count=6, seed=3):
 
 @pytest.mark.parametrize("case", ROBOT_CASES)
 def test_inverse_dynamics_matches_kkt(case):
+    """Algorithm 2 against the KKT inverse dynamics of the spanning tree, whose tree motion the
+    independent route finds itself from (x, xd, xdd) (its own loop closure and cut rows, RNEA of
+    Pinocchio)."""
     robot = _load(case)
+    ref = _independent(case, robot)
     for x, xd, xdd, fe in zip(*_states(robot)):
+        Q, QD, QDD = ref.close(x, xd, xdd)
         for wrench in (None, fe):
-            Q, QD, QDD, act, F_tree = _kkt_case(robot, x, xd, xdd, wrench)
-            ref = kkt_inverse_dynamics(robot.description, Q, QD, QDD, act, f_ext=F_tree)
-            assert _rel(robot.inverse_dynamics(x, xd, xdd, wrench=wrench), ref) < 1e-9
+            u_ref, _ = ref.inverse_dynamics(Q, QD, QDD, wrench)
+            assert _rel(robot.inverse_dynamics(x, xd, xdd, wrench=wrench), u_ref) < 1e-9
 
 
 @pytest.mark.parametrize("case", ROBOT_CASES)
 def test_forward_dynamics_matches_kkt(case):
+    """Algorithm 1 against the KKT forward dynamics ``[[M, G^T], [G, 0]]`` of the independent
+    route (Pinocchio's CRBA and RNEA, its own cut rows and loop closure from (x, xd))."""
     robot = _load(case)
+    ref = _independent(case, robot)
+    act = [robot.tree.joint_index(j) for j in robot.actuated_joints]
     rng = np.random.default_rng(7)
     for x, xd, _, fe in zip(*_states(robot)):
         f = robot.inverse_dynamics(x, xd, np.zeros(robot.n)) + rng.normal(scale=500.0, size=robot.n)
+        Q, QD, _ = ref.close(x, xd, np.zeros(robot.n))
         for wrench in (None, fe):
-            Q, QD, _, act, F_tree = _kkt_case(robot, x, xd, np.zeros(robot.n), wrench)
-            tau = np.zeros(robot.tree.nq)
-            tau[act] = f
-            qdd, _ = kkt_forward_dynamics(robot.description, Q, QD, tau, f_ext=F_tree)
+            qdd, _ = ref.forward_dynamics(Q, QD, f, wrench)
             assert _rel(robot.forward_dynamics(x, xd, f, wrench=wrench), qdd[act]) < 1e-9
             # the passive joints too: tree_state's accelerations are the KKT ones
             xdd = robot.forward_dynamics(x, xd, f, wrench=wrench)

@@ -1,19 +1,19 @@
 """IRSBot-2 as a ParallelRobot (paper 001 Secs. 3.7-6): IK along the paper's paths (loop
 residual, iteration counts of Figs. 11-12 and 16), J_IK (eq. 30) against finite differences,
 task-space inverse dynamics (eq. 45) against constrained (KKT) inverse dynamics of the whole
-spanning tree with all cut joints as multipliers, FD(ID) and ID(FD) round trips, the matrix
+spanning tree with all cut joints as multipliers (the independent route of
+test/pinocchio_loops.py: Pinocchio, its own cut rows and loop closure), FD(ID) and ID(FD) round trips, the matrix
 form of eqs. 40-43, forward kinematics by Newton, the input-singularity threshold."""
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from pkm_dynamics.core.constrained import kkt_inverse_dynamics
+from pinocchio_loops import PinocchioLoops
 from pkm_dynamics.core.errors import ConvergenceError, DescriptionError, SingularityError, StateError
 from pkm_dynamics.core.pkm import ParallelRobot, parabolic_trajectory, sample
 from pkm_dynamics.core.interface import SolverOptions
 from pkm_dynamics.core.robot import load_robot
-from pkm_dynamics.core.spatial import Ad_inv
 
 ROBOTS = Path(__file__).resolve().parents[1] / "robots"
 PATHS = str(ROBOTS / "irsbot2_paths.urdf")
@@ -99,22 +99,19 @@ def test_J_IK_against_finite_differences(robot, ik_10ms):
 
 @pytest.mark.parametrize("with_wrench", [False, True])
 def test_inverse_dynamics_equals_kkt_of_the_whole_tree(robot, ik_10ms, with_wrench):
-    """eq. 45 against the independent path: RNEA of the whole spanning tree (platform on limb 1,
-    limb 2's U joints 6 and 8 cut) with all 22 cut-joint rows as multipliers (7 redundant)."""
+    """eq. 45 against the independent route of test/pinocchio_loops.py, which shares no code with
+    the package: Pinocchio's RNEA of the whole spanning tree (platform on limb 1, limb 2's U
+    joints 6 and 8 cut) with its own rows of all 22 cut-joint constraints as multipliers (7
+    redundant), the tree motion found by its own loop closure from the task motion alone."""
     P, V, A, s = ik_10ms
-    desc = robot.description
-    tree = desc.tree
-    act = [tree.joint_index(n) for n in desc.actuated_joints]
+    ref = PinocchioLoops(Path(PATHS).read_text(encoding="utf-8"), robot.tree_joints, robot.tree.gravity)
     W = np.array([0.4, -0.3, 0.2, 12.0, -5.0, 20.0]) if with_wrench else None
-    fext = None
-    if with_wrench:
-        body, off = tree.frame(desc.platform.link)
-        fext = np.zeros((tree.nq, 6))
-        fext[body] = Ad_inv(off @ desc.platform.origin).T @ W
+    q = None
     for i in range(0, len(P), 4):
+        q, qd, qdd = ref.close(P[i], V[i], A[i], start=q)
         u = robot.inverse_dynamics(sample(s, i), V[i], A[i], wrench=W)
-        ref = kkt_inverse_dynamics(desc, s.q[i], s.qd[i], s.qdd[i], act, f_ext=fext)
-        np.testing.assert_allclose(u, ref, rtol=1e-8, atol=1e-8 * np.abs(ref).max())
+        u_ref = ref.inverse_dynamics(q, qd, qdd, W)[0]
+        np.testing.assert_allclose(u, u_ref, rtol=1e-8, atol=1e-8 * np.abs(u_ref).max())
 
 
 def test_batched_inverse_dynamics_and_round_trips(robot, ik_10ms):
