@@ -6,7 +6,8 @@ Module map (one concept per module): ``spatial`` (SE(3) conventions), ``errors``
 ``validation`` (the size and number bounds of a description), ``tree`` (spanning tree from
 URDF), ``tree_dynamics`` (RNEA/CRBA/ABA), ``description`` (the loop/actuator
 extension of the robot description), ``cut_joints`` (paper 001 App. A), ``constrained`` (KKT
-constrained dynamics of tree + cut joints: the independent check path), ``parallel_module`` and
+constrained dynamics of tree + cut joints: a second route sharing the cut-joint rows and tree
+dynamics; the check sharing no code is test/pinocchio_loops.py), ``parallel_module`` and
 ``module_chain`` (paper 000), ``limb`` and ``pkm`` (paper 001: constraint embedding, limb IK,
 task-space dynamics), ``simple_limb`` (paper 002's simple
 limbs and their IK), ``hoid_recursion`` (paper 002 recursion), ``higher_order`` (the public

@@ -1,6 +1,16 @@
 """Constrained dynamics of the spanning tree with the cut-joint constraints as Lagrange
-multipliers (KKT form).  This is the independent check path of every closed-loop algorithm:
-it shares only the tree dynamics (RNEA/CRBA) and the cut-joint constraints with them.
+multipliers (KKT form): a second route to the closed-loop dynamics inside the package, and
+:func:`independent_rows`, which :mod:`.reactions` uses for its minimum-norm multipliers.
+
+What it shares, so what it cannot catch: the cut-joint rows and their acceleration bias
+(:class:`.cut_joints.LoopConstraints`, :func:`.cut_joints.cut_joint_geometry`, which the PKM
+limbs and their compiled tables use too), the tree dynamics (:func:`.tree_dynamics.crba`,
+:func:`.tree_dynamics.rnea`) and the description parser; and :func:`kkt_inverse_dynamics` takes
+the tree motion ``(q, qd, qdd)`` from its caller, so fed the motion of the code under test it
+only checks the force balance of that motion (for a non-redundant robot the system is square:
+a wrong ``qdd`` gives other forces without an error).  The check that shares no code with the
+package is ``test/pinocchio_loops.py`` (Pinocchio's CRBA/RNEA and frame algebra, its own cut-joint
+rows and loop closure from the actuator or task motion; ``test/test_core_independent_kkt.py``).
 
 Equations of motion of the tree with loop constraints ``G qdd + Gdot qd = 0`` (paper 001
 eqs. 13-14; paper 000 eq. 1 in general form)::
