@@ -1,7 +1,9 @@
 """Forward kinematics with rates (core/forward_state.py), each output against a path that
 does not share its code: module chains' twist against finite differences of the pose along
 the actuator motion; PKMs' pose and twist against inverse kinematics (round trip); M_t against
-the KKT route (constrained tree dynamics, core/constrained.py): at zero twist and without
+the KKT route (constrained tree dynamics, core/constrained.py, which shares the cut-joint rows
+and the tree dynamics with the PKM route, checked against Pinocchio in
+test_core_independent_kkt.py): at zero twist and without
 gravity the actuator forces u_k of a unit task acceleration e_k satisfy J_IK^T u_k = M_t e_k."""
 from pathlib import Path
 

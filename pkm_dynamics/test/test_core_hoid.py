@@ -6,8 +6,11 @@ Independent checks only:
   IK solution along the path;
 * paper 002's recursion against the Taylor-jet general route (different algorithms sharing
   only the tree data) to 1e-10;
-* u against the KKT inverse dynamics of the tree with the loop constraints as multipliers,
-  and against the module-chain ID of paper 000 for heavy-duty manipulators;
+* u against the KKT inverse dynamics of the tree with the loop constraints as multipliers
+  (core/constrained.py fed the IK's tree motion: it checks the force balance of that motion and
+  shares the cut-joint rows; the IK and ID themselves are checked against Pinocchio in
+  test_core_independent_kkt.py), and against the module-chain ID of paper 000 for heavy-duty
+  manipulators;
 * SEA motor torque against eq. 2 with the motor acceleration from differences of q_m(t).
 """
 import os

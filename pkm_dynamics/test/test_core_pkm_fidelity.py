@@ -1,8 +1,10 @@
 """Kinematic fidelity of the PKM inverse kinematics (issue 10): the IK state (q, qd, qdd of every
-tree joint) against the independent path of the whole spanning tree -- its forward kinematics
+tree joint) against the whole spanning tree -- its forward kinematics
 (:func:`~pkm_dynamics.core.tree_dynamics.kinematics`, the platform's pose, twist and acceleration)
 and its cut-joint constraints (:class:`~pkm_dynamics.core.cut_joints.LoopConstraints`, closure at
-position, velocity and acceleration level) -- at random reachable states of every parallel example
+position, velocity and acceleration level; rows the limbs share through
+``cut_joint_geometry``, checked against Pinocchio in test_core_independent_kkt.py, which also
+compares the IK state with its own loop closure) -- at random reachable states of every parallel example
 robot, for both IK schemes; the loop-conditioning monitor; working modes and joint limits."""
 from pathlib import Path
 

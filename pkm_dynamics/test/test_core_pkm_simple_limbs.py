@@ -1,13 +1,15 @@
 """The PKM route on PKM with simple limbs (other example robots of the package): the 6-UPS
 Gough-Stewart platform (equimobile limbs, spherical cut joints at the platform turned into limb
 joints) and the planar 3RRR (task space vx vy wz).  Task-space ID (paper 001 eq. 45) against the
-KKT inverse dynamics of the whole spanning tree; FD(ID) round trip."""
+KKT inverse dynamics of the whole spanning tree by the independent route of
+test/pinocchio_loops.py (Pinocchio, its own cut rows and loop closure from the task motion);
+FD(ID) round trip."""
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from pkm_dynamics.core.constrained import kkt_inverse_dynamics
+from pinocchio_loops import PinocchioLoops
 from pkm_dynamics.core.pkm import ParallelRobot
 
 ROBOTS = Path(__file__).resolve().parents[1] / "robots"
@@ -17,8 +19,8 @@ ROBOTS = Path(__file__).resolve().parents[1] / "robots"
 def test_id_against_kkt_and_round_trip(name):
     r = ParallelRobot(str(ROBOTS / f"{name}.urdf"))
     assert all(limb.D_t.shape == (r.dof, r.dof) for limb in r.limbs)      # equimobile limbs
-    desc = r.description
-    act = [desc.tree.joint_index(n) for n in desc.actuated_joints]
+    independent = PinocchioLoops((ROBOTS / f"{name}.urdf").read_text(encoding="utf-8"), r.tree_joints,
+                                 r.tree.gravity)
     rng = np.random.default_rng(2)
     init = None
     for _ in range(3):
@@ -29,7 +31,7 @@ def test_id_against_kkt_and_round_trip(name):
         assert s.residual <= 1e-10
         np.testing.assert_allclose(r.task_coordinates(s.pose), x, atol=1e-12)
         u = r.inverse_dynamics(s, V, A)
-        ref = kkt_inverse_dynamics(desc, s.q, s.qd, s.qdd, act)
+        ref = independent.inverse_dynamics(*independent.close(s.pose, V, A), None)[0]
         np.testing.assert_allclose(u, ref, rtol=1e-8, atol=1e-8 * np.abs(ref).max())
         np.testing.assert_allclose(r.forward_dynamics(s, V, u), A, rtol=1e-9, atol=1e-9)
         np.testing.assert_allclose(r.forward_kinematics(s.actuators), s.pose, atol=1e-9)

@@ -1,9 +1,10 @@
-"""Joint reaction forces (core/reactions.py) against the KKT multipliers of the independent
-path (constrained dynamics of the spanning tree, core/constrained.py) mapped to the same frames,
-against Pinocchio's contact forces of the crane's rod-end pivots (CONTACT_3D), and against the
-physics every reaction must obey: its component along a joint's screw is the joint's effort
-(actuator force, zero for a passive joint), along a cut joint's freedoms zero, and the two
-sides of a cut joint feel opposite wrenches."""
+"""Joint reaction forces (core/reactions.py) against the KKT multipliers of core/constrained.py
+mapped to the same frames (a consistency check: that route shares the cut-joint rows, the map
+B^T and the Newton-Euler pass with reactions.py; the check that shares no code, Pinocchio's joint
+forces, is in test_core_independent_kkt.py), against Pinocchio's contact forces of the crane's
+rod-end pivots (CONTACT_3D), and against the physics every reaction must obey: its component
+along a joint's screw is the joint's effort (actuator force, zero for a passive joint), along a
+cut joint's freedoms zero, and the two sides of a cut joint feel opposite wrenches."""
 import os
 import xml.etree.ElementTree as ET
 
@@ -56,7 +57,7 @@ def _external(tree, link, offset, wrench):
 
 
 def _kkt_reactions(desc, q, qd, tau, F):
-    """The independent route: qdd and lambda of the KKT system, lambda mapped to the cut-joint
+    """The KKT route of core/constrained.py: qdd and lambda of the KKT system, lambda mapped to the cut-joint
     wrenches (child cut frame) and, with qdd, through the Newton-Euler backward pass."""
     qdd, lam = kkt_forward_dynamics(desc, q, qd, tau, f_ext=F)
     lc = LoopConstraints(desc)
