@@ -12,10 +12,12 @@ dynamics of the module chains (paper 000: the 1-DoF 4-bar, the 4-DoF crane, a ge
 of three modules) and of the PKM (paper 001: IRSBot-2 in both descriptions, Gough-Stewart,
 3RRR), with and without an end-effector / platform wrench; and the joint reactions
 (core/reactions.py, core/compiled/chain_reactions.py) against Pinocchio's joint forces
-``data.f`` of ``pin.rnea`` with the cut-joint forces as external forces."""
+``data.f`` of ``pin.rnea`` with the cut-joint forces as external forces, the 6-UPS's spherical
+cut-joint forces also against Pinocchio's own constraint solver (``constraintDynamics``)."""
 import os
 
 import numpy as np
+import pinocchio as pin     # a test dependency (package.xml, requirements.txt): never skipped
 import pytest
 import scipy.linalg
 
@@ -215,3 +217,45 @@ def test_joint_reactions_against_pinocchio_joint_forces(name):
             np.testing.assert_allclose(tau, tau_act, rtol=0, atol=1e-9 * np.abs(u).max())
             _agree(R.joint_wrenches, joints, 1e-8, f"{name} joint wrenches")
             _agree(R.cut_wrenches, ref.cut_forces(q, lam)[1], 1e-8, f"{name} cut-joint wrenches")
+
+
+def test_spherical_cut_wrenches_equal_pinocchio_constraint_forces():
+    """The 6-UPS's five spherical cut joints as CONTACT_3D constraints of Pinocchio's own
+    ``constraintDynamics`` (not the KKT system of pinocchio_loops.py): its accelerations and its
+    contact forces (the force on the parent side, in the parent cut frame, LOCAL) against the
+    package's forward dynamics and cut-joint wrenches (force on the child side, child cut frame)."""
+    name = "gough_stewart_6ups"
+    robot, ref = _pair(name)
+    m = ref.model
+    assert {c["type"] for c in ref.cuts} == {"spherical"}
+    cms = pin.StdVec_RigidConstraintModel()
+    for c in ref.cuts:
+        fp, fc = (m.frames[f] for f in c["frames"])
+        cms.append(pin.RigidConstraintModel(pin.ContactType.CONTACT_3D, m, fp.parentJoint, fp.placement,
+                                            fc.parentJoint, fc.placement, pin.ReferenceFrame.LOCAL))
+    data = m.createData()
+    cds = pin.StdVec_RigidConstraintData()
+    for c in cms:
+        cds.append(c.createData())
+    pin.initConstraintDynamics(m, data, cms, cds)
+    prox = pin.ProximalSettings(1e-12, 1e-10, 50)
+    rng = np.random.default_rng(19)
+    for pose, V, _, _ in _pkm_states(name, robot, rng, 3):
+        u = robot.inverse_dynamics(robot.inverse_kinematics(pose), V, np.zeros(robot.dof))
+        u = u + rng.normal(scale=5.0, size=len(u))
+        q, qd, _ = ref.close(pose, V, np.zeros(robot.dof))
+        R = robot.joint_reactions(pose, V, u)
+        ddq = pin.constraintDynamics(m, data, ref.q_pin(ref.to_pin(q)), ref.to_pin(qd), _actuation(ref, u),
+                                     cms, cds, prox)
+        _agree(R.acceleration, ref.task_acceleration(q, qd, ref.from_pin(ddq)), 1e-8, f"{name} forward dynamics")
+        for cd, w, c in zip(cds, R.cut_wrenches, ref.cuts):
+            R12 = cd.oMc1.rotation.T @ cd.oMc2.rotation
+            _agree(R12 @ w[3:], -np.asarray(cd.contact_force.linear), 1e-8, f"{name} cut {c['name']} force")
+            np.testing.assert_allclose(w[:3], 0.0, atol=1e-9 * np.abs(w).max())
+
+
+def _actuation(ref, u):
+    """The generalized forces (Pinocchio v order) of actuator efforts ``u``."""
+    tau = np.zeros(ref.n)
+    tau[ref.act] = u
+    return tau
