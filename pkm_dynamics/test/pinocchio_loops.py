@@ -129,7 +129,7 @@ class PinocchioLoops:
     def from_pin(self, v):
         return np.asarray(v)[self.perm]
 
-    def _kinematics(self, theta, thd=None):
+    def kinematics(self, theta, thd=None):
         """Placements, Jacobians and (for ``thd``) velocities and the accelerations at zero joint
         accelerations (the drift), of every frame."""
         m, d = self.model, self.data
@@ -204,25 +204,28 @@ class PinocchioLoops:
         """Residual and Jacobian of the motion rows: module chains ``theta[act] - x``; PKM the task
         components of ``log6(pose^-1 F)`` of the platform frame ``F`` (Pinocchio order)."""
         if self.task is None:
-            S = np.zeros((len(self.act), self.n))
-            S[np.arange(len(self.act)), self.act] = 1.0
-            return theta[self.act] - target, S
+            return theta[self.act] - target, self._actuator_rows()
         E = target.actInv(self.data.oMf[self.wrench_frame])
         J = pin.Jlog6(E) @ pin.getFrameJacobian(self.model, self.data, self.wrench_frame, LOCAL)
         return pin.log6(E).vector[self.task], J[self.task]
 
+    def _actuator_rows(self):
+        """``S`` (n_act, n): the actuated joints' rows of the identity."""
+        S = np.zeros((len(self.act), self.n))
+        S[np.arange(len(self.act)), self.act] = 1.0
+        return S
+
     def _motion_jacobian(self):
+        """Rates of the motion rows: ``S`` (module chains), the platform's task rows (PKM)."""
         if self.task is None:
-            S = np.zeros((len(self.act), self.n))
-            S[np.arange(len(self.act)), self.act] = 1.0
-            return S
+            return self._actuator_rows()
         return pin.getFrameJacobian(self.model, self.data, self.wrench_frame, LOCAL)[self.task]
 
     # ------------------------------------------------------------------ closure
 
     def _newton(self, theta, target, tol=1e-13, iterations=60):
         for _ in range(iterations):
-            self._kinematics(theta)
+            self.kinematics(theta)
             r, G, _ = self.loop_rows(theta)
             t, T = self._target_rows(theta, target)
             res = np.concatenate([r, t])
@@ -239,7 +242,7 @@ class PinocchioLoops:
         then ``[G; S] qd = (0, xd)`` and ``[G; S] qdd = (-gamma, xdd - S' qd)`` (S' qd: the drift
         of the motion rows), each checked to have one solution that satisfies every row."""
         theta = np.zeros(self.n) if start is None else self.to_pin(start)
-        self._kinematics(theta)
+        self.kinematics(theta)
         if self.task is None:
             x0, goal = theta[self.act], np.asarray(x, dtype=float)
             targets = [x0 + (goal - x0) * k / steps for k in range(1, steps + 1)]
@@ -249,11 +252,11 @@ class PinocchioLoops:
             targets = [X0 * pin.exp6(step * k / steps) for k in range(1, steps + 1)]
         for target in targets:
             theta = self._newton(theta, target)
-        self._kinematics(theta)
+        self.kinematics(theta)
         _, G, _ = self.loop_rows(theta)
         A = np.vstack([G, self._motion_jacobian()])
         thd = self._solve(A, np.concatenate([np.zeros(len(G)), xd]), "velocity")
-        self._kinematics(theta, thd)
+        self.kinematics(theta, thd)
         _, _, gamma = self.loop_rows(theta, thd)
         if self.task is None:
             drift = np.zeros(len(self.act))
@@ -299,7 +302,7 @@ class PinocchioLoops:
         ``G qdd = -gamma``."""
         m, d = self.model, self.data
         th, thd = self.to_pin(q), self.to_pin(qd)
-        self._kinematics(th, thd)
+        self.kinematics(th, thd)
         _, G, gamma = self.loop_rows(th, thd)
         qp = self.q_pin(th)
         M = pin.crba(m, d, qp)
@@ -319,13 +322,11 @@ class PinocchioLoops:
         checked to have one solution for ``u``, and ``lambda``."""
         m, d = self.model, self.data
         th, thd, thdd = self.to_pin(q), self.to_pin(qd), self.to_pin(qdd)
-        self._kinematics(th)
+        self.kinematics(th)
         _, G, _ = self.loop_rows(th)
         tau = pin.rnea(m, d, self.q_pin(th), thd, thdd, self._fext(wrench))
         U = self._constraint_basis(G)
-        S = np.zeros((len(self.act), self.n))
-        S[np.arange(len(self.act)), self.act] = 1.0
-        A = np.hstack([S.T, G.T @ U])
+        A = np.hstack([self._actuator_rows().T, G.T @ U])
         sol = self._solve(A, tau, "force")
         return sol[:len(self.act)], U @ sol[len(self.act):]
 
@@ -340,7 +341,7 @@ class PinocchioLoops:
         """The wrench (moment, force) that each cut joint's parent side exerts on its child side
         for multipliers ``lam`` of :meth:`loop_rows`: in world axes about the child cut origin,
         shape (c, 6), and in the child cut frame, shape (c, 6)."""
-        self._kinematics(self.to_pin(q))
+        self.kinematics(self.to_pin(q))
         out_w, out_c, start = [], [], 0
         for c in self.cuts:
             dirs = self._cut_rows(c, None)[3]

@@ -83,11 +83,11 @@ def test_independent_rows_against_finite_differences(name):
     rng = np.random.default_rng(3)
     for _ in range(3):
         th, thd = rng.uniform(-0.5, 0.5, (2, ref.n))
-        ref._kinematics(th, thd)
+        ref.kinematics(th, thd)
         r, G, gamma = ref.loop_rows(th, thd)
 
         def rows(t):
-            ref._kinematics(t)
+            ref.kinematics(t)
             return ref.loop_rows(t)
 
         h = 1e-6
@@ -107,7 +107,7 @@ def test_cut_joint_rows_of_every_type_against_the_independent_ones(cut_type):
     the same space (no row missing), and its KKT forward dynamics gives the same accelerations."""
     joints = [f"j{c}{i}" for c in "AB" for i in (1, 2, 3)]
     probe = PinocchioLoops(loop_robot(cut_type), joints, [0, 0, -9.81])
-    probe._kinematics(np.zeros(6))
+    probe.kinematics(np.zeros(6))
     _, G0, _ = probe.loop_rows(np.zeros(6))
     N0 = np.linalg.svd(G0)[2][TYPES[cut_type]:].T          # loop velocities (Pinocchio = tree order)
     act = sorted(scipy.linalg.qr(N0.T, pivoting=True)[2][:N0.shape[1]])   # best-conditioned coordinates
@@ -125,7 +125,7 @@ def test_cut_joint_rows_of_every_type_against_the_independent_ones(cut_type):
         np.testing.assert_allclose(g, 0.0, atol=1e-12)
         np.testing.assert_allclose(G @ qd, 0.0, atol=1e-11)
         np.testing.assert_allclose(G @ qdd + bias, 0.0, atol=1e-10)
-        ref._kinematics(ref.to_pin(q))
+        ref.kinematics(ref.to_pin(q))
         _, Gi, _ = ref.loop_rows(ref.to_pin(q))
         rank = np.linalg.matrix_rank(Gi, tol=1e-9)
         assert np.linalg.matrix_rank(G, tol=1e-9) == rank, f"{cut_type} cut: rank of the package's rows"
