@@ -28,7 +28,7 @@ Two sources of the second point:
 """
 from __future__ import annotations
 
-from math import factorial
+from math import exp, factorial
 
 import numpy as np
 
@@ -56,6 +56,8 @@ def _hermite_weights(m: int, at_end: bool) -> np.ndarray:
 
 #: the weights of :func:`_hermite_weights` for m = 2 (cubic), 3 (quintic), at start and end
 _WEIGHTS = {(m, end): _hermite_weights(m, end) for m in (2, 3) for end in (False, True)}
+#: per m: the power of ``h`` of each weight (2, 2m): datum order k, derivative m + j: k - m - j
+_POWERS = {m: np.tile(np.arange(m), 2)[None, :] - m - np.arange(2)[:, None] for m in (2, 3)}
 
 
 def hermite_rates(h: float, first, second, at_end: bool = False) -> np.ndarray:
@@ -66,13 +68,11 @@ def hermite_rates(h: float, first, second, at_end: bool = False) -> np.ndarray:
     ``t + h`` (``h > 0``); m = 3 (position, velocity, acceleration: jerk, snap of the quintic)
     or m = 2 (twist and its derivative: its 2nd and 3rd derivatives, of the cubic).  Exact for
     polynomials of degree ``2m-1``.  In the unit time ``s = (t' - t) / h`` the k-th derivative
-    scales by ``h^k``: the data enter as ``d_k h^k`` and derivative ``j`` leaves divided by
-    ``h^j``."""
-    first, second = np.asarray(first, dtype=float), np.asarray(second, dtype=float)
-    m = first.shape[0]
-    scale = h ** np.arange(m, dtype=float)[:, None]
-    d = np.concatenate([first * scale, second * scale])
-    return (_WEIGHTS[m, bool(at_end)] @ d) / (h ** np.array([m, m + 1], dtype=float))[:, None]
+    scales by ``h^k``: datum ``k`` enters as ``d_k h^k`` and derivative ``j`` leaves divided by
+    ``h^j``, so each weight of :func:`_hermite_weights` takes ``h^(k-j)``."""
+    m = len(first)
+    w = _WEIGHTS[m, bool(at_end)] * float(h) ** _POWERS[m]
+    return w[:, :m] @ first + w[:, m:] @ second
 
 
 class StreamRates:
@@ -89,10 +89,10 @@ class StreamRates:
 
     def update(self, t: float, data) -> np.ndarray:
         """Jerk and snap (2, n) at the reference of time ``t`` (s) with ``data`` (m, n) (m = 3:
-        position, velocity, acceleration; m = 2: twist and its derivative): the Hermite
+        position, velocity, acceleration; m = 2: twist and its derivative; an array kept until
+        the next reference, not to be changed meanwhile): the Hermite
         polynomial through the previous reference and this one at this one, low-passed; zeros
         when the stream (re)starts here."""
-        data = np.array(data, dtype=float)
         previous, t0 = self._data, self._time
         self._time, self._data = t, data
         h = None if previous is None else t - t0
@@ -101,10 +101,6 @@ class StreamRates:
             return np.zeros((2, data.shape[1]))
         rates = hermite_rates(h, previous, data, at_end=True)
         if self._rates is not None and self.time_constant > 0.0:
-            rates = self._rates + (1.0 - np.exp(-h / self.time_constant)) * (rates - self._rates)
+            rates = self._rates + (1.0 - exp(-h / self.time_constant)) * (rates - self._rates)
         self._rates = rates
         return rates.copy()
-
-    def reset(self) -> None:
-        """Forget the stream (the next reference starts it anew)."""
-        self._time = self._data = self._rates = None
