@@ -245,15 +245,15 @@ class Streaming:
         if stream is None:
             stream = model.ff_rates = StreamRates(self._p('feedforward.rate_filter'))
         stamp, start = msg.header.stamp, msg.points[0].time_from_start
-        t = 0.0
+        t = 0                                   # ns, exact (a float of 1e9 s is not)
         if stamp.sec or stamp.nanosec:
-            t = (stamp.sec + start.sec) + 1e-9 * (stamp.nanosec + start.nanosec)
+            t = (stamp.sec + start.sec) * 10**9 + stamp.nanosec + start.nanosec
         rates = stream.update(t, first)
         if second is not None:
             end = msg.points[1].time_from_start
-            h = (end.sec - start.sec) + 1e-9 * (end.nanosec - start.nanosec)
-            if h > 0.0:
-                rates = hermite_rates(h, first, second)
+            h = (end.sec - start.sec) * 10**9 + end.nanosec - start.nanosec
+            if h > 0:
+                rates = hermite_rates(h * 1e-9, first, second)
         return rates
 
     def _publish(self, outputs, msg, states, motor):

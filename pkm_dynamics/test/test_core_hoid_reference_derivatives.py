@@ -16,6 +16,9 @@ from pkm_dynamics.core.hoid_motions import pick_and_place
 from pkm_dynamics.core.reference_derivatives import MAX_GAP, StreamRates, hermite_rates
 
 RRR = os.path.join(os.path.dirname(__file__), "..", "robots", "planar_3rrr.urdf")
+#: a reference time as ROS stamps it (ns since 1970): the spacing must stay exact
+EPOCH = 1_795_000_000 * 10**9
+MS = 10**6
 
 
 def derivatives(coef, t, orders):
@@ -45,30 +48,31 @@ def test_stream_rates_restart_and_filter():
     coef = np.array([[0.1, -0.2], [0.5, 0.3], [2.0, -1.0]])       # V(t), quadratic, (3, 2)
     want = derivatives(coef, 0.0, (2, 3))
 
-    def data(t):                        # about t = 10 (round-off of the differences: eps / h^3)
-        return derivatives(coef, t - 10.0, (0, 1))
+    def data(t):                        # t in ns: the twist and its derivative at t - EPOCH
+        return derivatives(coef, (t - EPOCH) * 1e-9, (0, 1))
 
     for tau in (0.0, 0.01):
         s = StreamRates(time_constant=tau)
-        t = 10.0
+        t = EPOCH
         np.testing.assert_array_equal(s.update(t, data(t)), np.zeros((2, 2)))
         for _ in range(5):
-            t += 1e-2
+            t += 10 * MS
             np.testing.assert_allclose(s.update(t, data(t)), want, rtol=0, atol=1e-7)
-        for t_next in (t, t - 1e-2, t + 2 * MAX_GAP):               # again, back, a gap
+        gap = int(2 * MAX_GAP * 1e9)
+        for t_next in (t, t - 10 * MS, t + gap):                     # again, back, a gap
             np.testing.assert_array_equal(s.update(t_next, data(t_next)), np.zeros((2, 2)))
-        t = t_next + 1e-2
+        t = t_next + 10 * MS
         np.testing.assert_allclose(s.update(t, data(t)), want, rtol=0, atol=1e-7)
-        np.testing.assert_array_equal(s.update(t + 1e-2, np.zeros((2, 3))), np.zeros((2, 3)))
+        np.testing.assert_array_equal(s.update(t + 10 * MS, np.zeros((2, 3))), np.zeros((2, 3)))
     s = StreamRates()
-    assert not s.update(0.0, data(10.0)).any() and not s.update(0.0, data(10.01)).any()
+    assert not s.update(0, data(EPOCH)).any() and not s.update(0, data(EPOCH + 10 * MS)).any()
 
 
 def test_stream_rates_low_pass_is_first_order():
     """With ``time_constant`` tau the estimate moves by ``1 - exp(-h / tau)`` of the way to
     the new unfiltered one: a twist that turns from quadratic to cubic at t = 0 (V-dddot
     from 0 to 6 c) gives the first-order response of the unfiltered Hermite estimate."""
-    tau, h = 0.004, 1e-3
+    tau, h = 0.004, MS
     c = 50.0
     raw, filtered = StreamRates(), StreamRates(time_constant=tau)
 
@@ -78,10 +82,11 @@ def test_stream_rates_low_pass_is_first_order():
         return np.array([[v], [a]])
 
     y = None
-    for t in -0.01 + h * np.arange(40):
-        x, got = raw.update(5.0 + t, data(t)), filtered.update(5.0 + t, data(t))
-        if t > -0.01 + h / 2:
-            y = x if y is None else y + (1.0 - np.exp(-h / tau)) * (x - y)
+    for k in range(40):
+        t, ns = (k - 10) * 1e-3, EPOCH + k * h
+        x, got = raw.update(ns, data(t)), filtered.update(ns, data(t))
+        if k:
+            y = x if y is None else y + (1.0 - np.exp(-h * 1e-9 / tau)) * (x - y)
             np.testing.assert_allclose(got, y, rtol=1e-12, atol=1e-9)
     np.testing.assert_allclose(y[1], 6 * c, rtol=0.05)               # settled
 
@@ -96,12 +101,13 @@ def test_motor_torque_with_estimated_jerk_and_snap_on_pick_and_place():
     stream = StreamRates()
     exact, zero, streamed, spline = [], [], [], []
     q = None
-    for t in np.arange(0.0, 1.0, dt):
+    for k in range(1000):
+        t = k * dt
         C, V = pick_and_place(t)
         r = higher_order_inverse_dynamics(rrr, C, *V, q_guess=q)
         q = r.tree_motion[0]
         exact.append(r.motor_torque)
-        for out, rates in ((zero, np.zeros((2, 3))), (streamed, stream.update(100.0 + t, V[:2])),
+        for out, rates in ((zero, np.zeros((2, 3))), (streamed, stream.update(EPOCH + k * MS, V[:2])),
                            (spline, hermite_rates(dt, V[:2], pick_and_place(t + dt)[1][:2]))):
             out.append(higher_order_inverse_dynamics(rrr, C, V[0], V[1], *rates, q_guess=q).motor_torque)
     exact, zero, streamed, spline = map(np.array, (exact, zero, streamed, spline))

@@ -146,10 +146,11 @@ def test_feedforward_pkm_with_series_elastic_actuators(pkm, module_ros_node):
         assert_array_equal(mj.effort, hoid.motor_torque)
 
 
-def pick_and_place_references(robot, times, spacing=None, stamp=1000.0):
+def pick_and_place_references(robot, times, spacing=None, stamp=1_795_000_000):
     """MultiDOFJointTrajectory references of the pick-and-place path (paper 002 Sec. VI-B) at
-    ``times``, stamped ``stamp + t``: one point each, or (``spacing``) two points, at t and
-    ``t + spacing`` (``time_from_start`` 0 and ``spacing``)."""
+    ``times``, stamped ``stamp + t`` (``stamp``: whole seconds since 1970, as ROS clocks
+    stamp): one point each, or (``spacing``) two points, at t and ``t + spacing``
+    (``time_from_start`` 0 and ``spacing``)."""
     from geometry_msgs.msg import Accel, Transform, Twist
     from trajectory_msgs.msg import MultiDOFJointTrajectory, MultiDOFJointTrajectoryPoint
     from pkm_dynamics.conversions import matrix_pose, task_message
@@ -171,9 +172,8 @@ def pick_and_place_references(robot, times, spacing=None, stamp=1000.0):
     msgs = []
     for t in times:
         msg = MultiDOFJointTrajectory(joint_names=['platform'])
-        whole = stamp + t
-        msg.header.stamp.sec = int(whole)
-        msg.header.stamp.nanosec = int(round((whole - int(whole)) * 1e9))
+        ns = int(round(t * 1e9))
+        msg.header.stamp.sec, msg.header.stamp.nanosec = stamp + ns // 10**9, ns % 10**9
         msg.points = [point(t, 0.0)] + ([point(t, spacing)] if spacing else [])
         msgs.append(msg)
     return msgs
@@ -195,7 +195,7 @@ def test_motor_feedforward_with_the_reference_jerk_and_snap(pkm, module_ros_node
     assert motor.wait_for_publisher(node)
     times = 0.01 + 1e-3 * np.arange(60)
     single = pick_and_place_references(pkm, times)
-    double = pick_and_place_references(pkm, times[::3], spacing=1e-3, stamp=2000.0)
+    double = pick_and_place_references(pkm, times[::3], spacing=1e-3, stamp=1_795_000_100)
     for msg in single + double:
         publisher.publish(msg)
     assert motor.wait_for(node, len(single) + len(double)), len(motor.messages)

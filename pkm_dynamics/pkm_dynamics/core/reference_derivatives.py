@@ -17,7 +17,8 @@ Two sources of the second point:
 * a reference of two or more points with increasing ``time_from_start``: its next point; the
   polynomial is evaluated at the first point (the derivatives of the reference's own spline);
 * a stream of single-point references (:class:`StreamRates`): the previous reference of the
-  stream, at the reference times ``header.stamp + time_from_start``; the polynomial is
+  stream, at the reference times ``header.stamp + time_from_start`` (in integer nanoseconds:
+  exact spacing); the polynomial is
   evaluated at the newer point (causal, no delay).  Errors for a smooth motion, spacing ``h``:
   ``O(h^3)`` jerk and ``O(h^2)`` snap (quintic), ``O(h^2)`` and ``O(h)`` (cubic).  An optional
   first-order low-pass of time constant ``tau`` follows (for references with noise or jitter:
@@ -87,16 +88,18 @@ class StreamRates:
         self._data = None
         self._rates = None
 
-    def update(self, t: float, data) -> np.ndarray:
-        """Jerk and snap (2, n) at the reference of time ``t`` (s) with ``data`` (m, n) (m = 3:
+    def update(self, t: int, data) -> np.ndarray:
+        """Jerk and snap (2, n) at the reference of time ``t`` (integer nanoseconds: the spacing
+        of two references is exact, where seconds since 1970 as a float would be off by 1e-7 s,
+        which the differences amplify by h^-4) with ``data`` (m, n) (m = 3:
         position, velocity, acceleration; m = 2: twist and its derivative; an array kept until
         the next reference, not to be changed meanwhile): the Hermite
         polynomial through the previous reference and this one at this one, low-passed; zeros
         when the stream (re)starts here."""
         previous, t0 = self._data, self._time
         self._time, self._data = t, data
-        h = None if previous is None else t - t0
-        if t <= 0.0 or h is None or not 0.0 < h <= self.max_gap or previous.shape != data.shape:
+        h = None if previous is None else (t - t0) * 1e-9
+        if t <= 0 or h is None or not 0.0 < h <= self.max_gap or previous.shape != data.shape:
             self._rates = None
             return np.zeros((2, data.shape[1]))
         rates = hermite_rates(h, previous, data, at_end=True)
