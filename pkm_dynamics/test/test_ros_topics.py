@@ -215,6 +215,64 @@ def test_motor_feedforward_with_the_reference_jerk_and_snap(pkm, module_ros_node
     assert np.abs(got[1:] - exact[1:]).max() < 5e-3 * scale
 
 
+@pytest.fixture(scope='module')
+def sea_chain(module_node, example_robot):
+    """The heavy-duty crane with a series-elastic drive at each actuator (node ff_sea_chain)."""
+    text = example_robot(CHAIN)
+    for joint in ('slew', 'lift', 'tilt', 'extension'):
+        text = text.replace(f'<actuator joint="{joint}"/>', f'<actuator joint="{joint}">'
+                            '<series_elastic stiffness="2000" motor_inertia="5"/></actuator>')
+    module_node(params={'robot_description': text, **STREAM}, name='ff_sea_chain')
+    return load_robot(text)
+
+
+def test_motor_feedforward_of_a_module_chain_with_jerk_and_snap(sea_chain, module_ros_node):
+    """JointTrajectory references of a smooth actuator motion, 1 ms apart: the motor torque of
+    the topic against the core's with the exact jerk and snap, for a stream of single-point
+    references (the quintic through the previous point and this one) and references of two
+    points (the quintic through both, as the joint trajectory controller interpolates)."""
+    from sensor_msgs.msg import JointState
+    from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+    node = module_ros_node
+    motor = Collector(node, JointState, '/ff_sea_chain/feedforward/motor_commands')
+    publisher = matched_publisher(node, JointTrajectory, '/ff_sea_chain/reference', 100)
+    assert motor.wait_for_publisher(node)
+    x0, w = np.array([0.3, 0.2, 0.25, 0.4]), np.array([3.0, 4.0, 5.0, 6.0])
+
+    def motion(t):                      # x and its derivatives 1..4 (5, 4)
+        return np.array([x0 * (k == 0) + 0.05 * w ** k * np.sin(w * t + k * np.pi / 2)
+                         for k in range(5)])
+
+    def point(t, offset):
+        m = motion(t + offset)
+        p = JointTrajectoryPoint(positions=list(m[0]), velocities=list(m[1]),
+                                 accelerations=list(m[2]))
+        p.time_from_start.nanosec = int(round(offset * 1e9))
+        return p
+
+    msgs, times = [], []
+    for spacing, stamp in ((None, 1_795_000_000), (1e-3, 1_795_000_100)):
+        for k in range(30):
+            t = 0.1 + 1e-3 * k
+            msg = JointTrajectory(joint_names=list(sea_chain.actuated_joints))
+            msg.header.stamp.sec, msg.header.stamp.nanosec = stamp, k * 10**6
+            msg.points = [point(t, 0.0)] + ([point(t, spacing)] if spacing else [])
+            msgs.append(msg)
+            times.append(t)
+    for msg in msgs:
+        publisher.publish(msg)
+    assert motor.wait_for(node, len(msgs)), len(motor.messages)
+    exact = np.array([higher_order_inverse_dynamics(sea_chain, *motion(t)).motor_torque
+                      for t in times])
+    zero = np.array([higher_order_inverse_dynamics(sea_chain, *motion(t)[:3], np.zeros(4),
+                                                   np.zeros(4)).motor_torque for t in times])
+    got = np.array([m.effort for m in motor.messages])
+    scale = np.abs(exact).max()
+    assert np.abs(zero - exact).max() > 0.03 * scale                  # what is at stake
+    np.testing.assert_allclose(got[0], zero[0], rtol=0, atol=1e-12 * scale)   # stream start
+    assert np.abs(got[1:] - exact[1:]).max() < 1e-3 * scale
+
+
 def test_joint_state_completion_module_chain(chain, module_ros_node):
     from sensor_msgs.msg import JointState
     node = module_ros_node
