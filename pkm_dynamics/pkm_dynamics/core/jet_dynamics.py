@@ -13,8 +13,9 @@ hybrid limbs — because it uses nothing but the spanning tree and the cut-joint
    pseudo-inverse of ``[G; S]`` (``[G; P_t J_p]``) solves every order;
 3. the tree inverse dynamics (RNEA) evaluated in jet arithmetic on ``(q, qd, qdd)``
    (degree 2) gives ``tau(t)`` to second order;
-4. the actuator forces: with ``Z(t)`` the tree velocities per unit of the robot's coordinates
-   (``[G(t); S] Z = [0; 1]`` for module chains, ``[G(t); P_t J_p(t)] Z = [0; 1]`` for PKM),
+4. the actuator forces: with ``Z(t)`` the tree velocities per unit actuator rate
+   (``[G(t); S] Z = [0; 1]``), or per unit task twist for a redundantly actuated PKM
+   (``[G(t); P_t J_p(t)] Z = [0; 1]``),
    the projection ``(S Z)^T u = Z^T tau`` of
    :func:`~pkm_dynamics.core.constrained.kkt_inverse_dynamics` (``tau = S^T u + G^T lambda``
    multiplied by ``Z^T``), solved for the least-norm ``u`` (redundant actuation) in jet
@@ -301,13 +302,14 @@ def tree_motion_jet(jm: JetModel, q0: np.ndarray, xj: np.ndarray) -> np.ndarray:
 
 
 def motion_basis_jet(jm: JetModel, C, D1: int) -> np.ndarray:
-    """Jet (``D1`` coefficients) of ``Z(t)`` (n, m): the tree velocities per unit of the
-    robot's own coordinates, ``[G(t); T(t)] Z(t) = [0; 1]``, with ``T = S`` (module chains, m =
-    na: the actuator rates) or ``T = P_t J_p(t)`` (PKM, m = delta: the task twist).  Its columns
-    span the motions the loops admit (null space of ``G``), for any number of actuators."""
+    """Jet (``D1`` coefficients) of ``Z(t)`` (n, m): tree velocities whose columns span the
+    motions the loops admit (null space of ``G``), ``[G(t); T(t)] Z(t) = [0; 1]``: ``T = S``
+    (m = na, per unit actuator rate) where the actuators determine the motion (module chains,
+    PKM with as many actuators as degrees of freedom), else ``T = P_t J_p(t)`` (redundantly
+    actuated PKM, m = delta: per unit task twist; ``[G; S] Z = [0; 1]`` has no solution there)."""
     tree = jm.desc.tree
     G = [constraint_jacobian_jet(tree, geo, C, D1) for geo in jm.constraints.geometry]
-    if jm.is_pkm:
+    if jm.is_pkm and len(jm.actuated) > jm.Pt.shape[0]:
         Tm = jm.Pt @ _jacobian_jet(tree, C, jm.platform_body, D1, jm.platform_offset)
     else:
         Tm = np.zeros((D1,) + jm.S.shape)
