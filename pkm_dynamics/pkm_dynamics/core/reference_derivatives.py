@@ -17,9 +17,9 @@ Two sources of the second point:
 * a reference of two or more points with increasing ``time_from_start``: its next point; the
   polynomial is evaluated at the first point (the derivatives of the reference's own spline);
 * a stream of single-point references (:class:`StreamRates`): the previous reference of the
-  stream, at the reference times ``header.stamp + time_from_start`` (in integer nanoseconds:
-  exact spacing); the polynomial is
-  evaluated at the newer point (causal, no delay).  Errors for a smooth motion, spacing ``h``:
+  stream, at the reference times ``header.stamp + time_from_start`` (integer nanoseconds: the
+  spacing exact); the polynomial is evaluated at the newer point (causal, no delay).  Errors
+  for a smooth motion, spacing ``h``:
   ``O(h^3)`` jerk and ``O(h^2)`` snap (quintic), ``O(h^2)`` and ``O(h)`` (cubic).  An optional
   first-order low-pass of time constant ``tau`` follows (for references with noise or jitter:
   a backward difference amplifies it by ``h^-3`` or ``h^-4``); it delays the estimate by about
@@ -89,13 +89,14 @@ class StreamRates:
         self._rates = None
 
     def update(self, t: int, data) -> np.ndarray:
-        """Jerk and snap (2, n) at the reference of time ``t`` (integer nanoseconds: the spacing
-        of two references is exact, where seconds since 1970 as a float would be off by 1e-7 s,
-        which the differences amplify by h^-4) with ``data`` (m, n) (m = 3:
-        position, velocity, acceleration; m = 2: twist and its derivative; an array kept until
-        the next reference, not to be changed meanwhile): the Hermite
+        """Jerk and snap (2, n) at the reference of time ``t`` with ``data`` (m, n): the Hermite
         polynomial through the previous reference and this one at this one, low-passed; zeros
-        when the stream (re)starts here."""
+        when the stream (re)starts here.
+
+        ``t``: integer nanoseconds (the spacing of two references exact: seconds since 1970 as
+        a float are 2.4e-7 s coarse, which the differences amplify by ``h^-3``, ``h^-4``);
+        ``data``: m = 3 rows (position, velocity, acceleration) or m = 2 (twist and its
+        derivative), an array kept until the next reference (not to be changed meanwhile)."""
         previous, t0 = self._data, self._time
         self._time, self._data = t, data
         h = None if previous is None else (t - t0) * 1e-9
