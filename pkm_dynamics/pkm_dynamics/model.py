@@ -20,7 +20,9 @@ class Model:
     The warm starts of the streaming topics (``ff_solution``: the last feedforward state, a
     PKM's flat limb joint vector ``ReferenceMotion.theta``; ``completion_solution``: the last
     joint-state completion) belong to the model (only the streaming thread touches them), so
-    a swap never hands one robot's solution to another: a new model starts cold.
+    a swap never hands one robot's solution to another: a new model starts cold. So does
+    ``ff_rates``, the feedforward stream's estimate of jerk and snap for the series-elastic
+    motor output (:class:`~pkm_dynamics.core.reference_derivatives.StreamRates`).
 
     ``options`` (:class:`~pkm_dynamics.core.interface.SolverOptions`): the solver parameters,
     fixed for the model (other values make a new model). ``payload``
@@ -55,4 +57,5 @@ class Model:
         self.total_mass = desc.tree.total_mass
         self.gravity = floats(desc.tree.gravity)
         self.ff_solution = None
+        self.ff_rates = None
         self.completion_solution = None

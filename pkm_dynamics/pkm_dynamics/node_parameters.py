@@ -82,6 +82,10 @@ PARAMETERS = {
     'feedforward.max_age': (0.1, _descriptor(
         'a stamped reference older than this on the node clock is dropped (warning, no '
         'output) [s]; 0: no age check', D, read_only=True, floating=(0.0, 3600.0))),
+    'feedforward.rate_filter': (0.0, _descriptor(
+        'time constant of the first-order low-pass on the jerk and snap that the series-elastic '
+        'motor output estimates from a stream of single-point references [s]; 0: none', D,
+        read_only=True, floating=(0.0, 1.0))),
     'feedforward.reliability': ('reliable', _descriptor(
         'reliability of the reference subscriptions (the feedforward publishers are always '
         'reliable)', S, read_only=True, additional='"reliable" or "best_effort"')),

@@ -28,6 +28,7 @@ from pkm_dynamics.conversions import (RequestError, actuator_states, check_point
 from pkm_dynamics.core.bounds import check_limits
 from pkm_dynamics.core.forward_state import forward_state
 from pkm_dynamics.core.higher_order import higher_order_inverse_dynamics
+from pkm_dynamics.core.reference_derivatives import hermite_rates, StreamRates
 from pkm_dynamics.feedforward_outputs import check_finite, FeedforwardOutputs
 
 #: the streaming topics by role, under fixed names resolved as the main node's (``~`` is
@@ -193,7 +194,13 @@ class Streaming:
             F = model.robot.inverse_dynamics(X[0], XD[0], XDD[0])[None]
         else:
             F = model.robot.inverse_dynamics(X, XD, XDD)
-        motor = self._motor(model, X[0], XD[0], XDD[0]) if 'motor' in self._pub else None
+        motor = None
+        if 'motor' in self._pub and model.series_elastic:
+            second = None
+            if len(msg.points) > 1:
+                second = actuator_states(msg.points[:2], index, len(msg.joint_names))[:, 1]
+            jerk, snap = self._motion_rates(model, msg, np.stack([X[0], XD[0], XDD[0]]), second)
+            motor = higher_order_inverse_dynamics(model.robot, X[0], XD[0], XDD[0], jerk, snap)
         self._publish(outputs, msg, (X, XD, XDD, F), motor)
 
     def _task_feedforward(self, model, msg):
@@ -218,20 +225,36 @@ class Streaming:
         motor = None
         if 'motor' in self._pub and model.series_elastic:
             pose, twist, accel, motion = first
-            zero = np.zeros_like(twist)
-            motor = higher_order_inverse_dynamics(robot, pose, twist, accel, zero, zero,
+            second = np.stack(read(msg.points[1], 1)[1:]) if len(msg.points) > 1 else None
+            jerk, snap = self._motion_rates(model, msg, np.stack([twist, accel]), second)
+            motor = higher_order_inverse_dynamics(robot, pose, twist, accel, jerk, snap,
                                                   q_guess=motion.tree_q())
         model.ff_solution = warm
         self._publish(outputs, msg, states, motor)
 
-    @staticmethod
-    def _motor(model, x, xd, xdd):
-        """Series-elastic motor feedforward of a reference point (jerk and snap are not in
-        trajectory_msgs: taken as zero)."""
-        if not model.series_elastic:
-            return None
-        zero = np.zeros_like(x)
-        return higher_order_inverse_dynamics(model.robot, x, xd, xdd, zero, zero)
+    def _motion_rates(self, model, msg, first, second):
+        """The 3rd and 4th derivatives of the motion at the first point of ``msg`` (2, n), for
+        the series-elastic motor feedforward (:mod:`~pkm_dynamics.core.reference_derivatives`):
+        ``first``, ``second`` (m, n): position, velocity, acceleration (actuator space) or twist
+        and its derivative (task space) of the first two points (``second`` None: one point).
+        With a second point later in ``time_from_start``: the reference's own spline through
+        both; else the stream's causal estimate (``model.ff_rates``, low-pass
+        ``feedforward.rate_filter``) at the reference time ``header.stamp + time_from_start``.
+        Every reference goes into the stream's estimate, so that it continues across both."""
+        stream = model.ff_rates
+        if stream is None:
+            stream = model.ff_rates = StreamRates(self._p('feedforward.rate_filter'))
+        stamp, start = msg.header.stamp, msg.points[0].time_from_start
+        t = 0                                   # ns, exact (a float of 1e9 s is not)
+        if stamp.sec or stamp.nanosec:
+            t = (stamp.sec + start.sec) * 10**9 + stamp.nanosec + start.nanosec
+        rates = stream.update(t, first)
+        if second is not None:
+            end = msg.points[1].time_from_start
+            h = (end.sec - start.sec) * 10**9 + end.nanosec - start.nanosec
+            if h > 0:
+                rates = hermite_rates(h * 1e-9, first, second)
+        return rates
 
     def _publish(self, outputs, msg, states, motor):
         """Publish the outputs of one reference: ``states`` = (X, XD, XDD, F), (B, n) each

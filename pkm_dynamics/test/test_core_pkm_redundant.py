@@ -81,3 +81,37 @@ def test_u_is_the_minimum_norm_kkt_solution_and_reproduces_the_motion(robot):
         qdd_kkt, _ = kkt_forward_dynamics(desc, q, qd, S.T @ u)
         np.testing.assert_allclose(qdd_kkt, qdd, rtol=0, atol=1e-9 * np.abs(qdd).max())
         np.testing.assert_allclose(robot.forward_dynamics(sol, V, u), A, rtol=0, atol=1e-9 * np.abs(A).max())
+
+
+#: pick-and-place of paper 002 Sec. VI-B: times off the snap's kinks, step of the differences
+PICK_TIMES, PICK_STEP = (0.11, 0.23, 0.33, 0.62), 5e-4
+
+
+def test_higher_order_id_gives_the_minimum_norm_u_and_its_derivatives(robot):
+    """The higher-order inverse dynamics (Taylor route: the recursion of paper 002 is for
+    non-redundant robots) gives the inverse dynamics' minimum-norm ``u`` for the same motion,
+    and ``du``, ``ddu`` are the derivatives of that ``u(t)``: 4th-order central differences of
+    :meth:`inverse_dynamics` sampled along the pick-and-place path (IK warm-started from the
+    previous sample)."""
+    from pkm_dynamics.core.higher_order import higher_order_inverse_dynamics
+    from pkm_dynamics.core.hoid_motions import pick_and_place
+
+    def u_id(t, initial):
+        C, V = pick_and_place(t)
+        sol = robot.inverse_kinematics(C, V[0], V[1], initial=initial)
+        return robot.inverse_dynamics(sol, V[0], V[1]), sol
+
+    for t in PICK_TIMES:
+        C, V = pick_and_place(t)
+        r = higher_order_inverse_dynamics(robot, C, *V)
+        assert r.method == "taylor"
+        u, sol = u_id(t, None)
+        np.testing.assert_allclose(r.u, u, rtol=0, atol=1e-10 * np.abs(u).max())
+        f = {}
+        for k in (-2, -1, 1, 2):
+            f[k] = u_id(t + k * PICK_STEP, sol)[0]
+        h = PICK_STEP
+        du = (f[-2] - 8 * f[-1] + 8 * f[1] - f[2]) / (12 * h)
+        ddu = (-f[-2] + 16 * f[-1] - 30 * u + 16 * f[1] - f[2]) / (12 * h * h)
+        assert np.linalg.norm(r.du - du) < 1e-6 * np.linalg.norm(du), t
+        assert np.linalg.norm(r.ddu - ddu) < 1e-6 * np.linalg.norm(ddu), t

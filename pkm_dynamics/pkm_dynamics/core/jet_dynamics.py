@@ -13,10 +13,13 @@ hybrid limbs — because it uses nothing but the spanning tree and the cut-joint
    pseudo-inverse of ``[G; S]`` (``[G; P_t J_p]``) solves every order;
 3. the tree inverse dynamics (RNEA) evaluated in jet arithmetic on ``(q, qd, qdd)``
    (degree 2) gives ``tau(t)`` to second order;
-4. the actuator forces are ``u = N^T tau`` with the jet of ``N(t)``, ``[G(t); S] N(t) =
-   [0; 1]`` (the tree velocities per unit actuator velocity), which is the projection of
+4. the actuator forces: with ``Z(t)`` the tree velocities per unit actuator rate
+   (``[G(t); S] Z = [0; 1]``), or per unit task twist for a redundantly actuated PKM
+   (``[G(t); P_t J_p(t)] Z = [0; 1]``),
+   the projection ``(S Z)^T u = Z^T tau`` of
    :func:`~pkm_dynamics.core.constrained.kkt_inverse_dynamics` (``tau = S^T u + G^T lambda``
-   multiplied by ``N^T``).
+   multiplied by ``Z^T``), solved for the least-norm ``u`` (redundant actuation) in jet
+   arithmetic.
 
 All derivatives are exact (no differencing); the result is the reference the recursive
 route of paper 002 (:mod:`.hoid_recursion`) is checked against.
@@ -298,9 +301,52 @@ def tree_motion_jet(jm: JetModel, q0: np.ndarray, xj: np.ndarray) -> np.ndarray:
     return qj
 
 
+def motion_basis_jet(jm: JetModel, C, D1: int) -> np.ndarray:
+    """Jet (``D1`` coefficients) of ``Z(t)`` (n, m): tree velocities whose columns span the
+    motions the loops admit (null space of ``G``), ``[G(t); T(t)] Z(t) = [0; 1]``: ``T = S``
+    (m = na, per unit actuator rate) where the actuators determine the motion (module chains,
+    PKM with as many actuators as degrees of freedom), else ``T = P_t J_p(t)`` (redundantly
+    actuated PKM, m = delta: per unit task twist; ``[G; S] Z = [0; 1]`` has no solution there)."""
+    tree = jm.desc.tree
+    G = [constraint_jacobian_jet(tree, geo, C, D1) for geo in jm.constraints.geometry]
+    if jm.is_pkm and len(jm.actuated) > jm.Pt.shape[0]:
+        Tm = jm.Pt @ _jacobian_jet(tree, C, jm.platform_body, D1, jm.platform_offset)
+    else:
+        Tm = np.zeros((D1,) + jm.S.shape)
+        Tm[0] = jm.S
+    Kj = np.concatenate(G + [Tm], axis=1)
+    m = Tm.shape[1]
+    rhs = np.zeros((D1, Kj.shape[1], m))
+    rhs[0, -m:] = np.eye(m)
+    return T.solve(Kj, rhs)
+
+
+def minimum_norm_force_jet(B: np.ndarray, f: np.ndarray) -> np.ndarray:
+    """Jet of the least-norm ``u(t)`` with ``B(t) u(t) = f(t)``, ``B`` (m, na) of full row rank
+    m <= na (``B`` of shape (D1, m, na), ``f`` (D1, m)): ``u = B^+ f = B^T y`` with
+    ``(B B^T) y = f``, both solved in jet arithmetic, so that the derivatives include those of
+    the pseudo-inverse (square ``B``: ``u = B^-1 f``).  Differentiating ``u = B^T y``,
+    ``B B^T y = f``::
+
+        B B^T ydot = fdot - (Bdot B^T + B Bdot^T) y
+        udot = Bdot^T y + B^T ydot = B^+ (fdot - Bdot u) + (1 - B^+ B) Bdot^T y
+
+    The last term (in the null space of ``B``: the internal forces of a redundant actuation) is
+    what ``B^+ fdot`` misses besides ``-B^+ Bdot u``; ``uddot`` follows from the second-order
+    coefficients of the same two products (:func:`.taylor.solve`, :func:`.taylor.matmul`)."""
+    Bt = np.swapaxes(B, -1, -2)
+    y = T.solve(T.matmul(B, Bt), f[..., None])
+    return T.matmul(Bt, y)[..., 0]
+
+
 def actuator_force_jet(jm: JetModel, qj: np.ndarray, gravity=None, degree: int = FORCE_DEGREE) -> np.ndarray:
-    """Jet (degree ``degree``) of the actuator forces ``u(t) = N(t)^T tau(t)`` along the tree
-    motion jet ``qj`` (which must have degree ``degree + 2``)."""
+    """Jet (degree ``degree``) of the actuator forces ``u(t)`` along the tree motion jet ``qj``
+    (which must have degree ``degree + 2``): the KKT equations ``tau = S^T u + G^T lambda``
+    (:func:`~pkm_dynamics.core.constrained.kkt_inverse_dynamics`) projected on the admissible
+    motions ``Z(t)`` (:func:`motion_basis_jet`), ``(S Z)^T u = Z^T tau``, solved for the
+    least-norm ``u`` (:func:`minimum_norm_force_jet`; redundant actuation, paper 001 Sec. 3.7:
+    the same ``u`` as the task-space inverse dynamics, eq. 45 in the minimum-norm sense; with
+    as many actuators as degrees of freedom the one solution)."""
     tree = jm.desc.tree
     D1 = degree + 1
     q = qj[:D1]
@@ -308,12 +354,7 @@ def actuator_force_jet(jm: JetModel, qj: np.ndarray, gravity=None, degree: int =
     qdd = T.deriv(T.deriv(qj))[:D1]
     tau = rnea_jet(tree, q, qd, qdd, gravity)
     _, C = pose_jets(tree, q)
-    G = [constraint_jacobian_jet(tree, geo, C, D1) for geo in jm.constraints.geometry]
-    na = len(jm.actuated)
-    S = np.zeros((D1,) + jm.S.shape)
-    S[0] = jm.S
-    Kj = np.concatenate(G + [S], axis=1)
-    rhs = np.zeros((D1, Kj.shape[1], na))
-    rhs[0, -na:] = np.eye(na)
-    N = T.solve(Kj, rhs)
-    return T.matmul(np.swapaxes(N, -1, -2), tau[..., None])[..., 0]
+    Z = motion_basis_jet(jm, C, D1)
+    Zt = np.swapaxes(Z, -1, -2)
+    B = Zt @ jm.S.T                     # (S Z)^T, coefficient by coefficient (S constant)
+    return minimum_norm_force_jet(B, T.matmul(Zt, tau[..., None])[..., 0])
