@@ -244,7 +244,7 @@ def test_bad_pkm_requests(pkm, module_ros_node):
     from pkm_dynamics_interfaces.msg import ErrorCodes
     from pkm_dynamics_interfaces.srv import InverseKinematics
     from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
-    from rcl_interfaces.srv import SetParameters
+    from rcl_interfaces.srv import GetParameters, SetParameters
     from pkm_dynamics.conversions import matrix_pose, pose_matrix
     robot, client, process = pkm
 
@@ -273,15 +273,19 @@ def test_bad_pkm_requests(pkm, module_ros_node):
     assert response.error_code.val == ErrorCodes.INVALID_REQUEST
     assert 'linear.z' in response.message
     # a singular configuration: every pose is, with a threshold of 1 on kappa(F)
+    before = client.call(GetParameters, 'get_parameters', GetParameters.Request(
+        names=['ik.singularity_threshold'])).values[0].double_value
     set_threshold = SetParameters.Request(parameters=[Parameter(
         name='ik.singularity_threshold',
         value=ParameterValue(type=ParameterType.PARAMETER_DOUBLE, double_value=1.0))])
     result = client.call(SetParameters, 'set_parameters', set_threshold)
-    assert result.results[0].successful, result.results[0].reason
-    response = ik(good)
-    assert response.error_code.val == ErrorCodes.SINGULAR and 'kappa' in response.message
-    set_threshold.parameters[0].value.double_value = 1e6
-    assert client.call(SetParameters, 'set_parameters', set_threshold).results[0].successful
+    try:        # restored whatever happens: the module's node serves the other tests too
+        assert result.results[0].successful, result.results[0].reason
+        response = ik(good)
+        assert response.error_code.val == ErrorCodes.SINGULAR and 'kappa' in response.message
+    finally:
+        set_threshold.parameters[0].value.double_value = before
+        assert client.call(SetParameters, 'set_parameters', set_threshold).results[0].successful
     # out-of-range tolerance is refused by the parameter's range
     set_tol = SetParameters.Request(parameters=[Parameter(
         name='ik.tolerance',
