@@ -15,83 +15,35 @@ remappings: a YAML mapping of topic remappings, `from: to` (e.g. `~/feedforward/
 /effort_controller/commands`), given to the node as its remappings=, as `--ros-args -r from:=to`
 would; by default config/<robot>.remappings.yaml when the example has one.
 """
-import os
-
 from ament_index_python.packages import get_package_share_directory
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
-import yaml
 
-SHARE = get_package_share_directory('pkm_dynamics')
-
-
-def robot_description_file(robot):
-    robots = os.path.join(SHARE, 'robots')
-    for candidate in (os.path.join(robots, robot + '.urdf'),
-                      os.path.join(robots, robot, robot + '.urdf'),
-                      os.path.expanduser(robot)):
-        if os.path.isfile(candidate):
-            return candidate
-    raise RuntimeError(f'robot:={robot} is neither an example in {robots} nor a URDF file')
-
-
-def parameter_files(robot, config):
-    files = [os.path.join(SHARE, 'config', 'pkm_dynamics.yaml')]
-    if config:
-        if not os.path.isfile(os.path.expanduser(config)):
-            raise RuntimeError(f'config:={config} is not a file')
-        files.append(os.path.expanduser(config))
-    else:
-        name = os.path.splitext(os.path.basename(robot))[0] if robot else ''
-        example = os.path.join(SHARE, 'config', name + '.yaml')
-        if name and os.path.isfile(example):
-            files.append(example)
-    return files
-
-
-def remappings(robot, remappings_file):
-    """The (from, to) topic remappings of ``remappings_file`` (a YAML mapping), by default of
-    the example's config/<robot>.remappings.yaml (none if it has none)."""
-    if not remappings_file:
-        name = os.path.splitext(os.path.basename(robot))[0] if robot else ''
-        example = os.path.join(SHARE, 'config', name + '.remappings.yaml')
-        if not (name and os.path.isfile(example)):
-            return []
-        remappings_file = example
-    path = os.path.expanduser(remappings_file)
-    if not os.path.isfile(path):
-        raise RuntimeError(f'remappings:={remappings_file} is not a file')
-    with open(path) as f:
-        rules = yaml.safe_load(f) or {}
-    if not isinstance(rules, dict) or not all(isinstance(k, str) and isinstance(v, str)
-                                              for k, v in rules.items()):
-        raise RuntimeError(f'remappings:={remappings_file} must be a YAML mapping of topic '
-                           'names, from: to')
-    return list(rules.items())
+from pkm_dynamics.launch_settings import node_settings
 
 
 def dynamics_node(context):
-    robot = LaunchConfiguration('robot').perform(context)
-    config = LaunchConfiguration('config').perform(context)
-    remappings_file = LaunchConfiguration('remappings').perform(context)
-    robot_description = ''
-    if robot:
-        with open(robot_description_file(robot)) as description:
-            robot_description = description.read()
+    """The node of the launch arguments: what to run comes from
+    :func:`pkm_dynamics.launch_settings.node_settings` (plain Python, tested by the suite)."""
+    settings = node_settings(get_package_share_directory('pkm_dynamics'),
+                             LaunchConfiguration('robot').perform(context),
+                             LaunchConfiguration('config').perform(context),
+                             LaunchConfiguration('remappings').perform(context))
     return [Node(
-        package='pkm_dynamics',
-        executable='pkm_dynamics_node',
-        name='pkm_dynamics',
+        package=settings.package,
+        executable=settings.executable,
+        name=settings.name,
         namespace=LaunchConfiguration('namespace'),
         output='screen',
-        remappings=remappings(robot, remappings_file),
+        remappings=settings.remappings,
         parameters=[
-            *parameter_files(robot, config),
+            *settings.parameter_files,
             {
-                'robot_description': ParameterValue(robot_description, value_type=str),
+                'robot_description': ParameterValue(settings.robot_description,
+                                                    value_type=str),
                 'use_sim_time': ParameterValue(LaunchConfiguration('use_sim_time'),
                                                value_type=bool),
             },

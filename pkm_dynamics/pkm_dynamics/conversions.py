@@ -88,8 +88,10 @@ def name_index(names, wanted, what, allow_extra=False):
 
 
 #: the input bound of a field by its kind: ``rate k`` (k-th time derivative), ``effort``
-#: (efforts, wrenches) — a value beyond it is INVALID_STATE (see ``core.bounds``)
-BOUNDS = {'rate 1': lambda a, what: check_rate(a, what, 1),
+#: (efforts, wrenches), ``position`` (joint positions without a stroke to check them, e.g. an IK
+#: seed) — a value beyond it is INVALID_STATE (see ``core.bounds``)
+BOUNDS = {'position': lambda a, what: check_position(a, what, 'm or rad'),
+          'rate 1': lambda a, what: check_rate(a, what, 1),
           'rate 2': lambda a, what: check_rate(a, what, 2),
           'rate 3': lambda a, what: check_rate(a, what, 3),
           'rate 4': lambda a, what: check_rate(a, what, 4),

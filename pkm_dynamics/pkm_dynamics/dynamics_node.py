@@ -52,7 +52,7 @@ from pkm_dynamics_interfaces.srv import (ForwardDynamics, ForwardKinematics, Get
 import rclpy
 import rclpy.logging
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
-from rclpy.exceptions import ParameterUninitializedException
+from rclpy.exceptions import ParameterException, ParameterUninitializedException
 from rclpy.lifecycle import LifecycleNode, TransitionCallbackReturn
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.signals import SignalHandlerOptions
@@ -300,7 +300,8 @@ def main(args=None):
     with rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO):
         try:
             node = DynamicsNode()
-        except ValueError as exc:          # an invalid parameter value: refuse to start
+        except (ValueError, ParameterException) as exc:   # an invalid parameter value (ours,
+            # or rclpy's: out of a descriptor's range, of the wrong type): refuse to start
             rclpy.logging.get_logger('pkm_dynamics').fatal(str(exc))
             return 1
         if node.get_parameter('autostart').value:

@@ -160,6 +160,9 @@ class ParameterHandling:
             if not text.strip():
                 return SetParametersResult(successful=False,
                                            reason='robot_description cannot be set empty')
+            self.get_logger().info(
+                f'building the model of a new robot_description ({len(text)} characters)' + (
+                    f'; "{self._model.name}" serves meanwhile' if self._model else ''))
             try:
                 self._pending[text] = Model(text, self._p('gravity'),
                                             self._solver_options(changes),

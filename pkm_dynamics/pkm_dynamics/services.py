@@ -219,24 +219,7 @@ class Services:
             raise RequestError(ErrorCodes.INVALID_REQUEST,
                                'an acceleration needs a twist (has_acceleration without '
                                'has_twist)')
-        initial = None
-        seed = request.seed
-        if seed.name:
-            name_index(seed.name, list(seed.name), 'seed.name')      # names given twice
-            unknown = [n for n in seed.name if n not in model.tree_joints]
-            if unknown:
-                raise RequestError(ErrorCodes.UNKNOWN_JOINT,
-                                   f'seed.name: unknown joint(s) {unknown}; tree joints: '
-                                   f'{list(model.tree_joints)}')
-            values = ordered(seed.position, list(range(len(seed.name))), len(seed.name),
-                             'seed.position')
-            # the robot's start values (module chain: its actuators, PKM: every tree joint),
-            # unnamed ones at the robot's default start
-            joints = model.robot.seed_joints
-            initial = np.array(model.robot.seed_reference, dtype=float)
-            for name, v in zip(seed.name, values):
-                if name in joints:
-                    initial[joints.index(name)] = v
+        initial = self._ik_start(model, request.seed)
         sol = model.robot.inverse_kinematics(pose, twist, accel, initial=initial)
         self._diagnostics.condition(np.max(sol.condition))
         response.actuator_state.name = list(model.actuated)
@@ -258,6 +241,34 @@ class Services:
                 f'{"the seed" if initial is not None else "mid-stroke"}; the others '
                 f'({list(model.actuated)}): {[floats(s) for s in sol.solutions[1:]]}')
         response.residual = float(sol.residual)
+
+    @staticmethod
+    def _ik_start(model, seed):
+        """The IK start configuration (len(seed_joints),) of an InverseKinematics ``seed``, or
+        None when it names no joint: the named joints at their values, every other one at the
+        robot's default start (``seed_reference``: module chains mid-stroke, PKM the reference
+        configuration). The seed takes the robot's ``seed_joints`` (module chains: the actuated
+        joints; PKM: every tree joint); any other name is UNKNOWN_JOINT, naming it and listing
+        those (a misspelt joint never passes silently). Positions beyond the position bound
+        (``core.bounds.MAX_POSITION``) are INVALID_STATE."""
+        if not seed.name:
+            return None
+        joints = list(model.robot.seed_joints)
+        name_index(seed.name, list(seed.name), 'seed.name')      # names given twice
+        unknown = [n for n in seed.name if n not in joints]
+        if unknown:
+            passive = [n for n in unknown if n in model.tree_joints]
+            raise RequestError(ErrorCodes.UNKNOWN_JOINT, (
+                f'seed.name: unknown joint(s) {unknown}'
+                + (f' ({passive}: passive, and a module chain is seeded by its actuated '
+                   'joints)' if passive else '')
+                + f'; the seed takes {joints} (unnamed ones start where the IK starts without a '
+                'seed: a module chain at mid-stroke, a PKM at the reference configuration)'))
+        values = ordered(seed.position, list(range(len(seed.name))), len(seed.name),
+                         'seed.position', bound='position')
+        initial = np.array(model.robot.seed_reference, dtype=float)
+        initial[[joints.index(n) for n in seed.name]] = values
+        return initial
 
     def _forward_kinematics(self, model, request, response):
         js = request.actuator_state

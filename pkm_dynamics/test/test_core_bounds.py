@@ -127,6 +127,22 @@ def test_an_unlimited_joint_beyond_the_position_bound_is_refused(crane):
                     atol=1e-9)
 
 
+def test_a_huge_ik_seed_of_an_unlimited_joint_is_refused_naming_it(crane):
+    """An IK seed (``initial``) of 1e155 rad or more for the continuous slew joint reached
+    math.sin(inf) in the search's start configurations (an unnamed ValueError, FAILURE at the
+    node); it is refused as the state's positions are, naming the entry and the bound. A seed
+    at the bound is taken: the solution nearest it, at the seed's pose."""
+    from pkm_dynamics.core.bounds import MAX_POSITION
+    pose = crane.forward_kinematics(X0)
+    for huge in (1e308, 1e155, 1e154):
+        with pytest.raises(StateError, match=r'initial\[0\] = 1e\+\d+ is beyond the bound '
+                           rf'\+-{MAX_POSITION:g} m or rad'):
+            crane.inverse_kinematics(pose, initial=[huge, 0.2, 0.25, 0.4])
+    sol = crane.inverse_kinematics(pose, initial=[MAX_POSITION, 0.2, 0.25, 0.4])
+    assert_allclose(crane.forward_kinematics(sol.actuators), pose, atol=1e-9)
+    assert abs(sol.actuators[0] - MAX_POSITION) <= np.pi
+
+
 def test_pkm_ik_continuation_to_a_far_pose_is_bounded(stewart):
     """A platform pose 1000 m away (within the position bound) made the IK's working-mode
     continuation walk 20000 steps per limb (34 s) before a joint limit refused it; beyond

@@ -217,6 +217,9 @@ def requests(draw, model, service):
         r.has_twist, r.has_acceleration = draw(st.booleans()), draw(st.booleans())
         r.twist = draw(task_rate(model, Twist, 1))
         r.acceleration = draw(task_rate(model, Accel, 2))
+        # a seed: none, or the joints it takes, some of them, repeated or unknown, any values
+        r.seed.name = draw(st.one_of(st.just([]), names(model.robot.seed_joints)))
+        r.seed.position = draw(values(model.robot.seed_reference.tolist()))
     return r
 
 

@@ -160,6 +160,40 @@ def test_extreme_values_are_refused_and_answered_at_once(chain):
     assert process.running()
 
 
+def test_bad_ik_seeds(chain):
+    """A seed of 1e308 rad for the slew (a joint without limits) answered FAILURE (a math
+    domain error); a seed naming a passive joint was ignored silently. Each is now refused
+    naming the culprit: the bound, the joints the seed takes. A seed naming some actuators is
+    answered as the core's IK from the others at mid-stroke (the documented partial seed)."""
+    from pkm_dynamics_interfaces.msg import ErrorCodes
+    from pkm_dynamics_interfaces.srv import InverseKinematics
+    from pkm_dynamics.conversions import matrix_pose, pose_matrix
+    robot, client, process = chain
+    request = InverseKinematics.Request()
+    request.pose.pose = matrix_pose(robot.forward_kinematics(np.array(X0)))
+    request.seed.name = NAMES
+    for huge in (1e155, 1e308, -1e308):
+        request.seed.position = [huge, 0.2, 0.25, 0.4]
+        response = client.call(InverseKinematics, 'inverse_kinematics', request)
+        assert response.error_code.val == ErrorCodes.INVALID_STATE, response.message
+        assert f'seed.position[0] = {huge:.6g} is beyond the bound' in response.message
+    passive = [n for n in robot.tree_joints if n not in robot.actuated_joints][0]
+    for names in (['slwe'], ['slew', passive]):
+        request.seed.name, request.seed.position = names, [0.1] * len(names)
+        response = client.call(InverseKinematics, 'inverse_kinematics', request)
+        assert response.error_code.val == ErrorCodes.UNKNOWN_JOINT, response.message
+        assert str(names[-1:]) in response.message, response.message
+        assert str(list(robot.actuated_joints)) in response.message, response.message
+    request.seed.name, request.seed.position = ['slew'], [0.3]
+    response = client.call(InverseKinematics, 'inverse_kinematics', request)
+    assert response.success, response.message
+    start = robot.seed_reference.copy()
+    start[0] = 0.3
+    assert_array_equal(response.actuator_state.position, robot.inverse_kinematics(
+        pose_matrix(request.pose.pose), initial=start).actuators)
+    assert process.running()
+
+
 def test_model_info_is_answered_during_a_long_call(pkm, module_ros_node):
     """A long trajectory request used to hold the node: every get_model_info sent meanwhile
     waited for it (and beyond the queue depth of 10 was dropped). Now get_model_info has a
@@ -210,7 +244,7 @@ def test_bad_pkm_requests(pkm, module_ros_node):
     from pkm_dynamics_interfaces.msg import ErrorCodes
     from pkm_dynamics_interfaces.srv import InverseKinematics
     from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
-    from rcl_interfaces.srv import SetParameters
+    from rcl_interfaces.srv import GetParameters, SetParameters
     from pkm_dynamics.conversions import matrix_pose, pose_matrix
     robot, client, process = pkm
 
@@ -239,15 +273,19 @@ def test_bad_pkm_requests(pkm, module_ros_node):
     assert response.error_code.val == ErrorCodes.INVALID_REQUEST
     assert 'linear.z' in response.message
     # a singular configuration: every pose is, with a threshold of 1 on kappa(F)
+    before = client.call(GetParameters, 'get_parameters', GetParameters.Request(
+        names=['ik.singularity_threshold'])).values[0].double_value
     set_threshold = SetParameters.Request(parameters=[Parameter(
         name='ik.singularity_threshold',
         value=ParameterValue(type=ParameterType.PARAMETER_DOUBLE, double_value=1.0))])
     result = client.call(SetParameters, 'set_parameters', set_threshold)
-    assert result.results[0].successful, result.results[0].reason
-    response = ik(good)
-    assert response.error_code.val == ErrorCodes.SINGULAR and 'kappa' in response.message
-    set_threshold.parameters[0].value.double_value = 1e6
-    assert client.call(SetParameters, 'set_parameters', set_threshold).results[0].successful
+    try:        # restored whatever happens: the module's node serves the other tests too
+        assert result.results[0].successful, result.results[0].reason
+        response = ik(good)
+        assert response.error_code.val == ErrorCodes.SINGULAR and 'kappa' in response.message
+    finally:
+        set_threshold.parameters[0].value.double_value = before
+        assert client.call(SetParameters, 'set_parameters', set_threshold).results[0].successful
     # out-of-range tolerance is refused by the parameter's range
     set_tol = SetParameters.Request(parameters=[Parameter(
         name='ik.tolerance',

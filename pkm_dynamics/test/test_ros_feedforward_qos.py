@@ -1,7 +1,9 @@
 """The feedforward's QoS over DDS, for a controller that wants the newest reference and no
 backlog: a reference older than ``feedforward.max_age`` gets no output (the others do, in
 order, equal to the core); a burst the node cannot keep up with, into a queue of depth 1,
-is answered with the newest references only, in order, the last one included."""
+is answered with the newest references only, in order, the last one included; with
+``feedforward.reliability: best_effort`` a best-effort reference stream (which a reliable
+subscription refuses as incompatible) is answered to a best-effort subscriber."""
 import time
 
 import numpy as np
@@ -27,6 +29,8 @@ def crane(module_node, example_robot):
     # reference of a burst can be taken more than the default 0.1 s after it was sent
     module_node(params={'robot_description': text, 'feedforward.qos_depth': 1,
                         'feedforward.max_age': 0.0}, name='ff_newest')
+    module_node(params={'robot_description': text, 'feedforward.reliability': 'best_effort',
+                        'feedforward.max_age': 0.0}, name='ff_best_effort')
     return load_robot(text)
 
 
@@ -94,3 +98,47 @@ def test_a_burst_beyond_the_queue_gives_the_newest_references(crane, module_ros_
     assert len(got) < BURST / 2, len(got)                      # the backlog was dropped
     X, XD, XDD = (np.array(v) for v in zip(*(sent[s] for s in got)))
     assert_array_equal([m.effort for m in states.messages], crane.inverse_dynamics(X, XD, XDD))
+
+
+def best_effort_qos(depth=100):
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
+    return QoSProfile(depth=depth, reliability=ReliabilityPolicy.BEST_EFFORT)
+
+
+def test_best_effort_references_need_the_best_effort_parameter(crane, module_ros_node):
+    """A best-effort reference publisher: the default node's reliable subscription refuses it
+    (an incompatible QoS event), the one of ``feedforward.reliability: best_effort`` takes it,
+    and its outputs reach a best-effort subscriber with the core's efforts."""
+    from rclpy.event_handler import PublisherEventCallbacks
+    from sensor_msgs.msg import JointState
+    from trajectory_msgs.msg import JointTrajectory
+    node = module_ros_node
+    incompatible = []
+    refused = node.create_publisher(
+        JointTrajectory, '/ff_age/reference', best_effort_qos(),
+        event_callbacks=PublisherEventCallbacks(incompatible_qos=incompatible.append))
+    assert spin_until(node, lambda: incompatible, timeout=20.0)
+    assert refused.get_subscription_count() == 0
+    node.destroy_publisher(refused)
+
+    received = []
+    subscription = node.create_subscription(
+        JointState, '/ff_best_effort/feedforward/joint_states', received.append,
+        best_effort_qos(1000))
+    publisher = node.create_publisher(JointTrajectory, '/ff_best_effort/reference',
+                                      best_effort_qos())
+    assert spin_until(node, lambda: publisher.get_subscription_count() == 1 and
+                      subscription.get_publisher_count() == 1, timeout=20.0)
+    sent = {}
+    for k in range(20):         # best effort may lose one: every one received is checked
+        msg, state = reference(crane, k, time.time_ns())
+        sent[stamp_ns(msg)] = state
+        publisher.publish(msg)
+        spin_until(node, lambda: False, timeout=0.01)
+    assert spin_until(node, lambda: len(received) >= 10, timeout=20.0), len(received)
+    got = [stamp_ns(m) for m in received]
+    assert got == sorted(set(got)) and set(got) <= set(sent)
+    X, XD, XDD = (np.array(v) for v in zip(*(sent[s] for s in got)))
+    assert_array_equal([m.effort for m in received], crane.inverse_dynamics(X, XD, XDD))
+    node.destroy_publisher(publisher)
+    node.destroy_subscription(subscription)

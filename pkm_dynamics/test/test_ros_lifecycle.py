@@ -82,8 +82,33 @@ def test_lifecycle_transitions(start_node, ros_node, example_robot):
     assert states.wait_for(ros_node, 1)
     assert_array_equal(states.messages[0].effort, expected)
 
+    completed = Collector(ros_node, JointState, '/joint_states')
+    measured = matched_publisher(ros_node, JointState, '/actuator_states', 10)
+    assert completed.wait_for_publisher(ros_node)
+    measured.publish(JointState(name=NAMES, position=X0))
+    assert completed.wait_for(ros_node, 1)
+    assert_array_equal(completed.messages[0].position, robot.tree_state(np.array(X0))[0])
+
     assert transition(client, 'deactivate') and state(client) == 'inactive'
-    assert inverse_dynamics(client).error_code.val == ErrorCodes.NOT_ACTIVE
+    response = inverse_dynamics(client)
+    assert response.error_code.val == ErrorCodes.NOT_ACTIVE and 'activate' in response.message
+    # deactivated: a reference and a measured state get no output. Sent while inactive, then
+    # the node activated and the other state sent: the next output (on the same publisher, in
+    # order) must be that of the later one -- an output of the inactive one would come first
+    X1 = [0.35, 0.22, 0.27, 0.45]
+    publisher.publish(JointTrajectory(joint_names=NAMES,
+                                      points=[JointTrajectoryPoint(positions=X1)]))
+    measured.publish(JointState(name=NAMES, position=X1))
+    spin_until(ros_node, lambda: False, timeout=0.5)    # (taken by the node while inactive)
+    assert len(states.messages) == 1 and len(completed.messages) == 1
+    assert transition(client, 'activate') and state(client) == 'active'
+    publisher.publish(reference)
+    measured.publish(JointState(name=NAMES, position=X0))
+    assert states.wait_for(ros_node, 2) and completed.wait_for(ros_node, 2)
+    assert_array_equal(states.messages[1].effort, expected)
+    assert_array_equal(completed.messages[1].position, robot.tree_state(np.array(X0))[0])
+    assert transition(client, 'deactivate') and state(client) == 'inactive'
+
     assert transition(client, 'cleanup') and state(client) == 'unconfigured'
     assert client.call(GetModelInfo, 'get_model_info').error_code.val == ErrorCodes.NO_MODEL
     assert process.stop() == 0, process.log()

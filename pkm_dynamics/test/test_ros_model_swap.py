@@ -122,7 +122,8 @@ def test_a_model_is_built_while_the_old_one_serves(start_node, ros_node, example
     setter = ros_node.create_client(SetParameters, '/pkm_dynamics/set_parameters')
     assert setter.wait_for_service(timeout_sec=20.0)
     future = setter.call_async(parameter_request(large))
-    spin_until(ros_node, lambda: False, timeout=0.3)    # the request reaches the node
+    assert spin_until(ros_node, lambda: 'building the model of a new robot_description'
+                      in process.log(), timeout=20.0), process.log()   # the build has begun
     info = model_info(client)
     assert not future.done(), 'get_model_info waited for the build'
     assert info.success and info.robot_name == load_robot(text).description.name

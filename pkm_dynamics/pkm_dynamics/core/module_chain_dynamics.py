@@ -204,9 +204,10 @@ def chain_tree_state(chain: ModuleChain, nq: int, x, xd, xdd) -> tuple:
     return Q, QD, QDD
 
 
-#: the bound (core.bounds) of each named state array; positions are bounded by the strokes
-#: and, for a joint without limits (continuous), by MAX_POSITION
+#: the bound (core.bounds) of each named state array; positions (and an IK seed, ``initial``)
+#: are bounded by the strokes and, for a joint without limits (continuous), by MAX_POSITION
 _STATE_BOUNDS = {"x": lambda a, name: check_position(a, name, "m or rad"),
+                 "initial": lambda a, name: check_position(a, name, "m or rad"),
                  "xd": lambda a, name: check_rate(a, name, 1),
                  "xdd": lambda a, name: check_rate(a, name, 2),
                  "twist": lambda a, name: check_rate(a, name, 1),
