@@ -31,6 +31,9 @@ from .working_mode import DIRECT_STEP, LIMIT_SLACK
 
 #: most halvings of a continuation step of the forward kinematics that fails (then: refused)
 MAX_HALVINGS = 8
+#: most Newton iterations of one continuation step (from a start this near, Newton's method
+#: converges in 3-4; more: the step reaches a singularity or the workspace's end, and is halved)
+STEP_ITERATIONS = 12
 #: relative residual of ``J_IK dx = theta_act - f_IK(x)`` at convergence up to which the
 #: actuator values of a redundantly actuated robot count as consistent
 CONSISTENT_ACTUATORS = 1e-6
@@ -120,7 +123,8 @@ class PkmForwardKinematics:
     def _fk_continuation(self, a, C, sol, tol, max_iter):
         """:meth:`_fk_newton` along the straight path from the actuator values of ``sol`` (the
         start, at pose ``C``) to ``a``, in steps of at most :data:`.jet_dynamics.CONTINUATION_STEP`,
-        a step halved (at most :data:`MAX_HALVINGS` times) where Newton's method fails.  Returns
+        a step halved (at most :data:`MAX_HALVINGS` times) where Newton's method fails (or takes
+        more than :data:`STEP_ITERATIONS`).  Returns
         ``(C, sol)`` at ``a``."""
         a0 = np.array(sol.actuators, dtype=float)
         n = max(1, continuation_steps(np.abs(a - a0).max(initial=0.0), CONTINUATION_STEP,
@@ -129,7 +133,7 @@ class PkmForwardKinematics:
         while s < 1.0:
             t = min(1.0, s + h)
             try:
-                C, sol = self._fk_newton(a0 + t * (a - a0), C, sol, tol, max_iter)
+                C, sol = self._fk_newton(a0 + t * (a - a0), C, sol, tol, min(max_iter, STEP_ITERATIONS))
             except (ConvergenceError, SingularityError) as exc:
                 if h * n < 0.5 ** MAX_HALVINGS:
                     raise ConvergenceError(
