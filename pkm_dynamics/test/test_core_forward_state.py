@@ -108,10 +108,11 @@ def random_poses(r, n, seed=7):
 def test_forward_kinematics_returns_every_pose_the_ik_solves(name):
     """FK(IK(P)) = P to 1e-9 for every pose P that the IK solves from the reference: seeded
     random poses and, for the IRSBot-2, the identity pose (0.92 m above the reference of
-    irsbot2_paths).  Before: a Newton iterate beyond a leg's stroke refused the Gough-Stewart
-    FK (the limits were checked on the iterates), the stop on the actuator error left 2-6e-9 of
-    pose error, and the IRSBot-2 FK of the identity pose's actuators failed in the loop closure
-    (a full Newton step 0.9 m away)."""
+    irsbot2_paths, beyond an actuation singularity: the IK now refuses it, see the next test).
+    Before: a Newton iterate beyond a leg's stroke refused the Gough-Stewart FK (the limits
+    were checked on the iterates), the stop on the actuator error left 2-6e-9 of pose error,
+    and the FK of the identity pose's actuators failed in the loop closure (a full Newton step
+    0.9 m away)."""
     r = robot(name)
     poses = random_poses(r, ROUND_TRIP_POSES) + ([np.eye(4)] if name.startswith("irsbot2") else [])
     solved = 0
