@@ -124,22 +124,35 @@ def test_inner_loop_algorithm_2(robot, state):
 
 
 def test_nested_scheme_reproduces_the_paper_example(robot):
-    """Sec. 6.4.1: target r_6,0 + (0.2, 0, 0.5) m from the reference configuration, accuracy
-    goal 1e-11: the outer loop needs 6 iterations (Fig. 13a); every outer step's inner loop
-    converges (Fig. 13b, here 1-5 steps)."""
+    """Sec. 6.4.1: target r_6,0 + (0.2, 0, 0.5) m from the documented start, the reference
+    configuration (platform at r_6,0), accuracy goal 1e-11, Algorithms 1 + 2.  The public call
+    returns the robot's working mode -- that of the reference (Fig. 5), on which the paper's
+    paths run (Fig. 8): the configuration reached by moving there in small steps (tracked
+    with Algorithm 1 + 2, each step from the previous), limb 1 at phi_1 = -1.580 rad.  The
+    paper's plain Newton iteration from the start needs 6 outer iterations (Fig. 13a) and so
+    does Algorithm 1 here, for both limbs: limb 2 lands on the working mode (the public
+    configuration), limb 1 on the other elbow mode (phi_1 = -2.596 rad), which the public call
+    does not return (its continuation follows the straight path instead)."""
     target = robot.task_pose([0.2, 0.5])
-    for limb in robot.limbs:
-        theta, info = limb_inverse_kinematics_nested(limb, target, np.zeros(limb.n), tol=1e-11)
-        assert info.outer == 6
-        assert info.errors[-1] <= 1e-11
-        assert all(1 <= int(i) <= 5 for step in info.inner for i in step)
-        # errors decay quadratically at the end (Newton-Raphson)
-        e = np.array(info.errors)
-        assert e[-2] < 1e-4 and e[-1] < 10 * e[-2] ** 2 + 1e-11
-        assert loop_residual(limb, theta) <= 1e-10
+    sol = robot.inverse_kinematics(target, scheme="nested", tol=1e-11)
+    assert sol.residual <= 1e-11
+    modes = []
+    for limb, theta in zip(robot.limbs, sol.limb_theta):
         Cp = limb_platform_pose(limb, theta)
-        np.testing.assert_allclose(Cp[:3, 3], target[:3, 3], atol=1e-10)
-        np.testing.assert_allclose(Cp[:3, :3], np.eye(3), atol=1e-9)   # the assembled branch
+        np.testing.assert_allclose(Cp[:3, 3], target[:3, 3], atol=1e-11)
+        tracked = np.zeros(limb.n)
+        for s in np.linspace(0.0, 1.0, 61)[1:]:
+            tracked, _ = limb_inverse_kinematics_nested(limb, robot.task_pose([0.2 * s, 0.5 * s]), tracked, tol=1e-11)
+        np.testing.assert_allclose(theta, tracked, atol=1e-9)
+        # the paper's iteration from the start: 6 outer steps, each inner loop converging
+        direct, info = limb_inverse_kinematics_nested(limb, target, np.zeros(limb.n), tol=1e-11)
+        assert info.outer == 6
+        assert all(1 <= int(i) <= 5 for step in info.inner for i in step)
+        e = np.array(info.errors)           # quadratic decay at the end (Newton-Raphson)
+        assert e[-2] < 1e-4 and e[-1] < 10 * e[-2] ** 2 + 1e-11
+        assert loop_residual(limb, direct) <= 1e-10
+        modes.append(np.abs(direct - theta).max() <= 1e-9)
+    assert modes == [False, True]
 
 
 def test_compound_scheme_agrees_with_nested(robot):

@@ -37,6 +37,7 @@ from .interface import IKSolution, SolverOptions
 from .reactions import reaction_model
 from .spatial import Ad, exp_se3, log_se3, pose_inv
 from .tree_dynamics import forward_kinematics
+from .pkm_forward_kinematics import PkmForwardKinematics
 from .pkm_kinematics import PkmKinematics
 from .pkm_solution import PkmIKSolution, sample  # noqa: F401 (sample: a public helper)
 from .pkm_task_dynamics import TaskSpaceDynamics
@@ -65,7 +66,7 @@ def parabolic_trajectory(t, reference_pose, dx, dz, cycles: float = 3.0, period:
     return P, np.stack([xd, zd], axis=1), np.stack([xdd, zdd], axis=1)
 
 
-class ParallelRobot(PkmKinematics, TaskSpaceDynamics):
+class ParallelRobot(PkmKinematics, PkmForwardKinematics, TaskSpaceDynamics):
     """A PKM with hybrid limbs (paper 001), built from a robot description with a platform.
 
     Parameters: ``description`` (URDF text, path or :class:`RobotDescription`), ``gravity``;

@@ -1,27 +1,30 @@
 """The kinematics of a :class:`~.pkm.ParallelRobot` (paper 001 Secs. 3.6-4): inverse
 kinematics of every limb (nested Algorithms 1+2 or compound Algorithm 3, one compiled call per
 reference where the kernels can take it: :mod:`.compiled.robot_kernels`), velocity and
-acceleration IK (eqs. 27-29), ``J_IK`` (eq. 30), and forward kinematics by Newton's method on the
-IK.  :class:`PkmKinematics` is a part of :class:`~.pkm.ParallelRobot` (a mixin: it uses the
-robot's limbs, platform, options and compiled tables)."""
+acceleration IK (eqs. 27-29) and ``J_IK`` (eq. 30); the IK of a Newton iterate of the forward
+kinematics (:mod:`.pkm_forward_kinematics`).  :class:`PkmKinematics` is a part of
+:class:`~.pkm.ParallelRobot` (a mixin: it uses the robot's limbs, platform, options and
+compiled tables)."""
 from __future__ import annotations
 
 from typing import Callable, NamedTuple
 
 import numpy as np
 
-from .bounds import MAX_RATE, check_limits, check_rate
+from .bounds import MAX_RATE, check_rate
 from .errors import ConvergenceError, SingularityError, StateError
 from .compiled.limb_tables import (CompiledIK, LazyLimbs, compiled_ik, compiled_reference)
 from .compiled.robot_kernels import BAD_INPUT as REFERENCE_BAD_INPUT
+from .compiled.limb_kernels import LIMITS as LIMB_LIMITS
+from .compiled.limb_kernels import OK as LIMB_OK
 from .compiled.robot_kernels import MANIFOLD_TOLERANCE, ORTHONORMAL_TOLERANCE, task_manifold_offset
 from .limb_ik import limb_inverse_kinematics_compound, limb_inverse_kinematics_nested, limb_jacobians
-from .limb_kinematics import limb_platform_pose
+from .limb_kinematics import limb_platform_pose, limb_state
 from .limb_model import TWIST_COMPONENTS
 from .ik_refinement import check_loop_conditions, refine_to_round_off
 from .interface import IKSolution
-from .spatial import exp_se3, log_se3, pose_inv
-from .working_mode import apply_joint_limits, solve_on_working_mode
+from .spatial import log_se3, pose_inv
+from .working_mode import DIRECT_STEP, apply_joint_limits, solve_direct, solve_on_working_mode
 from .pkm_solution import PkmIKSolution, jacobians_of_views, stack_solutions
 
 
@@ -39,6 +42,12 @@ class ReferenceMotion(NamedTuple):
     tree_q: Callable[[], np.ndarray]
 
 
+#: the compiled limb IK's status codes (:mod:`.compiled.limb_kernels`) in words
+LIMB_STATUS_WORDS = ("solved", "a singular matrix", "no convergence", "kappa(F) beyond the threshold",
+                     "a joint moved beyond the direct step", "another assembly branch",
+                     "a loop near a singularity", "a joint beyond its limits")
+#: largest loop residual (m, rad) of a start configuration regarded as assembled
+ASSEMBLED = 1e-6
 #: largest deviation (m, rad) of a requested pose from the task manifold C_ref exp(P_p x)
 TASK_MANIFOLD_TOLERANCE = MANIFOLD_TOLERANCE
 
@@ -99,15 +108,18 @@ class PkmKinematics:
                              f"({' '.join(self.task_space)}), got shape {v.shape}")
         return check_rate(v, name, 2 if name == "acceleration" else 1)
 
-    def _limb_ik_reference(self, limb, pose, th0, scheme, tol):
+    def _limb_ik_reference(self, limb, pose, th0, scheme, tol, iterate=False):
         """One limb's IK by the numpy route (:mod:`.limb_ik`, :mod:`.working_mode`,
         :mod:`.ik_refinement`) with every refusal: ``(theta, outer, inner, jac, state, kappa(F))``.
         The compiled kernel (:func:`.compiled.limb_tables.compiled_ik`) does the same for the
-        common case and hands every other one over to this."""
+        common case and hands every other one over to this.  ``iterate``: a Newton iterate of the
+        forward kinematics: the direct solve only (:func:`.working_mode.solve_direct`), the
+        joint limits not enforced (they are checked on the forward kinematics' solution)."""
         solver = limb_inverse_kinematics_nested if scheme == "nested" else limb_inverse_kinematics_compound
+        solve = solve_direct if iterate else solve_on_working_mode
         try:
-            theta, info = solve_on_working_mode(solver, limb, pose, th0, tol=tol, max_iter=self.max_iter,
-                                                singularity_threshold=self.singularity_threshold)
+            theta, info = solve(solver, limb, pose, th0, tol=tol, max_iter=self.max_iter,
+                                singularity_threshold=self.singularity_threshold)
         except ConvergenceError as exc:
             k0 = limb_jacobians(limb, th0).condition
             raise ConvergenceError(
@@ -123,7 +135,7 @@ class PkmKinematics:
                 f"coordinates to a configuration whose platform pose is {miss:.3g} away from the "
                 "requested one (another assembly branch of the separated limb); start closer")
         check_loop_conditions(limb, state, self.loop_singularity_threshold)
-        theta = apply_joint_limits(limb, theta, th0)
+        theta = apply_joint_limits(limb, theta, th0, check=not iterate)
         jac = limb_jacobians(limb, theta, state)
         k = jac.condition
         if self.singularity_threshold is not None and not k <= self.singularity_threshold:
@@ -151,18 +163,24 @@ class PkmKinematics:
                                -1.0 if lthr is None else float(lthr), V, A, level, keep)
         return None if r.code == REFERENCE_BAD_INPUT else r
 
-    def _ik_one(self, pose, twist, acceleration, thetas, scheme, tol=None):
+    def _ik_one(self, pose, twist, acceleration, thetas, scheme, tol=None, iterate=False):
         tol = self.tol if tol is None else tol
         r = (self._reference_kernel(pose, twist, acceleration, np.concatenate(thetas), scheme, tol)
              if self.compiled else None)
-        return self._ik_solution(pose, twist, acceleration, thetas, scheme, tol, r)
+        return self._ik_solution(pose, twist, acceleration, thetas, scheme, tol, r, iterate)
 
-    def _ik_solution(self, pose, twist, acceleration, thetas, scheme, tol, r):
+    def _ik_solution(self, pose, twist, acceleration, thetas, scheme, tol, r, iterate=False):
         """The :class:`PkmIKSolution` of one reference from the compiled reference's result
         ``r`` (:meth:`_reference_kernel`; None: it did not run or refused the input's shape):
         the checks that word a refusal, and the reference route for every limb the kernel
-        handed over (``thetas``: the start, per limb)."""
+        handed over (``thetas``: the start, per limb).  ``iterate``: a Newton iterate of the
+        forward kinematics (:meth:`_limb_ik_reference`): a limb the kernel stopped for another
+        reason than its joint limits is refused at once (:class:`ConvergenceError`)."""
         T = self._limb_tables
+        if iterate and r is not None:
+            for li in np.flatnonzero((r.status != LIMB_OK) & (r.status != LIMB_LIMITS)):
+                raise ConvergenceError(f"{self.limbs[li].name}: no direct inverse kinematics solve from "
+                                       f"the previous iterate ({LIMB_STATUS_WORDS[r.status[li]]})")
         if r is None:                            # the checks word a refusal
             pose = self._check_pose(pose)
             self._check_task_manifold(pose)
@@ -183,15 +201,19 @@ class PkmKinematics:
         inner = [T.inner(l, r.inner, its[l]) if scheme == "nested" and r.status[l] == 0 else []
                  for l in range(len(self.limbs))]
         J_IK = fd[self._K_rows] if r.J is None else r.J
+        continued = False
         for li in np.flatnonzero(r.status != 0) if r.J is None else ():   # a refusal or the continuation
             limb, th0 = self.limbs[li], thetas[li]
             theta, its[li], inner[li], jacs[li], states[li], cond[li] = \
-                self._limb_ik_reference(limb, pose, th0, scheme, tol)
+                self._limb_ik_reference(limb, pose, th0, scheme, tol, iterate)
+            continued = continued or np.abs(theta - th0).max(initial=0.0) > DIRECT_STEP
             flat[T.toff[li]:T.toff[li + 1]] = theta
             res = max([res] + [np.max(np.abs(g)) for g, _, _ in states[li][2] if len(g)])
             for a, (l, j) in enumerate(self._act):
                 if l == li:
                     J_IK[a] = jacs[li].K[j]
+        if continued:
+            self._check_assembly_mode(thetas, J_IK)
         sol = PkmIKSolution(pose, flat[self._act_flat], self._whole_flat(flat), J_IK, cond, its,
                             np.array(res), T.split(flat), inner=inner)
         sol._jacs, sol._states, sol._flat = jacs, states, flat
@@ -216,6 +238,31 @@ class PkmKinematics:
         elif acceleration is not None:
             raise StateError("an acceleration needs a twist")
         return sol
+
+    def _check_assembly_mode(self, thetas, J_IK):
+        """The continuation of a limb's IK (:func:`.working_mode.solve_on_working_mode`) follows
+        the straight task-space path from the start configuration ``thetas`` (per limb); a limb
+        stays on its working mode, but the robot may cross an actuation singularity on the way
+        (``J_IK`` singular, eq. 30: the platform moves with the actuators locked) onto another
+        assembly mode, which the robot cannot reach from the start and the forward kinematics
+        from the start's actuators does not return.  Raises :class:`SingularityError` when
+        ``det J_IK`` (n_act = delta_p) at the solution (``J_IK``) and at the start have opposite
+        signs.  A start that is not assembled (a loop open, or the limbs' platform poses apart:
+        tree-joint values given as a seed) is on no assembly mode: not checked."""
+        if J_IK.shape[0] != J_IK.shape[1]:
+            return
+        states = [limb_state(limb, th) for limb, th in zip(self.limbs, thetas)]
+        poses = [limb_platform_pose(limb, th, st[0]) for limb, th, st in zip(self.limbs, thetas, states)]
+        gap = max([np.abs(g).max(initial=0.0) for st in states for g, _, _ in st[2]]
+                  + [np.abs(log_se3(pose_inv(poses[0]) @ C)).max() for C in poses])
+        if gap > ASSEMBLED:
+            return
+        J0 = np.array([limb_jacobians(self.limbs[l], thetas[l], states[l]).K[j] for l, j in self._act])
+        if np.linalg.det(J0) * np.linalg.det(J_IK) < 0:
+            raise SingularityError("the straight task-space path from the start configuration to the requested "
+                                   "pose crosses an actuation singularity (det J_IK changes sign: the platform "
+                                   "would move with the actuators locked): the pose is on another assembly "
+                                   "mode of the robot than the start; start on that mode, or closer")
 
     def reference_motion(self, pose, twist, acceleration, warm=None) -> ReferenceMotion:
         """One reference of a feedforward stream: the :class:`ReferenceMotion` (actuator
@@ -272,46 +319,3 @@ class PkmKinematics:
                 pose._jacs = [limb_jacobians(limb, th) for limb, th in zip(self.limbs, pose.limb_theta)]
             return pose
         return self.inverse_kinematics(pose, twist, acceleration, initial)
-
-    # -- forward kinematics -------------------------------------------------------------------
-    def forward_kinematics(self, actuators, *, initial=None, tol: float | None = None,
-                           max_iter: int | None = None, return_solution: bool = False):
-        """Platform pose (4, 4) for actuator values (n_act,): Newton's method on the inverse
-        kinematics, ``x <- x + J_IK^-1 (theta_act - f_IK(x))`` with the pose updated as
-        ``C <- C exp(P_p dx)`` (body-fixed increment, consistent with eq. 30) until the actuator
-        error is below ``tol`` (default 10 x the IK accuracy goal).  ``initial``: a
-        start pose (4,4) or a :class:`PkmIKSolution` (default: the reference pose).  Batched over
-        a leading axis (each sample starts from the previous result).  Actuator values beyond a
-        stroke raise :class:`StateError` naming the joint."""
-        a = np.asarray(actuators, dtype=float)
-        if a.ndim == 2:
-            out, init = [], initial
-            for row in a:
-                C, s = self.forward_kinematics(row, initial=init, tol=tol, max_iter=max_iter, return_solution=True)
-                out.append(C)
-                init = s
-            return np.stack(out)
-        if a.shape != (len(self._act),) or not np.isfinite(a).all():
-            raise StateError(f"actuator values must be {len(self._act)} finite numbers, got shape {a.shape}")
-        tree = self.description.tree      # a value beyond a stroke is no state of the robot
-        check_limits(tree, [tree.joint_index(n) for n in self.actuated_joints], a, "actuator position")
-        tol = 10 * self.tol if tol is None else tol
-        ik_tol = min(self.tol, 1e-3 * tol)
-        max_iter = self.max_iter if max_iter is None else max_iter
-        if isinstance(initial, PkmIKSolution):
-            C, sol0 = np.asarray(initial.pose, dtype=float), initial
-            if C.ndim == 3:
-                C = C[-1]
-        else:
-            C = self.reference_pose.copy() if initial is None else self._check_pose(initial)
-            sol0 = None
-        sol = self.inverse_kinematics(C, initial=sol0, tol=ik_tol)
-        for _ in range(max_iter):
-            err = a - sol.actuators
-            if np.linalg.norm(err) <= tol:
-                return (C, sol) if return_solution else C
-            dx = np.linalg.lstsq(sol.J_IK, err, rcond=None)[0]
-            C = C @ exp_se3(self.P_p @ dx)
-            sol = self.inverse_kinematics(C, initial=sol, tol=ik_tol)
-        raise ConvergenceError(f"forward kinematics did not converge in {max_iter} iterations "
-                               f"(actuator error {np.linalg.norm(a - sol.actuators):.3g} > {tol:g})")

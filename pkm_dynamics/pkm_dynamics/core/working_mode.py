@@ -39,11 +39,25 @@ DIRECT_STEP = 0.5
 LIMIT_SLACK = 1e-12
 
 
+def solve_direct(solver, limb: Limb, C_target, theta0, **kw):
+    """The direct solve ``solver(limb, C_target, theta0, **kw) -> (theta, info)`` (Algorithms 1-2
+    or 3), accepted as staying on the working mode of ``theta0`` (n_l,) when no joint moved by
+    more than :data:`DIRECT_STEP`; else :class:`~.errors.ConvergenceError` (the solver's own
+    refusals pass through)."""
+    theta, info = solver(limb, C_target, theta0, **kw)
+    step = np.abs(theta - theta0).max(initial=0.0)
+    if not step <= DIRECT_STEP:
+        raise ConvergenceError(f"{limb.name}: the direct inverse kinematics solve moved a joint by "
+                               f"{step:.3g} (more than {DIRECT_STEP}): possibly onto another working mode")
+    return theta, info
+
+
 def solve_on_working_mode(solver, limb: Limb, C_target, theta0, **kw):
     """``solver(limb, C, theta, **kw) -> (theta, info)`` (Algorithms 1-2 or 3) for the target
     pose ``C_target`` (4, 4) from ``theta0`` (n_l,), on the working mode of ``theta0``.
 
-    The direct solve if it converges with ``|theta - theta0|_inf <=`` :data:`DIRECT_STEP`;
+    The direct solve if it converges with ``|theta - theta0|_inf <=`` :data:`DIRECT_STEP`
+    (:func:`solve_direct`);
     else solves along ``C_0 exp(s log(C_0^-1 C_target))``, ``s = k / N``, ``k = 1..N``, with
     ``N >= 2`` the smallest number of steps that moves the limb's task coordinates by at most
     :data:`.jet_dynamics.CONTINUATION_STEP` per step (``C_0``: the platform pose of
@@ -52,9 +66,7 @@ def solve_on_working_mode(solver, limb: Limb, C_target, theta0, **kw):
     then count the iterations of every step)."""
     theta0 = np.asarray(theta0, dtype=float)
     try:
-        theta, info = solver(limb, C_target, theta0, **kw)
-        if np.abs(theta - theta0).max(initial=0.0) <= DIRECT_STEP:
-            return theta, info
+        return solve_direct(solver, limb, C_target, theta0, **kw)
     except (ConvergenceError, SingularityError):
         pass
     C0 = limb_platform_pose(limb, theta0)
@@ -76,11 +88,13 @@ def solve_on_working_mode(solver, limb: Limb, C_target, theta0, **kw):
     return theta, info
 
 
-def apply_joint_limits(limb: Limb, theta, theta0) -> np.ndarray:
+def apply_joint_limits(limb: Limb, theta, theta0, check: bool = True) -> np.ndarray:
     """``theta`` (n_l,) with every revolute angle shifted by the multiple of ``2 pi`` that puts
     it within its limits nearest to its start value ``theta0`` (n_l,) (unlimited angles: the
     value nearest the start).  Raises :class:`StateError` naming the joint, its value and its
-    limits when a joint cannot be brought within them."""
+    limits when a joint cannot be brought within them; ``check`` False: leaves such a joint
+    at its value nearest the start (a Newton iterate of the forward kinematics, whose limits
+    are checked on its solution)."""
     tree = limb.tree
     out = np.array(theta, dtype=float)
     for j in range(limb.n):
@@ -93,7 +107,9 @@ def apply_joint_limits(limb: Limb, theta, theta0) -> np.ndarray:
                 out[j] = min(cands, key=lambda c: abs(c - theta0[j]))
                 continue
             v = base
-        if not lo <= v <= hi:
+        if lo <= v <= hi or not check:
+            out[j] = v
+        else:
             unit = "rad" if limb.kin.revolute[j] else "m"
             raise StateError(f"joint '{tree.joint_names[j]}' ({limb.name}) would be at {v:.6g} {unit}, outside "
                              f"its limits [{tree.lower[j]:.6g}, {tree.upper[j]:.6g}]: the platform pose "
