@@ -23,7 +23,8 @@ INTERFACE_SOURCES := pkm_dynamics_interfaces/CMakeLists.txt pkm_dynamics_interfa
 	$(wildcard pkm_dynamics_interfaces/srv/*.srv pkm_dynamics_interfaces/msg/*.msg) \
 	cmake/wheel_python_includes.cmake
 # Everything that goes into the pkm_dynamics wheel (directories too, so deletions count).
-PACKAGE_SOURCES := pkm_dynamics/setup.py pkm_dynamics/setup.cfg pkm_dynamics/package.xml \
+PACKAGE_SOURCES := pkm_dynamics/setup.py pkm_dynamics/setup.cfg pkm_dynamics/pyproject.toml \
+	pkm_dynamics/package.xml \
 	$(shell find pkm_dynamics/pkm_dynamics pkm_dynamics/resource pkm_dynamics/launch \
 		pkm_dynamics/config pkm_dynamics/robots -name __pycache__ -prune -o -print 2>/dev/null)
 
@@ -52,11 +53,13 @@ $(STAMPS)/interfaces: $(INTERFACE_SOURCES) $(STAMPS)/requirements
 
 # A regular (non-editable) install: tests and demo run what a user gets. pip puts the node in
 # bin/; colcon (setup.cfg) in lib/pkm_dynamics/, where `ros2 run` and launch look for it.
-# The numba kernels are compiled once into the installed package's cache, so tests, demo and
-# node start warm (the caches of the previous install go first: pip does not know them).
+# The numba kernels are compiled once into the installed package's cache (by the build, see
+# setup.py; the warm-up after it checks they load), so tests, demo and node start warm (the
+# caches of the previous install go first: pip does not know them).
 $(STAMPS)/pkm_dynamics: $(PACKAGE_SOURCES) | $(STAMPS)/interfaces
 	rm -rf pkm_dynamics/build pkm_dynamics/*.egg-info
-	rm -rf $(VENV)/lib/python*/site-packages/pkm_dynamics/core/compiled/__pycache__
+	rm -rf $(VENV)/lib/python*/site-packages/pkm_dynamics/core/compiled/__pycache__ \
+		$(VENV)/lib/python*/site-packages/pkm_dynamics/core/__pycache__
 	$(PIP) install --quiet --no-deps --no-build-isolation --force-reinstall ./pkm_dynamics
 	rm -rf pkm_dynamics/build pkm_dynamics/*.egg-info
 	mkdir -p $(VENV)/lib/pkm_dynamics

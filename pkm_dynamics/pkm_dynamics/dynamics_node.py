@@ -42,6 +42,7 @@ executors of the node and of those topics), ``state_messages`` (the state's mess
 each state space), ``spinning`` (executor threads and signals).
 """
 import gc
+import logging
 import signal
 
 from diagnostic_msgs.msg import DiagnosticArray
@@ -290,6 +291,24 @@ def freeze_heap():
     gc.freeze()
 
 
+class CoreLogToRos(logging.Handler):
+    """The lines of the ROS-free core's ``pkm_dynamics.core`` logger (kernels compiled at a
+    model build, :func:`~pkm_dynamics.core.compiled.warmup.load_kernels`) on the node's ROS
+    ``logger``, at their level."""
+
+    def __init__(self, logger):
+        super().__init__(logging.INFO)
+        self.ros_logger = logger
+
+    def emit(self, record):
+        if record.levelno >= logging.ERROR:
+            self.ros_logger.error(self.format(record))
+        elif record.levelno >= logging.WARNING:
+            self.ros_logger.warning(self.format(record))
+        else:
+            self.ros_logger.info(self.format(record))
+
+
 def main(args=None):
     # SIGINT (Ctrl-C) and SIGTERM (ros2 launch, systemd) are only noted, never raised as an
     # exception that could leave a lock held anywhere: the node stops once it spins (see
@@ -304,6 +323,9 @@ def main(args=None):
             # or rclpy's: out of a descriptor's range, of the wrong type): refuse to start
             rclpy.logging.get_logger('pkm_dynamics').fatal(str(exc))
             return 1
+        core_log = logging.getLogger('pkm_dynamics.core')
+        core_log.setLevel(logging.INFO)
+        core_log.addHandler(CoreLogToRos(node.get_logger()))
         if node.get_parameter('autostart').value:
             if node.trigger_configure() == TransitionCallbackReturn.SUCCESS:
                 node.trigger_activate()

@@ -195,7 +195,7 @@ PROBE = ("import numpy as np\n"
 def _probe(site, **env):
     e = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "XDG_CACHE_HOME", "HOME")}
     e.update(env, PYTHONPATH=str(site), PYTHONDONTWRITEBYTECODE="1")
-    out = subprocess.run([sys.executable, "-c", PROBE], env=e, capture_output=True, text=True, timeout=300)
+    out = subprocess.run([sys.executable, "-c", PROBE], env=e, cwd=site, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     return out.stdout.strip()
 

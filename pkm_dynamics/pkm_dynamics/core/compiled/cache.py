@@ -6,26 +6,40 @@ no locator available`` as soon as a kernel is defined, so a read-only install co
 import the package.  :func:`configure_cache` picks the first writable location of
 
 1. ``NUMBA_CACHE_DIR`` if the user set it;
-2. the package directory itself (its ``__pycache__``: what ``make setup`` fills);
+2. the package itself: numba's own place, the ``__pycache__`` beside each kernel source
+   (``core/compiled/__pycache__``, ``core/__pycache__``).  numba finds a cached kernel there
+   by its file name beside the source and checks it against a hash of the source's content,
+   so the cache is valid wherever the package is copied: the build (``setup.py``, see
+   :func:`~.warmup.main`) compiles into the build tree and the wheel, ``pip install``,
+   ``setup.py install`` and colcon carry the cache to the installed package;
 3. ``$XDG_CACHE_HOME/pkm_dynamics/numba`` (default ``~/.cache/pkm_dynamics/numba``);
 
-and points numba there (``NUMBA_CACHE_DIR``); when none is writable the kernels are compiled
-without a cache (``CACHING`` is False: every process compiles them again, a few seconds).
+and points numba there (``NUMBA_CACHE_DIR``, unset for location 2); when none is writable the
+kernels are compiled without a cache (``CACHING`` is False: every process compiles them again
+when its first robot is built, tens of seconds).
 
 numba checks a cached kernel only against its own source file, not against the files of the
 functions it inlined: a kernel cached before an edit of :mod:`.spatial_kernels` (or of the
-scalar functions of :mod:`..spatial` it compiles) would keep the old helpers.  So locations 2
-and 3 get a subdirectory named after a hash of every source of this package (:func:`source_hash`):
-any edit starts a fresh cache.  A ``NUMBA_CACHE_DIR`` the user set is used as it is (processes
-started from this one inherit the chosen directory).
+scalar functions of :mod:`..spatial` it compiles) would keep the old helpers.  So location 3
+gets a subdirectory named after a hash of every source of this package (:func:`source_hash`),
+and location 2 records that hash beside its cache (:data:`SOURCES_FILE`): a cache of other
+sources (or another numba) is removed before any kernel is defined (:func:`drop_stale_cache`).
+Any edit then starts a fresh cache.  A ``NUMBA_CACHE_DIR`` the user set is used as it is
+(processes started from this one inherit the chosen directory).
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import tempfile
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+#: the directories of the sources numba compiles kernels from (this one; ``core``: the scalar
+#: functions of ``spatial.py``): their ``__pycache__`` is location 2
+KERNEL_SOURCE_DIRS = (_PACKAGE_DIR, os.path.dirname(_PACKAGE_DIR))
+#: the file, in location 2, naming the sources (:func:`source_hash`) its kernels were compiled from
+SOURCES_FILE = os.path.join(_PACKAGE_DIR, "__pycache__", "pkm_dynamics_kernel_sources")
 
 
 def _writable_dir(path: str) -> bool:
@@ -52,17 +66,42 @@ def source_hash() -> str:
     return h.hexdigest()[:16]
 
 
+def in_package() -> str:
+    """Location 2: the ``__pycache__`` of the kernel sources (the first names it)."""
+    return os.path.dirname(SOURCES_FILE)
+
+
 def cache_candidates() -> list:
     """The cache locations in the order of the module docstring."""
     out = []
     user = os.environ.get("NUMBA_CACHE_DIR")
     if user:
         out.append(user)
-    tag = source_hash()
-    out.append(os.path.join(_PACKAGE_DIR, "__pycache__", f"numba-{tag}"))
+    out.append(in_package())
     xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    out.append(os.path.join(xdg, "pkm_dynamics", "numba", tag))
+    out.append(os.path.join(xdg, "pkm_dynamics", "numba", source_hash()))
     return out
+
+
+def drop_stale_cache() -> None:
+    """Remove the kernels cached in the package (location 2) unless :data:`SOURCES_FILE` names
+    the present sources (:func:`source_hash`), then name them there: numba would otherwise
+    load a kernel whose inlined helpers have changed since."""
+    tag = source_hash()
+    try:
+        with open(SOURCES_FILE) as f:
+            if f.read().strip() == tag:
+                return
+    except OSError:
+        pass
+    for directory in KERNEL_SOURCE_DIRS:
+        cache = os.path.join(directory, "__pycache__")
+        for name in os.listdir(cache) if os.path.isdir(cache) else ():
+            if name.endswith((".nbi", ".nbc")):
+                with contextlib.suppress(FileNotFoundError):    # another process was first
+                    os.remove(os.path.join(cache, name))
+    with open(SOURCES_FILE, "w") as f:
+        f.write(tag + "\n")
 
 
 def configure_cache() -> str | None:
@@ -70,7 +109,13 @@ def configure_cache() -> str | None:
     directory, or None when nothing is writable."""
     import numba
     for path in cache_candidates():
-        if _writable_dir(path):
+        if path == in_package():
+            if all(_writable_dir(os.path.join(d, "__pycache__")) for d in KERNEL_SOURCE_DIRS):
+                drop_stale_cache()
+                os.environ.pop("NUMBA_CACHE_DIR", None)     # numba's own place, beside the sources
+                numba.config.CACHE_DIR = ""
+                return path
+        elif _writable_dir(path):
             os.environ["NUMBA_CACHE_DIR"] = path
             numba.config.CACHE_DIR = path
             return path

@@ -1,25 +1,41 @@
 """Compile every kernel once and store it in numba's cache, so that tests, demo and node start
-warm: ``python -m pkm_dynamics.core.compiled.warmup`` (``make setup`` runs it after installing
-the package).  Prints the cache location and the time taken."""
+warm: ``python -m pkm_dynamics.core.compiled.warmup [ROBOTS]`` (``ROBOTS``: a directory of
+robot descriptions, default the installed example robots).  The package build runs it on the
+build tree (``setup.py``: the wheel and every install carry the cache, see :mod:`.cache`);
+``make setup`` after installing the package.  Prints the cache location and the time taken.
+
+A robot built without a valid cache compiles its kernels when it is built (:func:`load_kernels`,
+never at its first call) and says so on the ``pkm_dynamics.core`` logger."""
 from __future__ import annotations
 
+import logging
+import os
 import sys
 import time
 
 import numpy as np
 
+#: where :func:`load_kernels` reports kernels it had to compile (the node forwards it to ROS)
+LOG = logging.getLogger("pkm_dynamics.core")
 
-def warm(trees: bool = True, families: tuple = ("chain", "pkm", "hoid")) -> float:
+
+def installed_robots() -> str:
+    """The example robots of the installed package (``<prefix>/share/pkm_dynamics/robots``)."""
+    return os.path.join(sys.prefix, "share", "pkm_dynamics", "robots")
+
+
+def warm(trees: bool = True, families: tuple = ("chain", "pkm", "hoid"), robots: str | None = None) -> float:
     """Run every compiled call of the kernel ``families`` once: ``"chain"`` (:func:`warm_chain`),
     ``"pkm"`` the limb kernels (:func:`warm_pkm`), ``"hoid"`` the higher-order ID kernels of
     paper 002, and with ``trees`` the tree kernels (FK, kinematics, RNEA, CRBA, ABA, frame
-    Jacobian) on the spanning tree of a generated chain; returns seconds."""
+    Jacobian) on the spanning tree of a generated chain; with ``robots`` (a directory of robot
+    descriptions) every robot there is built too (:func:`warm_robots`); returns seconds."""
     t = time.perf_counter()
     tree = None
     if "chain" in families:
         tree = warm_chain()
     if "pkm" in families:
-        warm_pkm()
+        warm_pkm(robots or installed_robots())
     if "hoid" in families:
         _warm_hoid()
     if trees:
@@ -28,6 +44,8 @@ def warm(trees: bool = True, families: tuple = ("chain", "pkm", "hoid")) -> floa
             from ..examples import module_chain_urdf
             tree = parse_description(module_chain_urdf(2)).tree
         warm_tree(tree)
+    if robots is not None:
+        warm_robots(robots)
     return time.perf_counter() - t
 
 
@@ -52,15 +70,13 @@ def warm_chain():
     return robot.tree
 
 
-def warm_pkm() -> None:
+def warm_pkm(robots: str) -> None:
     """The limb kernels (:mod:`.limb_ik_kernels`, :mod:`.robot_kernels`: both IK schemes, rates,
     ID; :mod:`.robot_dynamics`: FD, with and without a wrench) on the example planar 3-RRR of
-    the installed share directory (skipped where it is not installed there: the kernels then
-    compile at their first call)."""
-    import os
-
+    the directory ``robots`` (skipped where it is not there: the kernels then compile when the
+    first parallel robot is built)."""
     from ..pkm import ParallelRobot
-    path = os.path.join(sys.prefix, "share", "pkm_dynamics", "robots", "planar_3rrr.urdf")
+    path = os.path.join(robots, "planar_3rrr.urdf")
     if not os.path.exists(path):
         return
     robot = ParallelRobot(path)
@@ -71,6 +87,16 @@ def warm_pkm() -> None:
     u = robot.inverse_dynamics(sol, z, z)
     robot.forward_dynamics(sol, z, u)
     robot.forward_dynamics(sol, z, u, wrench=np.zeros(6))
+
+
+def warm_robots(robots: str) -> None:
+    """Build every robot description of the directory ``robots`` (``*.urdf``): whatever a
+    robot kind compiles when it is built (its family's kernels, :func:`load_kernels`, and the
+    kernels of its construction) is then in the cache too."""
+    from ..robot import load_robot
+    for name in sorted(os.listdir(robots)) if os.path.isdir(robots) else ():
+        if name.endswith(".urdf"):
+            load_robot(os.path.join(robots, name))
 
 
 def warm_tree(tree) -> None:
@@ -111,24 +137,41 @@ def _warm_hoid() -> None:
 _loaded = set()
 
 
-def load_kernels(family: str | None = None) -> None:
+def load_kernels(family: str | None = None) -> int:
     """The kernels of one ``family`` (``"chain"``, ``"pkm"``, ``"hoid"``; None: every family)
     in memory (loaded from numba's cache, or compiled where there is none) once per process,
     when the first robot of that kind is built: its first call (a service's first request) then
     does not pay the ~0.5 s of loading them, and a robot does not pay for the kernels of
     another kind.  The tree kernels are not among them (the robots' calls do not use them; each
-    loads on its first call, about 0.05 s)."""
+    loads on its first call, about 0.05 s).  Returns how many kernel signatures had to be
+    compiled (no valid cache); when any, a line on :data:`LOG` says so, how long it took and
+    where they are kept."""
+    from numba.core import event
     wanted = tuple(f for f in (("chain", "pkm", "hoid") if family is None else (family,)) if f not in _loaded)
-    if wanted:
-        _loaded.update(wanted)      # first: warm_chain() builds a robot itself
-        warm(trees=False, families=wanted)
+    if not wanted:
+        return 0
+    _loaded.update(wanted)      # first: warm_chain() builds a robot itself
+    with event.install_recorder("numba:compile") as compiles:
+        seconds = warm(trees=False, families=wanted)
+    compiled = sum(1 for _, e in compiles.buffer if e.is_start)
+    if compiled:
+        LOG.warning("compiled %d numba kernel signatures (%s) in %.1f s: no valid cache of them "
+                    "in %s", compiled, ", ".join(wanted), seconds, cache_location())
+    return compiled
 
 
-def main() -> int:
+def cache_location() -> str:
+    """Where the kernels are cached (:mod:`.cache`), in words."""
     from .cache import CACHE_DIR
-    seconds = warm()
-    where = "not cached (no writable location)" if CACHE_DIR is None else CACHE_DIR
-    print(f"pkm_dynamics: compiled kernels ready in {seconds:.1f} s, cache: {where}")
+    if CACHE_DIR is None:
+        return "no writable location: not cached, every process compiles them"
+    return f"{CACHE_DIR} (kept for the next start)"
+
+
+def main(argv=None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    seconds = warm(robots=args[0] if args else installed_robots())
+    print(f"pkm_dynamics: compiled kernels ready in {seconds:.1f} s, cache: {cache_location()}")
     return 0
 
 
