@@ -145,6 +145,7 @@ class DynamicsNode(ParameterHandling, Services, Streaming, LifecycleNode):
             use_global_arguments=False, start_parameter_services=False, enable_rosout=False)
         self._pub = {}
         self._streams = []
+        self._stream_ready = None       # the model the streaming thread is prepared for
 
     # -- lifecycle ----------------------------------------------------------------------------
     def on_configure(self, state):
@@ -244,6 +245,9 @@ class DynamicsNode(ParameterHandling, Services, Streaming, LifecycleNode):
         self._model_error = ''
         self._description_note = ''
         self._model = model
+        executor = self.topic_node.executor     # prepares its thread for the model (main)
+        if executor is not None:
+            executor.wake()
         self._diagnostics.new_model()
         self.get_logger().info(
             f'loaded robot "{model.name}" ({model.kind}) from the {source}: actuated joints '
@@ -332,7 +336,8 @@ def main(args=None):
         # a thread and an executor each: the streaming subscriptions | the streaming topics'
         # event handlers | the dynamics services | get_model_info and diagnostics | parameters,
         # lifecycle, descriptions (the executor of the rest of each node wakes the others)
-        topics = LeanExecutor(node.context, kinds=['subscriptions'])
+        topics = LeanExecutor(node.context, kinds=['subscriptions'],
+                          prepare=node.prepare_stream)
         rest = LeanExecutor(node.context, exclude=[node.service_group, node.info_group])
         executors = {
             'pkm_dynamics_topics': topics,

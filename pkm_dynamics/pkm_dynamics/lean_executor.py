@@ -59,10 +59,14 @@ class LeanExecutor:
     destroys an entity, and it wakes the executors it leads), so that every executor of a
     node sees its new entities, and one destroyed is let go at once (a handle held in a wait
     is destroyed only when the wait returns: an executor never woken would keep a destroyed
-    publisher alive in the middleware)."""
+    publisher alive in the middleware). ``prepare``: a callable run in the spinning thread
+    before each wait (cheap when it has nothing to do; :meth:`wake` makes it run soon): the node
+    warms a new model's per-thread scratch in the thread that will stream it."""
 
-    def __init__(self, context, groups=None, exclude=(), kinds=None, woken_by=None):
+    def __init__(self, context, groups=None, exclude=(), kinds=None, woken_by=None,
+                 prepare=None):
         self._context = context
+        self._prepare = prepare
         self._groups = None if groups is None else frozenset(groups)
         self._exclude = frozenset(exclude)
         unknown = set(kinds or ()) - set(KINDS)
@@ -177,6 +181,8 @@ class LeanExecutor:
         the handles are let go after it)."""
         if self._is_shutdown:
             return
+        if self._prepare is not None:
+            self._prepare()
         timeout_ns = -1 if timeout_sec is None else int(timeout_sec * 1e9)
         with ExitStack() as held:
             entities, waitables = self._held_entities(held)

@@ -5,6 +5,7 @@ from pkm_dynamics.conversions import floats, name_index
 from pkm_dynamics.core.description import parse_description
 from pkm_dynamics.core.payload import Payload, description_with_payload
 from pkm_dynamics.core.robot import robot_from_description
+from pkm_dynamics.feedforward_outputs import FeedforwardOutputs
 from pkm_dynamics.state_messages import SPACES
 
 STANDARD_GRAVITY = [0.0, 0.0, -9.80665]
@@ -22,7 +23,9 @@ class Model:
     joint-state completion) belong to the model (only the streaming thread touches them), so
     a swap never hands one robot's solution to another: a new model starts cold. So does
     ``ff_rates``, the feedforward stream's estimate of jerk and snap for the series-elastic
-    motor output (:class:`~pkm_dynamics.core.reference_derivatives.StreamRates`).
+    motor output (:class:`~pkm_dynamics.core.reference_derivatives.StreamRates`), and
+    ``ff_outputs``, the feedforward's reused output messages
+    (:class:`~pkm_dynamics.feedforward_outputs.FeedforwardOutputs`, made with the model).
 
     ``options`` (:class:`~pkm_dynamics.core.interface.SolverOptions`): the solver parameters,
     fixed for the model (other values make a new model). ``payload``
@@ -58,4 +61,5 @@ class Model:
         self.gravity = floats(desc.tree.gravity)
         self.ff_solution = None
         self.ff_rates = None
+        self.ff_outputs = FeedforwardOutputs(self)
         self.completion_solution = None

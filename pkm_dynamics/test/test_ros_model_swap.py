@@ -213,3 +213,24 @@ def test_bad_numbers_and_entities_are_refused_naming_the_culprit(start_node, ros
         assert not result.successful and culprit in result.reason, result.reason
     assert model_info(client).robot_name == load_robot(text).description.name
     assert process.running()
+
+
+def test_the_streaming_thread_is_prepared_for_every_model(start_node, ros_node, example_robot):
+    """The streaming thread makes the stream's core calls once for each model the node serves
+    (the first one at configure, a swapped one when it arrives; its log line), so that the
+    kernels' per-thread scratch exists before the first reference: a PKM first, then a crane
+    set as the parameter, then the PKM again (a new model of the same robot)."""
+    pkm, crane = example_robot('irsbot2'), example_robot('heavy_duty_4dof')
+    process = start_node(params={'robot_description': pkm})
+    names = [load_robot(text).description.name for text in (pkm, crane)]
+
+    def prepared(name, times):
+        return process.log().count(f'streaming thread ready for "{name}"') >= times
+
+    assert spin_until(ros_node, lambda: prepared(names[0], 1), timeout=20.0), process.log()
+    assert set_description(Client(ros_node), crane).successful
+    assert spin_until(ros_node, lambda: prepared(names[1], 1), timeout=20.0), process.log()
+    assert set_description(Client(ros_node), pkm).successful
+    assert spin_until(ros_node, lambda: prepared(names[0], 2), timeout=20.0), process.log()
+    assert 'was not prepared' not in process.log()
+    assert process.running()
