@@ -56,7 +56,7 @@ $(STAMPS)/interfaces: $(INTERFACE_SOURCES) $(STAMPS)/requirements
 # node start warm (the caches of the previous install go first: pip does not know them).
 $(STAMPS)/pkm_dynamics: $(PACKAGE_SOURCES) | $(STAMPS)/interfaces
 	rm -rf pkm_dynamics/build pkm_dynamics/*.egg-info
-	rm -rf $(VENV)/lib/python*/site-packages/pkm_dynamics/core/compiled/__pycache__
+	rm -rf $(VENV)/lib/python*/site-packages/pkm_dynamics/core/numba_support/__pycache__
 	$(PIP) install --quiet --no-deps --no-build-isolation --force-reinstall ./pkm_dynamics
 	rm -rf pkm_dynamics/build pkm_dynamics/*.egg-info
 	mkdir -p $(VENV)/lib/pkm_dynamics

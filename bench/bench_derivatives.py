@@ -37,7 +37,7 @@ from bench_module_chain import PinocchioPeer, case_state  # noqa: E402
 from common import machine  # noqa: E402
 from pkm_dynamics.core.examples import module_chain_urdf  # noqa: E402
 from pkm_dynamics.core.robot import load_robot  # noqa: E402
-from pkm_dynamics.core.spatial import exp_se3  # noqa: E402
+from pkm_dynamics.core.spatial.se3 import exp_se3  # noqa: E402
 
 ROBOTS = os.path.join(ROOT, "pkm_dynamics", "robots")
 

@@ -182,13 +182,14 @@ def _copy_package(tmp_path):
     src = os.path.dirname(pkm_dynamics.__file__)
     dst = tmp_path / "site" / "pkm_dynamics"
     shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__"))
-    (dst / "core" / "compiled" / "__pycache__").write_text("not a directory")
+    (dst / "core" / "numba_support" / "__pycache__").write_text("not a directory")
     return tmp_path / "site"
 
 
 PROBE = ("import numpy as np\n"
-         "from pkm_dynamics.core.compiled import cache, spatial_kernels\n"
-         "assert spatial_kernels.dot(np.ones(6), np.arange(6.0)) == 15.0\n"
+         "from pkm_dynamics.core.numba_support import cache\n"
+         "from pkm_dynamics.core.spatial import se3_kernels\n"
+         "assert se3_kernels.dot(np.ones(6), np.arange(6.0)) == 15.0\n"
          "print(repr(cache.CACHE_DIR), cache.CACHING)\n")
 
 
@@ -219,7 +220,7 @@ def test_an_edited_kernel_source_gets_a_fresh_cache(tmp_path):
     xdg = tmp_path / "xdg"
     env = dict(HOME=str(tmp_path), XDG_CACHE_HOME=str(xdg))
     first = _probe(site, **env)
-    helpers = site / "pkm_dynamics" / "core" / "compiled" / "spatial_kernels.py"
+    helpers = site / "pkm_dynamics" / "core" / "spatial" / "se3_kernels.py"
     helpers.write_text(helpers.read_text() + "\n# edited\n")
     second = _probe(site, **env)
     assert first != second and first.endswith(" True") and second.endswith(" True")

@@ -186,7 +186,7 @@ def _closure_maps(robot, x):
     actuator rates), T3 from the jet route (:mod:`pkm_dynamics.core.jet_dynamics`, Newton and
     pseudo-inverse on the cut-joint constraints: no code of the chain kernels) along
     ``x(t) = x + t``."""
-    from pkm_dynamics.core import taylor
+    from pkm_dynamics.core.spatial import taylor
     from pkm_dynamics.core.jet_dynamics import jet_model, tree_motion_jet
     n, nq = robot.n, robot.tree.nq
     Q, H1, H2 = robot.tree_state(x, np.ones(n), np.zeros(n))

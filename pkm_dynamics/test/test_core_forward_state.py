@@ -13,7 +13,7 @@ import pytest
 from pkm_dynamics.core import StateError, load_robot
 from pkm_dynamics.core.constrained import kkt_inverse_dynamics
 from pkm_dynamics.core.forward_state import forward_state
-from pkm_dynamics.core.spatial import log_se3, pose_inv
+from pkm_dynamics.core.spatial.se3 import log_se3, pose_inv
 
 ROBOTS = Path(__file__).resolve().parents[1] / "robots"
 MODULE_CHAINS = {"linear_4bar_1dof": [0.2], "heavy_duty_4dof": [0.3, 0.2, 0.25, 0.4]}

@@ -29,7 +29,7 @@ from pkm_dynamics.core.hoid_recursion import (fourth_order_kinematics, second_or
                                               tree_motion_from_limbs)
 from pkm_dynamics.core.sea import sea_feedforward
 from pkm_dynamics.core.simple_limb import _platform_jacobian, limb_poses, simple_limb_inverse_kinematics
-from pkm_dynamics.core.spatial import pose_inv
+from pkm_dynamics.core.spatial.se3 import pose_inv
 
 ROBOTS = os.path.join(os.path.dirname(__file__), "..", "robots")
 CASES = {"gsp": ("gough_stewart_6ups", gough_stewart_roll, (0.13, 0.3, 0.61, 0.87)),

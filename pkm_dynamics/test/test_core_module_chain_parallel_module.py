@@ -10,7 +10,7 @@ from pkm_dynamics.core.parallel_module import (ParallelModule, S_X, XI, actuator
                                                alpha_beta_terms, assembled_base_inertia,
                                                assembled_link_inertia, closure, loop_statics_matrix,
                                                loop_statics_rhs, module_kinematics, module_poses)
-from pkm_dynamics.core.spatial import spatial_inertia
+from pkm_dynamics.core.spatial.se3 import spatial_inertia
 
 
 def _module(seed=0):

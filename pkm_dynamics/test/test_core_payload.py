@@ -12,7 +12,7 @@ import pytest
 from pkm_dynamics.core import DescriptionError, load_robot
 from pkm_dynamics.core.payload import (Payload, description_with_payload, payload_link,
                                        robot_with_payload)
-from pkm_dynamics.core.spatial import rpy_matrix
+from pkm_dynamics.core.spatial.se3 import rpy_matrix
 
 ROBOTS = Path(__file__).resolve().parents[1] / "robots"
 PAYLOAD = Payload(35.0, [0.12, -0.05, 0.2], [[0.9, 0.05, -0.02], [0.05, 0.7, 0.03],

@@ -10,7 +10,7 @@ import pytest
 from pkm_dynamics.core import StateError
 from pkm_dynamics.core.derivatives import DynamicsDerivatives
 from pkm_dynamics.core.robot import load_robot
-from pkm_dynamics.core.spatial import exp_se3
+from pkm_dynamics.core.spatial.se3 import exp_se3
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROBOTS = os.path.join(HERE, "..", "robots")

@@ -17,7 +17,7 @@ from pkm_dynamics.core.ik_refinement import loop_conditions
 from pkm_dynamics.core.limb_kinematics import limb_state
 from pkm_dynamics.core.pkm import ParallelRobot, sample
 from pkm_dynamics.core.interface import SolverOptions
-from pkm_dynamics.core.spatial import Ad_inv, log_se3, pose_inv
+from pkm_dynamics.core.spatial.se3 import Ad_inv, log_se3, pose_inv
 from pkm_dynamics.core.tree_dynamics import kinematics
 
 ROBOTS = Path(__file__).resolve().parents[1] / "robots"

@@ -17,7 +17,7 @@ from pkm_dynamics.core.errors import StateError
 from pkm_dynamics.core.examples import module_chain_urdf
 from pkm_dynamics.core.reactions import cut_frames
 from pkm_dynamics.core.robot import load_robot
-from pkm_dynamics.core.spatial import Ad, Ad_inv
+from pkm_dynamics.core.spatial.se3 import Ad, Ad_inv
 from pkm_dynamics.core.tree import EXTENSION_TAGS
 from pkm_dynamics.core.tree_dynamics import body_wrenches, crba, forward_kinematics, rnea
 

@@ -11,7 +11,7 @@ import numpy as np
 import pinocchio as pin     # a test dependency (package.xml, requirements.txt): never skipped
 
 from pkm_dynamics.core import spatial
-from pkm_dynamics.core.compiled import spatial_kernels
+from pkm_dynamics.core.spatial import se3_kernels as spatial_kernels
 
 ANGLES = (0.0, 1e-12, 1e-10, 1e-8, 1e-6, 1e-5, 5e-5, 9e-5, 1e-4, 1.1e-4, 1.2e-4, 1.22e-4,
           1.25e-4, 1.3e-4, 1.5e-4, 1.8e-4, 2e-4, 3e-4, 5e-4, 1e-3, 1.5e-3, 2e-3, 5e-3, 1e-2,

@@ -28,7 +28,7 @@ import numpy as np
 
 from .errors import ConvergenceError, SingularityError, StateError
 from .interface import IKSolution
-from .spatial import Ad_inv, log_se3, pose_inv
+from .spatial.se3 import Ad_inv, log_se3, pose_inv
 from .tree_dynamics import kinematics
 
 #: relative residual up to which a twist / acceleration counts as realisable by the chain

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import jet_dynamics as JD
-from . import taylor as T
+from .spatial import taylor as T
 from .bounds import check_bound, check_limits, check_position, check_rate
 from .description import RobotDescription
 from .compiled import hoid_kinematics as HK

@@ -34,7 +34,7 @@ import scipy.linalg
 
 from .errors import SingularityError
 from .simple_limb import SimpleLimbModel, limb_poses
-from .spatial import Ad_batch, Ad_inv_batch, ad_batch, mv_batch, pose_inv
+from .spatial.se3 import Ad_batch, Ad_inv_batch, ad_batch, mv_batch, pose_inv
 
 
 @dataclass

@@ -27,12 +27,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import taylor as T
+from .spatial import taylor as T
 from .bounds import continuation_steps
 from .cut_joints import LoopConstraints
 from .description import RobotDescription
 from .errors import ConvergenceError, SingularityError, StateError
-from .spatial import exp_se3, log_se3, pose_inv
+from .spatial.se3 import exp_se3, log_se3, pose_inv
 from .tree_dynamics import body_jacobian, forward_kinematics
 
 #: order of the motion jets (4th derivative in) and of the force jets (2nd derivative out)

@@ -18,7 +18,7 @@ from .errors import ConvergenceError, DescriptionError, SingularityError
 from .limb_kinematics import limb_state
 from .limb_model import build_limbs
 from .loop_constraints import _resolve, constraint_resolution, loop_acceleration_bias, solve_loop_constraints
-from .spatial import Ad_inv
+from .spatial.se3 import Ad_inv
 from .tree_dynamics import crba, rnea
 
 #: continuation step counts tried, in order, from the reference configuration

@@ -16,7 +16,7 @@ import numpy as np
 
 from .cut_joints import CutJointGeometry
 from .errors import DescriptionError
-from .spatial import Ad, Ad_inv, ad, cross_batch, exp_unit_screws_batch, hat, pose_inv
+from .spatial.se3 import Ad, Ad_inv, ad, cross_batch, exp_unit_screws_batch, hat, pose_inv
 from .tree import TreeModel
 from .tree_dynamics import body_jacobian, forward_kinematics, kinematics
 

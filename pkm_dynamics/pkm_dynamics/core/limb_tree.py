@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import DescriptionError
-from .spatial import Ad, pose_inv
+from .spatial.se3 import Ad, pose_inv
 from .tree import TreeModel
 
 

@@ -24,7 +24,7 @@ import numpy as np
 from .cut_joints import CutJointGeometry, cut_joint_constraint
 from .errors import ConvergenceError, SingularityError
 from .limb_kinematics import _I4, body_jacobian_derivative, limb_state
-from .spatial import cross_batch, hat
+from .spatial.se3 import cross_batch, hat
 from .tree import TreeModel
 from .tree_dynamics import body_jacobian, kinematics
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from .compiled import ChainModel
 from .compiled.chain_reactions_model import ReactionsModel, chain_joint_reactions
-from .compiled.warmup import load_kernels
+from .numba_support.warmup import load_kernels
 from .compiled import chain_forward_dynamics as compiled_forward_dynamics
 from .compiled import chain_forward_kinematics as compiled_forward_kinematics
 from .compiled import chain_inverse_dynamics as compiled_inverse_dynamics

@@ -22,7 +22,7 @@ import numpy as np
 
 from .description import RobotDescription
 from .errors import DescriptionError
-from .spatial import spatial_inertia, transform_inertia
+from .spatial.se3 import spatial_inertia, transform_inertia
 from .validation import check_payload
 
 

@@ -31,11 +31,11 @@ import numpy as np
 from .description import as_description
 from .errors import DescriptionError
 from .compiled.limb_tables import (LimbTables, robot_constants)
-from .compiled.warmup import load_kernels
+from .numba_support.warmup import load_kernels
 from .limb_model import TWIST_COMPONENTS, build_limbs
 from .interface import IKSolution, SolverOptions
 from .reactions import reaction_model
-from .spatial import Ad, exp_se3, log_se3, pose_inv
+from .spatial.se3 import Ad, exp_se3, log_se3, pose_inv
 from .tree_dynamics import forward_kinematics
 from .pkm_kinematics import PkmKinematics
 from .pkm_solution import PkmIKSolution, sample  # noqa: F401 (sample: a public helper)

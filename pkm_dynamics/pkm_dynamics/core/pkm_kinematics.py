@@ -20,7 +20,7 @@ from .limb_kinematics import limb_platform_pose
 from .limb_model import TWIST_COMPONENTS
 from .ik_refinement import check_loop_conditions, refine_to_round_off
 from .interface import IKSolution
-from .spatial import exp_se3, log_se3, pose_inv
+from .spatial.se3 import exp_se3, log_se3, pose_inv
 from .working_mode import apply_joint_limits, solve_on_working_mode
 from .pkm_solution import PkmIKSolution, jacobians_of_views, stack_solutions
 

@@ -24,7 +24,7 @@ from functools import cached_property
 import numpy as np
 
 from .errors import DescriptionError
-from .spatial import pose, rpy_matrix, spatial_inertia, transform_inertia
+from .spatial.se3 import pose, rpy_matrix, spatial_inertia, transform_inertia
 from .validation import (MAX_COORDINATE, MAX_DESCRIPTION_CHARS, check_element_counts, check_numbers,
                          check_text_size, check_urdf, unit_axis)
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import StateError
-from .spatial import Ad, Ad_inv, ad, bracket, exp_se3
+from .spatial.se3 import Ad, Ad_inv, ad, bracket, exp_se3
 from .tree import TreeModel
 
 

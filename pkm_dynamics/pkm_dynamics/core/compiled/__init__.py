@@ -22,7 +22,7 @@ one call, on packed arrays), ``limb_tables`` (model, data, the Python layer); fo
 second-order ID, SEA; model, data and Python layer); ``warmup``
 (compiles everything once: ``python -m pkm_dynamics.core.compiled.warmup``).
 """
-from .cache import CACHE_DIR, CACHING
+from ..numba_support.cache import CACHE_DIR, CACHING
 from .chain_model import (ChainData, ChainModel, chain_forward_dynamics, chain_forward_kinematics,
                           chain_inverse_dynamics, chain_tree_state)
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 
 from ..bounds import MAX_EFFORT, MAX_POSITION, MAX_RATE
-from .cache import scratch_kernel
-from .spatial_kernels import ad_inv_pose_rz_T_add, ad_inv_pose_rz_vec
+from ..numba_support.cache import scratch_kernel
+from ..spatial.se3_kernels import ad_inv_pose_rz_T_add, ad_inv_pose_rz_vec
 
 #: NONFINITE_INPUT: an input is NaN/Inf or beyond its bound of :mod:`..bounds`
 OK, NONFINITE_INPUT, STROKE, CLOSURE, SINGULAR_ANGLE, SINGULAR_DET, SINGULAR_ALPHA, NONFINITE_RESULT = range(8)

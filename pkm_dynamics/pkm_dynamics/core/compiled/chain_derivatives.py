@@ -29,10 +29,10 @@ from __future__ import annotations
 
 import math
 
-from .cache import kernel
+from ..numba_support.cache import kernel
 from .chain_closure import NONFINITE_RESULT, OK, SINGULAR_ALPHA
 from .chain_kernels import check_inputs, id_recursions, row_dynamics, wrench_row
-from .spatial_kernels import bracket_scaled, dot, matTvec, matvec, wrench_bias
+from ..spatial.se3_kernels import bracket_scaled, dot, matTvec, matvec, wrench_bias
 
 
 @kernel

@@ -33,12 +33,12 @@ from __future__ import annotations
 
 import math
 
-from .cache import scratch_kernel
+from ..numba_support.cache import scratch_kernel
 from .chain_closure import (BOUND_ACCELERATION, BOUND_EFFORT, BOUND_POSITION, BOUND_VELOCITY,  # noqa: F401
                             CLOSURE, NONFINITE_INPUT, NONFINITE_RESULT, OK, SINGULAR_ALPHA,
                             SINGULAR_ANGLE, SINGULAR_DET, STROKE, actuator_force_coefficients, carry_back_to_base,
                             carry_to_bodies, check_strokes, closure)
-from .spatial_kernels import (ad_inv, ad_inv_pose_rz, ad_inv_pose_rz_vec, bracket_scaled,
+from ..spatial.se3_kernels import (ad_inv, ad_inv_pose_rz, ad_inv_pose_rz_vec, bracket_scaled,
                               carry_from_next, congruence_add, congruence_rz, congruence_translation, dot, exp_se3,
                               matTvec, matvec, pose_mul, wrench_bias)
 

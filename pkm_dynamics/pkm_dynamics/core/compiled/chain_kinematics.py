@@ -8,10 +8,10 @@ returns a status with ``status = (code, row, module)``.
 from __future__ import annotations
 
 
-from .cache import scratch_kernel
+from ..numba_support.cache import scratch_kernel
 from .chain_closure import (BOUND_ACCELERATION, BOUND_POSITION, BOUND_VELOCITY, NONFINITE_INPUT, OK,
                             check_strokes, closure, loop_angles)
-from .spatial_kernels import exp_se3, pose_mul
+from ..spatial.se3_kernels import exp_se3, pose_mul
 
 
 @scratch_kernel

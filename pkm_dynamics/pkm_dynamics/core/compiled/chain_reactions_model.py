@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import PkmDynamicsError, SingularityError, StateError
-from ..spatial import Ad_inv
+from ..spatial.se3 import Ad_inv
 from ..reactions import JointReactions
 from . import chain_reactions as KR
 from .chain_closure import NONFINITE_RESULT, OK

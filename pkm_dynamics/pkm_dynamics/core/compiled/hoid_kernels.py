@@ -11,11 +11,11 @@ from __future__ import annotations
 import math
 
 from ..bounds import MAX_POSITION, MAX_RATE
-from .cache import scratch_kernel
-from .small_linalg import lu_inverse, mat_vec, matT_vec
+from ..numba_support.cache import scratch_kernel
+from ..spatial.small_linalg import lu_inverse, mat_vec, matT_vec
 from .hoid_kinematics import (BAD_INPUT, NO_CONVERGENCE, NONFINITE_RESULT, OK, SINGULAR, STROKE, copy_vector,
                               limb_fourth_order_kinematics, limb_newton, limb_poses)
-from .spatial_kernels import ad_inv_T_apply, bracket_scaled, dot, matvec, pose_mul, wrench_bias
+from ..spatial.se3_kernels import ad_inv_T_apply, bracket_scaled, dot, matvec, pose_mul, wrench_bias
 
 __all__ = ["OK", "NO_CONVERGENCE", "SINGULAR", "STROKE", "NONFINITE_RESULT", "BAD_INPUT", "hoid_call",
            "hoid_recursion_call"]

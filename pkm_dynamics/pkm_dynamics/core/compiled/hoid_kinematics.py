@@ -33,9 +33,9 @@ from __future__ import annotations
 
 import math
 
-from .cache import scratch_kernel
-from .small_linalg import lu_inverse, lu_solve, mat_vec, norm1
-from .spatial_kernels import ad_apply, ad_inv_apply, bracket_scaled, exp_se3, log_se3, matvec, pose_inv, pose_mul
+from ..numba_support.cache import scratch_kernel
+from ..spatial.small_linalg import lu_inverse, lu_solve, mat_vec, norm1
+from ..spatial.se3_kernels import ad_apply, ad_inv_apply, bracket_scaled, exp_se3, log_se3, matvec, pose_inv, pose_mul
 
 #: status codes of the HOID kernels (NO_CONVERGENCE: the limb Newton; SINGULAR_NEWTON: a zero
 #: pivot on its way; SINGULAR: J_t of a limb singular or ill-conditioned; STROKE: an actuator

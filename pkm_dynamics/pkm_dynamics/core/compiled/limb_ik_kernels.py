@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import math
 
-from .cache import kernel
+from ..numba_support.cache import kernel
 from .limb_kernels import (DIRECT_STEP, FAR_STEP, LIMIT_SLACK, LIMITS, LOOP_CONDITION,
                            NO_CONVERGENCE, OK, OTHER_BRANCH, REFINEMENT_STEPS, ROUND_OFF, SINGULAR,
                            compound_step, limb_jacobians, limb_state, loop_matrix, loop_norm, platform_pose,
                            pose_error, solve_loops)
-from .small_linalg import condition_at_most, lu_solve
-from .spatial_kernels import log_se3, pose_inv_mul
+from ..spatial.small_linalg import condition_at_most, lu_solve
+from ..spatial.se3_kernels import log_se3, pose_inv_mul
 
 #: largest distance |log(C_p^-1 C_target)| of a converged limb from the target (pkm._ik_one)
 MISS_TOLERANCE = 1e-6

@@ -30,9 +30,9 @@ from __future__ import annotations
 
 import math
 
-from .cache import kernel
-from .small_linalg import condition, condition_at_most, frobenius2, lu_solve
-from .spatial_kernels import log_se3, pose_inv_mul
+from ..numba_support.cache import kernel
+from ..spatial.small_linalg import condition, condition_at_most, frobenius2, lu_solve
+from ..spatial.se3_kernels import log_se3, pose_inv_mul
 
 OK, SINGULAR, NO_CONVERGENCE, ILL_CONDITIONED, FAR_STEP, OTHER_BRANCH, LOOP_CONDITION, LIMITS = range(8)
 #: as ik_refinement.ROUND_OFF, REFINEMENT_STEPS, working_mode.DIRECT_STEP / LIMIT_SLACK

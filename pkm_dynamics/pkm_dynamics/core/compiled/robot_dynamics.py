@@ -24,12 +24,12 @@ import numpy as np
 
 from ..bounds import MAX_EFFORT, MAX_RATE
 from . import limb_kernels as K
-from .cache import kernel, scratch_kernel
+from ..numba_support.cache import kernel, scratch_kernel
 from .limb_dynamics_kernels import (_frame_acceleration, body_motion, limb_rates_rnea, limb_task_inertia,
                                     rnea_spatial, spatial_motion)
 from .limb_ik_kernels import limb_prepare
 from .robot_kernels import _f1, _f2, _f3, data_views, model_views
-from .small_linalg import condition_at_most, lu_solve
+from ..spatial.small_linalg import condition_at_most, lu_solve
 
 #: statuses of :func:`robot_forward_dynamics` (culprit: the entry, the limb, or -1)
 FD_OK, FD_BAD_TWIST, FD_BAD_EFFORT, FD_BAD_WRENCH, FD_LIMB, FD_ACTUATION, FD_MASS = range(7)

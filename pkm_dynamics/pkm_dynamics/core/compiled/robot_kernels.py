@@ -20,12 +20,12 @@ import math
 from numpy.lib.stride_tricks import as_strided
 
 from ..bounds import MAX_RATE
-from .cache import kernel
+from ..numba_support.cache import kernel
 from .limb_dynamics_kernels import limb_rates_rnea, limb_task_inertia
 from .limb_ik_kernels import limb_ik, limb_prepare
 from .limb_kernels import OK
-from .small_linalg import condition, lu_solve
-from .spatial_kernels import exp_se3, log_se3, pose_inv_mul, pose_mul
+from ..spatial.small_linalg import condition, lu_solve
+from ..spatial.se3_kernels import exp_se3, log_se3, pose_inv_mul, pose_mul
 
 #: :func:`robot_reference` outcomes: everything done (``u`` too); an input the Python checks
 #: refuse (they word it); a limb's IK stopped with a status (``status``); a limb's rates did;

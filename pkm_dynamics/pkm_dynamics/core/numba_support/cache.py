@@ -40,13 +40,15 @@ def _writable_dir(path: str) -> bool:
 
 
 def source_hash() -> str:
-    """Short hash of the sources of this package (every ``*.py`` beside this file, and
-    ``core/bounds.py`` whose constants the kernels check against, ``core/spatial.py`` and
-    ``core/parallel_module.py`` whose scalar functions they compile) and of the numba version."""
+    """Short hash of the sources of the core (every ``*.py`` below ``core/``: the kernels sit in
+    its concept folders, beside the constants and scalar functions they compile) and of the
+    numba version."""
     import numba
     h = hashlib.sha1(numba.__version__.encode())
-    names = sorted(n for n in os.listdir(_PACKAGE_DIR) if n.endswith(".py"))
-    for name in names + [os.path.join("..", n) for n in ("bounds.py", "spatial.py", "parallel_module.py")]:
+    core = os.path.dirname(_PACKAGE_DIR)
+    names = sorted(os.path.relpath(os.path.join(d, n), _PACKAGE_DIR)
+                   for d, dirs, files in os.walk(core) if "__pycache__" not in d for n in files if n.endswith(".py"))
+    for name in names:
         with open(os.path.join(_PACKAGE_DIR, name), "rb") as f:
             h.update(name.encode() + b"\0" + f.read())
     return h.hexdigest()[:16]

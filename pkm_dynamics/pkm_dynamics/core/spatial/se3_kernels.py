@@ -15,7 +15,7 @@ import math
 
 from .. import spatial
 from ..parallel_module import _AD_POSE_FLAT, _ad_inv_pose_entries
-from .cache import kernel
+from ..numba_support.cache import kernel
 from .small_linalg import mat_vec, matT_vec
 
 

@@ -75,7 +75,7 @@ def warm_pkm() -> None:
 
 def warm_tree(tree) -> None:
     """Every tree kernel once (:mod:`.tree_model`: one signature each, a batch of two states)."""
-    from . import tree_model as T
+    from ..compiled import tree_model as T
     ct = tree.compiled
     q = np.zeros((2, tree.nq))
     T.forward_kinematics(ct, q)
@@ -94,7 +94,7 @@ def _warm_hoid() -> None:
 
     import numpy as np
 
-    from .hoid_model import HoidKernelModel, hoid_full_call, hoid_recursion
+    from ..compiled.hoid_model import HoidKernelModel, hoid_full_call, hoid_recursion
     tree = SimpleNamespace(lower=np.array([-3.0]), upper=np.array([3.0]), nq=1)
     limbs = SimpleNamespace(desc=SimpleNamespace(tree=tree), real=np.ones((1, 1), dtype=bool),
                             index=np.zeros((1, 1), dtype=int), X=np.array([[[0.0, 0, 1, 0, 0, 0]]]),

@@ -18,8 +18,8 @@ import numpy as np
 
 #: ``[w]x`` and ``ad_X`` are linear: the jet of each is the batched form of :mod:`.spatial` applied
 #: to the coefficients, shapes ``(K+1, 3)`` -> ``(K+1, 3, 3)`` and ``(K+1, 6)`` -> ``(K+1, 6, 6)``
-from .spatial import ad_batch as ad  # noqa: F401
-from .spatial import hat_batch as hat
+from .se3 import ad_batch as ad  # noqa: F401
+from .se3 import hat_batch as hat
 
 
 def from_derivatives(derivs) -> np.ndarray:

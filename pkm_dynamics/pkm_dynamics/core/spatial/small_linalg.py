@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from .cache import kernel
+from ..numba_support.cache import kernel
 
 
 @kernel
