@@ -35,7 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from bench_module_chain import PinocchioPeer, case_state  # noqa: E402
 from common import machine  # noqa: E402
-from pkm_dynamics.core.examples import module_chain_urdf  # noqa: E402
+from pkm_dynamics.core.description.examples import module_chain_urdf  # noqa: E402
 from pkm_dynamics.core.robot import load_robot  # noqa: E402
 from pkm_dynamics.core.spatial.se3 import exp_se3  # noqa: E402
 

@@ -46,7 +46,7 @@ sys.path.insert(0, os.path.join(ROOT, "pkm_dynamics"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from common import machine  # noqa: E402
-from pkm_dynamics.core.examples import module_chain_urdf  # noqa: E402
+from pkm_dynamics.core.description.examples import module_chain_urdf  # noqa: E402
 from pkm_dynamics.core.module_chain_dynamics import chain_inverse_dynamics, parallel_serial_forward_dynamics  # noqa: E402
 from pkm_dynamics.core.robot import load_robot  # noqa: E402
 from pkm_dynamics.core.tree import EXTENSION_TAGS  # noqa: E402

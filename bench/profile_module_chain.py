@@ -27,7 +27,7 @@ from bench_module_chain import PinocchioPeer  # noqa: E402
 
 from pkm_dynamics.core.compiled import chain_kernels as K  # noqa: E402
 from pkm_dynamics.core.compiled import chain_model  # noqa: E402
-from pkm_dynamics.core.examples import module_chain_urdf  # noqa: E402
+from pkm_dynamics.core.description.examples import module_chain_urdf  # noqa: E402
 from pkm_dynamics.core.robot import load_robot  # noqa: E402
 
 

@@ -11,7 +11,7 @@ from test_core_reactions import FOUR, ONE, _chain_states, _external, _kkt_reacti
 
 from pkm_dynamics.core.compiled.chain_reactions_model import ReactionsModel
 from pkm_dynamics.core.errors import StateError
-from pkm_dynamics.core.examples import module_chain_urdf
+from pkm_dynamics.core.description.examples import module_chain_urdf
 from pkm_dynamics.core.reactions import joint_reactions as general_reactions
 from pkm_dynamics.core.reactions import reaction_model
 from pkm_dynamics.core.robot import load_robot

@@ -8,7 +8,7 @@ import pytest
 from pkm_dynamics.core import DescriptionError
 from pkm_dynamics.core.constrained import kkt_forward_dynamics, kkt_inverse_dynamics
 from pkm_dynamics.core.cut_joints import LoopConstraints
-from pkm_dynamics.core.description import parse_description
+from pkm_dynamics.core.description.robot_description import parse_description
 from pkm_dynamics.core.tree_dynamics import frame_pose
 
 INERTIA = ('<inertial><origin xyz="{c}"/><mass value="{m}"/>'

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from pkm_dynamics.core import DescriptionError, load_robot
-from pkm_dynamics.core.description import parse_description
+from pkm_dynamics.core.description.robot_description import parse_description
 from pkm_dynamics.core.tree import load_tree
-from pkm_dynamics.core import validation
+from pkm_dynamics.core.description import validation
 
 ROBOTS = Path(__file__).resolve().parents[1] / "robots"
 

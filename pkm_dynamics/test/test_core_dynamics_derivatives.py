@@ -11,7 +11,7 @@ import pytest
 
 from pkm_dynamics.core import SingularityError, StateError
 from pkm_dynamics.core.derivatives import DynamicsDerivatives
-from pkm_dynamics.core.examples import module_chain_urdf
+from pkm_dynamics.core.description.examples import module_chain_urdf
 from pkm_dynamics.core.robot import load_robot
 from pkm_dynamics.core.tree import EXTENSION_TAGS
 from pkm_dynamics.testing import chain_states, module_chain_sources

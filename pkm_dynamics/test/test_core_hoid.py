@@ -20,7 +20,7 @@ import pytest
 
 from pkm_dynamics.core import DescriptionError, load_robot
 from pkm_dynamics.core.constrained import kkt_inverse_dynamics
-from pkm_dynamics.core.description import parse_description
+from pkm_dynamics.core.description.robot_description import parse_description
 from pkm_dynamics.core import jet_dynamics as JD
 from pkm_dynamics.core.higher_order import hoid_model, higher_order_inverse_dynamics
 from pkm_dynamics.core.simple_limb import simple_limb_inverse_kinematics

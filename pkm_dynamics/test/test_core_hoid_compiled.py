@@ -21,7 +21,7 @@ import scipy.optimize
 from pkm_dynamics.core import jet_dynamics as JD
 from pkm_dynamics.core.compiled import hoid_kinematics as HK
 from pkm_dynamics.core.compiled.hoid_model import hoid_full_call, hoid_recursion
-from pkm_dynamics.core.description import parse_description
+from pkm_dynamics.core.description.robot_description import parse_description
 from pkm_dynamics.core.errors import ConvergenceError, SingularityError, StateError
 from pkm_dynamics.core.higher_order import _one, higher_order_inverse_dynamics, hoid_model
 from pkm_dynamics.core.hoid_motions import gough_stewart_roll, pick_and_place

@@ -11,7 +11,7 @@ import pytest
 
 from pkm_dynamics.core import IKSolution, Robot, SolverOptions, StateError, load_robot
 from pkm_dynamics.core.higher_order import HigherOrderResult
-from pkm_dynamics.core.payload import Payload, robot_with_payload
+from pkm_dynamics.core.description.payload import Payload, robot_with_payload
 
 ROBOTS = Path(__file__).resolve().parents[1] / "robots"
 METHODS = ("forward_dynamics", "inverse_dynamics", "joint_motion", "tree_state",

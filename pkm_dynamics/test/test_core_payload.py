@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from pkm_dynamics.core import DescriptionError, load_robot
-from pkm_dynamics.core.payload import (Payload, description_with_payload, payload_link,
+from pkm_dynamics.core.description.payload import (Payload, description_with_payload, payload_link,
                                        robot_with_payload)
 from pkm_dynamics.core.spatial.se3 import rpy_matrix
 

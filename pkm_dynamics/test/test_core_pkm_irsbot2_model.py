@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from pkm_dynamics.core.cut_joints import LoopConstraints
-from pkm_dynamics.core.description import parse_description
+from pkm_dynamics.core.description.robot_description import parse_description
 
 ROBOTS = Path(__file__).resolve().parents[1] / "robots"
 RHO = 2700.0

@@ -14,7 +14,7 @@ import pytest
 from pkm_dynamics.core.constrained import kkt_forward_dynamics
 from pkm_dynamics.core.cut_joints import LoopConstraints, cut_joint_rate_map
 from pkm_dynamics.core.errors import StateError
-from pkm_dynamics.core.examples import module_chain_urdf
+from pkm_dynamics.core.description.examples import module_chain_urdf
 from pkm_dynamics.core.reactions import cut_frames
 from pkm_dynamics.core.robot import load_robot
 from pkm_dynamics.core.spatial.se3 import Ad, Ad_inv

@@ -5,7 +5,7 @@ another thread, never sees the new model with the previous description's rejecti
 import gc
 import weakref
 
-from pkm_dynamics.core.examples import module_chain_urdf
+from pkm_dynamics.core.description.examples import module_chain_urdf
 
 
 def test_a_replaced_model_is_freed_and_the_heap_frozen(rclpy_context):

@@ -8,7 +8,7 @@ import time
 import numpy as np
 
 from pkm_dynamics.core import load_robot
-from pkm_dynamics.core.examples import module_chain_urdf
+from pkm_dynamics.core.description.examples import module_chain_urdf
 from pkm_dynamics.testing import Client, Collector, matched_publisher, spin_until
 
 from test_ros_lifecycle import transition

@@ -8,7 +8,7 @@ from numpy.testing import assert_allclose
 import pytest
 
 from pkm_dynamics.core import load_robot
-from pkm_dynamics.core.payload import Payload, payload_link
+from pkm_dynamics.core.description.payload import Payload, payload_link
 from pkm_dynamics.testing import Client, Collector, matched_publisher
 
 from test_core_payload import with_load_link

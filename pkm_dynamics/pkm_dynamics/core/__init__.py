@@ -24,7 +24,7 @@ model, per-thread data, one kernel per call).
 from .errors import (ConvergenceError, DescriptionError, PkmDynamicsError, SingularityError,
                      StateError)
 from .tree import TreeModel, build_tree, load_tree, read_description
-from .description import (ActuatorSpec, CutJoint, PlatformSpec, RobotDescription,
+from .description.robot_description import (ActuatorSpec, CutJoint, PlatformSpec, RobotDescription,
                           parse_description)
 from .interface import IKSolution, Robot, SolverOptions
 from .robot import load_robot, robot_from_description

@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from .cut_joints import LoopConstraints
-from .description import RobotDescription
+from .description.robot_description import RobotDescription
 from .errors import SingularityError
 from .tree_dynamics import crba, rnea
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .description import CutJoint, RobotDescription
+from .description.robot_description import CutJoint, RobotDescription
 from .spatial.se3 import hat
 from .tree import TreeModel
 from .tree_dynamics import body_jacobian, kinematics, forward_kinematics

@@ -21,7 +21,7 @@ import numpy as np
 from . import jet_dynamics as JD
 from .spatial import taylor as T
 from .bounds import check_bound, check_limits, check_position, check_rate
-from .description import RobotDescription
+from .description.robot_description import RobotDescription
 from .compiled import hoid_kinematics as HK
 from .compiled.hoid_model import HoidKernelModel, hoid_full_call, hoid_one
 from .errors import ConvergenceError, DescriptionError, SingularityError, StateError

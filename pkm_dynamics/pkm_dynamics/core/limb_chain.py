@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .description import RobotDescription, parse_description
+from .description.robot_description import RobotDescription, parse_description
 from .errors import ConvergenceError, DescriptionError, SingularityError
 from .limb_kinematics import limb_state
 from .limb_model import build_limbs

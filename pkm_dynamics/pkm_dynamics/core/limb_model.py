@@ -27,7 +27,7 @@ import numpy as np
 import scipy.linalg
 
 from .cut_joints import cut_joint_constraint, cut_joint_geometry
-from .description import RobotDescription
+from .description.robot_description import RobotDescription
 from .errors import DescriptionError
 from .limb_ik import limb_jacobians
 from .limb_kinematics import LimbScrews, limb_screws

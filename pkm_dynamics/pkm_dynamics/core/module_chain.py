@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .description import RobotDescription
+from .description.robot_description import RobotDescription
 from .errors import DescriptionError
 from .parallel_module import (ParallelModule)
 from .spatial.se3 import (Ad_inv, exp_se3, pose, pose_inv, transform_inertia)

@@ -13,7 +13,7 @@ from .compiled import chain_forward_dynamics as compiled_forward_dynamics
 from .compiled import chain_forward_kinematics as compiled_forward_kinematics
 from .compiled import chain_inverse_dynamics as compiled_inverse_dynamics
 from .compiled import chain_tree_state as compiled_tree_state
-from .description import as_description
+from .description.robot_description import as_description
 from .interface import IKSolution, SolverOptions
 
 from .module_chain import recognise_modules

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .description import as_description
+from .description.robot_description import as_description
 from .errors import DescriptionError
 from .compiled.limb_tables import (LimbTables, robot_constants)
 from .numba_support.warmup import load_kernels

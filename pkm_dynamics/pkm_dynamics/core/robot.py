@@ -1,7 +1,7 @@
 """``load_robot``: the entry point of the core API."""
 from __future__ import annotations
 
-from .description import RobotDescription, parse_description
+from .description.robot_description import RobotDescription, parse_description
 from .interface import SolverOptions
 
 

@@ -24,8 +24,8 @@ def warm(trees: bool = True, families: tuple = ("chain", "pkm", "hoid")) -> floa
         _warm_hoid()
     if trees:
         if tree is None:
-            from ..description import parse_description
-            from ..examples import module_chain_urdf
+            from ..description.robot_description import parse_description
+            from ..description.examples import module_chain_urdf
             tree = parse_description(module_chain_urdf(2)).tree
         warm_tree(tree)
     return time.perf_counter() - t
@@ -36,7 +36,7 @@ def warm_chain():
     batched, FD for one state, and the IK solve from one start, on a generated chain (one
     compilation covers every module kind: the kernels branch at run time).  Returns the chain's
     spanning tree."""
-    from ..examples import module_chain_urdf
+    from ..description.examples import module_chain_urdf
     from ..robot import load_robot
     robot = load_robot(module_chain_urdf(2))
     x = np.zeros((2, robot.n))

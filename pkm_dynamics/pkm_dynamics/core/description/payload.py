@@ -20,9 +20,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .description import RobotDescription
-from .errors import DescriptionError
-from .spatial.se3 import spatial_inertia, transform_inertia
+from .robot_description import RobotDescription
+from ..errors import DescriptionError
+from ..spatial.se3 import spatial_inertia, transform_inertia
 from .validation import check_payload
 
 
@@ -71,7 +71,7 @@ def payload_link(desc: RobotDescription) -> str:
         return desc.platform.link
     if desc.end_effector is not None:
         return desc.end_effector
-    from .module_chain import recognise_modules
+    from ..module_chain import recognise_modules
     return recognise_modules(desc).end_effector
 
 
@@ -95,5 +95,5 @@ def robot_with_payload(robot, payload: Payload):
     """A new robot of the same kind and solver options as ``robot`` (built by
     :func:`.robot.robot_from_description` or a robot class) carrying ``payload`` (added to
     whatever ``robot`` already carries)."""
-    from .robot import robot_from_description
+    from ..robot import robot_from_description
     return robot_from_description(description_with_payload(robot.description, payload), robot.options)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import DescriptionError
+from ..errors import DescriptionError
 
 #: characters of one description (a large robot's URDF is a few hundred kB)
 MAX_DESCRIPTION_CHARS = 2_000_000
