@@ -49,7 +49,7 @@ from common import machine  # noqa: E402
 from pkm_dynamics.core.description.examples import module_chain_urdf  # noqa: E402
 from pkm_dynamics.core.module_chain_dynamics import chain_inverse_dynamics, parallel_serial_forward_dynamics  # noqa: E402
 from pkm_dynamics.core.robot import load_robot  # noqa: E402
-from pkm_dynamics.core.tree import EXTENSION_TAGS  # noqa: E402
+from pkm_dynamics.core.tree.tree_model import EXTENSION_TAGS  # noqa: E402
 
 ROBOTS = os.path.join(ROOT, "pkm_dynamics", "robots")
 

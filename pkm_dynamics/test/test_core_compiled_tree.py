@@ -12,9 +12,9 @@ import pinocchio as pin     # a test dependency (package.xml, requirements.txt):
 import pytest
 
 from pkm_dynamics.core import StateError, load_tree
-from pkm_dynamics.core import tree_dynamics as td
-from pkm_dynamics.core.compiled import tree_model as tm
-from pkm_dynamics.core.tree import EXTENSION_TAGS
+from pkm_dynamics.core.tree import tree_dynamics as td
+from pkm_dynamics.core.tree import compiled_tree as tm
+from pkm_dynamics.core.tree.tree_model import EXTENSION_TAGS
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 URDFS = sorted(glob.glob(os.path.join(HERE, "..", "robots", "*.urdf"))
@@ -168,7 +168,7 @@ def test_bad_shapes_and_overflow_raise_state_error():
 def test_every_call_uses_the_one_compiled_signature():
     """Gravity given or not, wrenches or not, lists or arrays: the inputs are made the one array
     type each kernel is compiled for (another would compile it again, seconds in a control loop)."""
-    from pkm_dynamics.core.compiled import tree_kernels as K
+    from pkm_dynamics.core.tree import tree_kernels as K
     tree = load_tree(URDFS[0])
     ct = tree.compiled
     n = tree.nq

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from pkm_dynamics.core import DescriptionError
-from pkm_dynamics.core.constrained import kkt_forward_dynamics, kkt_inverse_dynamics
-from pkm_dynamics.core.cut_joints import LoopConstraints
+from pkm_dynamics.core.tree.constrained import kkt_forward_dynamics, kkt_inverse_dynamics
+from pkm_dynamics.core.tree.cut_joints import LoopConstraints
 from pkm_dynamics.core.description.robot_description import parse_description
-from pkm_dynamics.core.tree_dynamics import frame_pose
+from pkm_dynamics.core.tree.tree_dynamics import frame_pose
 
 INERTIA = ('<inertial><origin xyz="{c}"/><mass value="{m}"/>'
            '<inertia ixx="0.02" ixy="0.001" ixz="0" iyy="0.03" iyz="0.002" izz="0.025"/></inertial>')

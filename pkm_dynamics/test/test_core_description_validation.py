@@ -9,7 +9,7 @@ import pytest
 
 from pkm_dynamics.core import DescriptionError, load_robot
 from pkm_dynamics.core.description.robot_description import parse_description
-from pkm_dynamics.core.tree import load_tree
+from pkm_dynamics.core.tree.tree_model import load_tree
 from pkm_dynamics.core.description import validation
 
 ROBOTS = Path(__file__).resolve().parents[1] / "robots"

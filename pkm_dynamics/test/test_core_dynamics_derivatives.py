@@ -13,7 +13,7 @@ from pkm_dynamics.core import SingularityError, StateError
 from pkm_dynamics.core.derivatives import DynamicsDerivatives
 from pkm_dynamics.core.description.examples import module_chain_urdf
 from pkm_dynamics.core.robot import load_robot
-from pkm_dynamics.core.tree import EXTENSION_TAGS
+from pkm_dynamics.core.tree.tree_model import EXTENSION_TAGS
 from pkm_dynamics.testing import chain_states, module_chain_sources
 
 HERE = os.path.dirname(os.path.abspath(__file__))

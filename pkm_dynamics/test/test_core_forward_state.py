@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from pkm_dynamics.core import StateError, load_robot
-from pkm_dynamics.core.constrained import kkt_inverse_dynamics
+from pkm_dynamics.core.tree.constrained import kkt_inverse_dynamics
 from pkm_dynamics.core.forward_state import forward_state
 from pkm_dynamics.core.spatial.se3 import log_se3, pose_inv
 

@@ -22,8 +22,8 @@ import pytest
 import scipy.linalg
 
 from pinocchio_loops import PinocchioLoops
-from pkm_dynamics.core.constrained import kkt_forward_dynamics
-from pkm_dynamics.core.cut_joints import LoopConstraints
+from pkm_dynamics.core.tree.constrained import kkt_forward_dynamics
+from pkm_dynamics.core.tree.cut_joints import LoopConstraints
 from pkm_dynamics.core.description.robot_description import parse_description
 from pkm_dynamics.core.description.examples import module_chain_urdf
 from pkm_dynamics.core.robot import load_robot

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pkm_dynamics.core.cut_joints import cut_joint_constraint
+from pkm_dynamics.core.tree.cut_joints import cut_joint_constraint
 from pkm_dynamics.core.errors import ConvergenceError
 from pkm_dynamics.core.limb_ik import (limb_acceleration_ik, limb_inverse_kinematics_compound,
                                        limb_inverse_kinematics_nested, limb_jacobians, limb_velocity_ik)
@@ -15,7 +15,7 @@ from pkm_dynamics.core.loop_constraints import (_cut_bias, constraint_resolution
                                                 cut_joint_jacobian_derivative, loop_acceleration_bias,
                                                 loop_constraints, loop_residual, solve_loop_constraints)
 from pkm_dynamics.core.pkm import ParallelRobot
-from pkm_dynamics.core.tree_dynamics import forward_kinematics, kinematics, rnea
+from pkm_dynamics.core.tree.tree_dynamics import forward_kinematics, kinematics, rnea
 
 ROBOTS = Path(__file__).resolve().parents[1] / "robots"
 

@@ -11,8 +11,8 @@ import pytest
 
 from pkm_dynamics.core import DescriptionError, SingularityError, StateError
 from pinocchio_loops import PinocchioLoops
-from pkm_dynamics.core import tree_dynamics as td
-from pkm_dynamics.core.cut_joints import LoopConstraints
+from pkm_dynamics.core.tree import tree_dynamics as td
+from pkm_dynamics.core.tree.cut_joints import LoopConstraints
 from pkm_dynamics.core.description.examples import module_chain_urdf
 from pkm_dynamics.core.robot import load_robot
 

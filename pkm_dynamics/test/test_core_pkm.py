@@ -56,7 +56,7 @@ def test_ik_along_the_parabolic_path_10ms(robot, ik_10ms):
     assert its.min() >= 1 and its.max() <= 4
     assert np.mean(its == 3) >= 0.5
     # the whole-tree configuration closes every cut joint of the robot description
-    from pkm_dynamics.core.cut_joints import LoopConstraints
+    from pkm_dynamics.core.tree.cut_joints import LoopConstraints
     lc = LoopConstraints(robot.description)
     for i in range(0, len(P), 7):
         assert np.abs(lc.residual(s.q[i])).max() <= 1e-9

@@ -11,14 +11,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pkm_dynamics.core.cut_joints import LoopConstraints
+from pkm_dynamics.core.tree.cut_joints import LoopConstraints
 from pkm_dynamics.core.errors import SingularityError, StateError
 from pkm_dynamics.core.ik_refinement import loop_conditions
 from pkm_dynamics.core.limb_kinematics import limb_state
 from pkm_dynamics.core.pkm import ParallelRobot, sample
 from pkm_dynamics.core.interface import SolverOptions
 from pkm_dynamics.core.spatial.se3 import Ad_inv, log_se3, pose_inv
-from pkm_dynamics.core.tree_dynamics import kinematics
+from pkm_dynamics.core.tree.tree_dynamics import kinematics
 
 ROBOTS = Path(__file__).resolve().parents[1] / "robots"
 #: example PKM and the size of the random task displacements from the reference pose (m, rad)
@@ -264,7 +264,7 @@ def test_ik_state_is_exact_along_the_input_singularity_path(scheme):
 def test_inverse_dynamics_near_the_ill_conditioned_loop_equals_kkt(irsbot2):
     """Eq. 45 at the IK states near limb 1's ill-conditioned loop against the constrained (KKT)
     inverse dynamics of the whole spanning tree at the same (q, qd, qdd), for both schemes."""
-    from pkm_dynamics.core.constrained import kkt_inverse_dynamics
+    from pkm_dynamics.core.tree.constrained import kkt_inverse_dynamics
     desc = irsbot2.description
     act = [desc.tree.joint_index(n) for n in desc.actuated_joints]
     start = walk(irsbot2, [0.068, 0.29])

@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pkm_dynamics.core.cut_joints import LoopConstraints
+from pkm_dynamics.core.tree.cut_joints import LoopConstraints
 from pkm_dynamics.core.description.robot_description import parse_description
 
 ROBOTS = Path(__file__).resolve().parents[1] / "robots"
@@ -62,7 +62,7 @@ def test_description_masses_and_closure(name):
 
 def test_paths_geometry_reproduces_the_paper_reference_height():
     """The printed r_{6,0} of Sec. 6.4 is eq. 46 with PAPER_PATH_LENGTHS (see make_irsbot2_urdf)."""
-    from pkm_dynamics.core.tree_dynamics import frame_pose
+    from pkm_dynamics.core.tree.tree_dynamics import frame_pose
     desc = parse_description(str(ROBOTS / "irsbot2_paths.urdf"))
     s2, s3, s6 = np.sqrt([2.0, 3.0, 6.0])
     r60 = -(4 + 6 * s2 + s6 * np.sqrt(37 - 6 * s2 - 2 * s3 - 4 * s6)) / 24

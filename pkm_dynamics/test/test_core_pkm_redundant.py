@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 import scipy.linalg
 
-from pkm_dynamics.core.constrained import independent_rows, kkt_forward_dynamics
-from pkm_dynamics.core.cut_joints import LoopConstraints
+from pkm_dynamics.core.tree.constrained import independent_rows, kkt_forward_dynamics
+from pkm_dynamics.core.tree.cut_joints import LoopConstraints
 from pkm_dynamics.core.robot import load_robot
-from pkm_dynamics.core.tree_dynamics import rnea
+from pkm_dynamics.core.tree.tree_dynamics import rnea
 
 URDF = (Path(__file__).resolve().parents[1] / "robots" / "planar_3rrr.urdf").read_text()
 REDUNDANT = URDF.replace('<end_effector link="platform"/>',

@@ -11,15 +11,15 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
-from pkm_dynamics.core.constrained import kkt_forward_dynamics
-from pkm_dynamics.core.cut_joints import LoopConstraints, cut_joint_rate_map
+from pkm_dynamics.core.tree.constrained import kkt_forward_dynamics
+from pkm_dynamics.core.tree.cut_joints import LoopConstraints, cut_joint_rate_map
 from pkm_dynamics.core.errors import StateError
 from pkm_dynamics.core.description.examples import module_chain_urdf
 from pkm_dynamics.core.reactions import cut_frames
 from pkm_dynamics.core.robot import load_robot
 from pkm_dynamics.core.spatial.se3 import Ad, Ad_inv
-from pkm_dynamics.core.tree import EXTENSION_TAGS
-from pkm_dynamics.core.tree_dynamics import body_wrenches, crba, forward_kinematics, rnea
+from pkm_dynamics.core.tree.tree_model import EXTENSION_TAGS
+from pkm_dynamics.core.tree.tree_dynamics import body_wrenches, crba, forward_kinematics, rnea
 
 ROBOTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "robots")
 ONE = os.path.join(ROBOTS, "linear_4bar_1dof.urdf")

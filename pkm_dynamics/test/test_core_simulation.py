@@ -13,7 +13,7 @@ from pkm_dynamics.core.errors import StateError
 from pkm_dynamics.core.robot import load_robot
 from pkm_dynamics.core.simulation import task_coordinate_rates
 from pkm_dynamics.core.spatial.se3 import exp_se3, inertia_parameters
-from pkm_dynamics.core.tree_dynamics import crba, forward_kinematics
+from pkm_dynamics.core.tree.tree_dynamics import crba, forward_kinematics
 
 ROBOTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "robots")
 FOUR = os.path.join(ROBOTS, "heavy_duty_4dof.urdf")

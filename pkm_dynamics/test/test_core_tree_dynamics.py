@@ -8,7 +8,7 @@ import pinocchio as pin
 import pytest
 
 from pkm_dynamics.core import DescriptionError, StateError, load_tree, spatial
-from pkm_dynamics.core import tree_dynamics as td
+from pkm_dynamics.core.tree import tree_dynamics as td
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 URDFS = ["arm_6r.urdf", "mixed_chain.urdf", "branched_tree.urdf"]

@@ -23,12 +23,13 @@ model, per-thread data, one kernel per call).
 """
 from .errors import (ConvergenceError, DescriptionError, PkmDynamicsError, SingularityError,
                      StateError)
-from .tree import TreeModel, build_tree, load_tree, read_description
+from .tree.tree_model import TreeModel, build_tree, load_tree, read_description
 from .description.robot_description import (ActuatorSpec, CutJoint, PlatformSpec, RobotDescription,
                           parse_description)
 from .interface import IKSolution, Robot, SolverOptions
 from .robot import load_robot, robot_from_description
-from . import spatial, tree_dynamics
+from . import spatial
+from .tree import tree_dynamics
 
 __all__ = [
     "ConvergenceError", "DescriptionError", "PkmDynamicsError", "SingularityError", "StateError",

@@ -29,7 +29,7 @@ import numpy as np
 from .errors import ConvergenceError, SingularityError, StateError
 from .interface import IKSolution
 from .spatial.se3 import Ad_inv, log_se3, pose_inv
-from .tree_dynamics import kinematics
+from .tree.tree_dynamics import kinematics
 
 #: relative residual up to which a twist / acceleration counts as realisable by the chain
 REALISABLE = 1e-6
@@ -45,7 +45,7 @@ def chain_jacobian(robot, x) -> tuple:
     loop-closure map ``H = dq/dx`` (columns: tree-joint rates of unit actuator rates, eqs. 4-5),
     both compiled (``robot.tree_state`` of the n unit rates as one batch, the tree kernels'
     frame Jacobian).  Returns ``(J, q)``."""
-    from .compiled.tree_model import frame_jacobian
+    from .tree.compiled_tree import frame_jacobian
     n = robot.chain.n
     x = np.asarray(x, dtype=float)
     Q, H_T, _ = robot.tree_state(np.broadcast_to(x, (n, n)), np.eye(n), np.zeros((n, n)))

@@ -30,7 +30,7 @@ from .limb_kinematics import limb_platform_pose, limb_state
 from .limb_model import Limb
 from .loop_constraints import _cut_bias, _resolve
 from .spatial.se3 import Ad_inv
-from .tree_dynamics import kinematics
+from .tree.tree_dynamics import kinematics
 
 #: default largest admissible ``kappa(G_y)`` of a loop at an IK solution
 LOOP_SINGULARITY_THRESHOLD = 1e4

@@ -19,7 +19,7 @@ from .limb_kinematics import limb_state
 from .limb_model import build_limbs
 from .loop_constraints import _resolve, constraint_resolution, loop_acceleration_bias, solve_loop_constraints
 from .spatial.se3 import Ad_inv
-from .tree_dynamics import crba, rnea
+from .tree.tree_dynamics import crba, rnea
 
 #: continuation step counts tried, in order, from the reference configuration
 CONTINUATION_STEPS = (4, 16, 64)

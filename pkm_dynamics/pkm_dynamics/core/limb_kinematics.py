@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .cut_joints import CutJointGeometry
+from .tree.cut_joints import CutJointGeometry
 from .errors import DescriptionError
 from .spatial.se3 import Ad, Ad_inv, ad, cross_batch, exp_unit_screws_batch, hat, pose_inv
-from .tree import TreeModel
-from .tree_dynamics import body_jacobian, forward_kinematics, kinematics
+from .tree.tree_model import TreeModel
+from .tree.tree_dynamics import body_jacobian, forward_kinematics, kinematics
 
 if TYPE_CHECKING:
     from .limb_model import Limb

@@ -26,14 +26,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.linalg
 
-from .cut_joints import cut_joint_constraint, cut_joint_geometry
+from .tree.cut_joints import cut_joint_constraint, cut_joint_geometry
 from .description.robot_description import RobotDescription
 from .errors import DescriptionError
 from .limb_ik import limb_jacobians
 from .limb_kinematics import LimbScrews, limb_screws
 from .limb_tree import components, cut_to_joints, limb_tree, whole_tree
-from .tree import TreeModel
-from .tree_dynamics import forward_kinematics
+from .tree.tree_model import TreeModel
+from .tree.tree_dynamics import forward_kinematics
 
 #: relative singular-value threshold for rank decisions (redundant constraint rows)
 RANK_TOLERANCE = 1e-9

@@ -13,7 +13,7 @@ import numpy as np
 
 from .errors import DescriptionError
 from .spatial.se3 import Ad, pose_inv
-from .tree import TreeModel
+from .tree.tree_model import TreeModel
 
 
 def components(nodes, edges):

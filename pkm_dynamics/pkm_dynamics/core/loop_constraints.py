@@ -21,12 +21,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .cut_joints import CutJointGeometry, cut_joint_constraint
+from .tree.cut_joints import CutJointGeometry, cut_joint_constraint
 from .errors import ConvergenceError, SingularityError
 from .limb_kinematics import _I4, body_jacobian_derivative, limb_state
 from .spatial.se3 import cross_batch, hat
-from .tree import TreeModel
-from .tree_dynamics import body_jacobian, kinematics
+from .tree.tree_model import TreeModel
+from .tree.tree_dynamics import body_jacobian, kinematics
 
 if TYPE_CHECKING:
     from .limb_model import Limb, LoopGroup

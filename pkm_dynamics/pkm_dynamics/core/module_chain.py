@@ -34,7 +34,7 @@ from .description.robot_description import RobotDescription
 from .errors import DescriptionError
 from .parallel_module import (ParallelModule)
 from .spatial.se3 import (Ad_inv, exp_se3, pose, pose_inv, transform_inertia)
-from .tree_dynamics import forward_kinematics as tree_forward_kinematics
+from .tree.tree_dynamics import forward_kinematics as tree_forward_kinematics
 
 #: geometric tolerance (relative to the loop size) for parallel axes / collinear pivots
 GEOMETRY_TOLERANCE = 1e-7

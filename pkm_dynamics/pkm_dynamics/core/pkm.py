@@ -36,7 +36,7 @@ from .limb_model import TWIST_COMPONENTS, build_limbs
 from .interface import IKSolution, SolverOptions
 from .reactions import reaction_model
 from .spatial.se3 import Ad, exp_se3, log_se3, pose_inv
-from .tree_dynamics import forward_kinematics
+from .tree.tree_dynamics import forward_kinematics
 from .pkm_kinematics import PkmKinematics
 from .pkm_solution import PkmIKSolution, sample  # noqa: F401 (sample: a public helper)
 from .pkm_task_dynamics import TaskSpaceDynamics

@@ -20,7 +20,7 @@ from .limb_kinematics import body_jacobian_derivative, tree_coriolis_matrix
 from .loop_constraints import constraint_resolution_derivative
 from .ik_refinement import limb_rates
 from .spatial.se3 import Ad_inv, ad
-from .tree_dynamics import crba, kinematics, rnea
+from .tree.tree_dynamics import crba, kinematics, rnea
 from .pkm_solution import PkmIKSolution
 
 

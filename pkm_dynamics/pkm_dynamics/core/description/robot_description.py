@@ -42,9 +42,9 @@ import numpy as np
 
 from ..errors import DescriptionError
 from ..spatial.se3 import pose, pose_inv, rpy_matrix
-from ..tree import TreeModel, build_tree, read_description
+from ..tree.tree_model import TreeModel, build_tree, read_description
 from .validation import MAX_COORDINATE, MAX_MASS, MAX_STIFFNESS, check_numbers, check_positive, unit_axis
-from ..tree_dynamics import forward_kinematics
+from ..tree.tree_dynamics import forward_kinematics
 
 CUT_JOINT_TYPES = ("revolute", "prismatic", "universal", "spherical")
 TASK_COORDINATES = ("wx", "wy", "wz", "vx", "vy", "vz")

@@ -75,7 +75,7 @@ def warm_pkm() -> None:
 
 def warm_tree(tree) -> None:
     """Every tree kernel once (:mod:`.tree_model`: one signature each, a batch of two states)."""
-    from ..compiled import tree_model as T
+    from ..tree import compiled_tree as T
     ct = tree.compiled
     q = np.zeros((2, tree.nq))
     T.forward_kinematics(ct, q)

@@ -23,9 +23,9 @@ from functools import cached_property
 
 import numpy as np
 
-from .errors import DescriptionError
-from .spatial.se3 import pose, rpy_matrix, spatial_inertia, transform_inertia
-from .description.validation import (MAX_COORDINATE, MAX_DESCRIPTION_CHARS, check_element_counts, check_numbers,
+from ..errors import DescriptionError
+from ..spatial.se3 import pose, rpy_matrix, spatial_inertia, transform_inertia
+from ..description.validation import (MAX_COORDINATE, MAX_DESCRIPTION_CHARS, check_element_counts, check_numbers,
                          check_text_size, check_urdf, unit_axis)
 
 STANDARD_GRAVITY = np.array([0.0, 0.0, -9.80665])
@@ -95,7 +95,7 @@ class TreeModel:
     def compiled(self):
         """This tree as the flat arrays of the compiled tree kernels
         (:class:`~pkm_dynamics.core.compiled.tree_model.CompiledTree`), built on first use."""
-        from .compiled.tree_model import CompiledTree
+        from .compiled_tree import CompiledTree
         return CompiledTree.build(self)
 
     def with_gravity(self, gravity) -> "TreeModel":

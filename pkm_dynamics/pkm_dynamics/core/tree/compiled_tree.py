@@ -19,9 +19,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..bounds import check_tree_vector as reference_check
 from ..errors import StateError
 from . import tree_kernels as K
-from .chain_closure import NONFINITE_INPUT, OK
+from ..compiled.chain_closure import NONFINITE_INPUT, OK
 
 _INPUTS = ("q", "qd", "qdd", "f_ext")
 
@@ -118,10 +119,9 @@ def _a0(ct: CompiledTree, gravity) -> np.ndarray:
 
 def _check(ct: CompiledTree, code: int, rows, names=_INPUTS) -> None:
     """Raise the exception of a kernel status (after a call that did not return OK): a bad
-    input row goes through the reference check of :mod:`..tree_dynamics` (its message)."""
+    input row goes through the reference check :func:`..bounds.check_tree_vector` (its message)."""
     if code == OK:
         return
-    from ..tree_dynamics import _check as reference_check
     tree = ct.tree
     _, row, idx = (int(v) for v in ct._local.status)
     if code == NONFINITE_INPUT:

@@ -31,9 +31,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .description.robot_description import CutJoint, RobotDescription
-from .spatial.se3 import hat
-from .tree import TreeModel
+from ..description.robot_description import CutJoint, RobotDescription
+from ..spatial.se3 import hat
+from .tree_model import TreeModel
 from .tree_dynamics import body_jacobian, kinematics, forward_kinematics
 
 

@@ -19,20 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import StateError
-from .spatial.se3 import Ad, Ad_inv, ad, bracket, exp_se3
-from .tree import TreeModel
-
-
-def _check(model: TreeModel, name: str, v, n=None) -> np.ndarray:
-    v = np.asarray(v, dtype=float)
-    n = model.nq if n is None else n
-    if v.shape != (n,):
-        raise StateError(f"{name} has shape {v.shape}, expected ({n},) for robot '{model.name}'")
-    if not np.isfinite(v).all():
-        bad = [model.joint_names[k] for k in np.flatnonzero(~np.isfinite(v))] if n == model.nq else []
-        raise StateError(f"{name} is not finite" + (f" at joint(s) {', '.join(bad)}" if bad else ""))
-    return v
+from ..bounds import check_tree_vector as _check
+from ..spatial.se3 import Ad, Ad_inv, ad, bracket, exp_se3
+from .tree_model import TreeModel
 
 
 def relative_poses(model: TreeModel, q) -> np.ndarray:

@@ -27,8 +27,8 @@ from __future__ import annotations
 import numpy as np
 
 from .cut_joints import LoopConstraints
-from .description.robot_description import RobotDescription
-from .errors import SingularityError
+from ..description.robot_description import RobotDescription
+from ..errors import SingularityError
 from .tree_dynamics import crba, rnea
 
 #: relative singular-value threshold below which constraint rows count as redundant
