@@ -26,9 +26,9 @@ import pytest
 import pkm_dynamics
 from pkm_dynamics.core import SingularityError, StateError
 from pkm_dynamics.core.compiled import ChainModel, chain_forward_dynamics, chain_inverse_dynamics
-from pkm_dynamics.core.module_chain import ModuleChain
-from pkm_dynamics.core.module_chain_dynamics import _check_actuators, parallel_serial_forward_dynamics
-from pkm_dynamics.core.module_chain_dynamics import chain_inverse_dynamics as reference_id
+from pkm_dynamics.core.module_chain.module_chain import ModuleChain
+from pkm_dynamics.core.module_chain.module_chain_dynamics import _check_actuators, parallel_serial_forward_dynamics
+from pkm_dynamics.core.module_chain.module_chain_dynamics import chain_inverse_dynamics as reference_id
 from pkm_dynamics.core.robot import load_robot
 from pkm_dynamics.testing import chain_states, module_chain_sources
 
@@ -238,7 +238,7 @@ def test_nothing_writable_compiles_without_cache(tmp_path):
 def test_any_input_layout_uses_the_one_compiled_signature():
     """Lists, strided views, read-only and broadcast arrays are copied to the layout the kernel
     is compiled for (another layout would compile it again, seconds in a control loop)."""
-    from pkm_dynamics.core.compiled import chain_kernels
+    from pkm_dynamics.core.module_chain import chain_kernels
     robot = load_robot(SOURCES["chain_3"])
     strided = np.full((4, 6), 0.1)[:, ::2]
     ro = np.full(3, 0.1)
@@ -256,7 +256,7 @@ def test_calls_after_the_first_use_the_entry_point_and_agree_with_the_reference(
     """After one successful call the public call skips numba's type dispatch (the entry point
     of the one compiled signature); the short path of one state without a wrench, a read-only
     state and a list then agree with the numpy route."""
-    from pkm_dynamics.core.compiled import chain_kernels, chain_model
+    from pkm_dynamics.core.module_chain import chain_kernels, chain_model
     rng = np.random.default_rng(5)
     X, XD, XDD, _ = _states(robot, rng, 1)
     x, xd, xdd = X[0], XD[0], XDD[0]
@@ -293,7 +293,7 @@ def test_massless_serial_module_fails_alike_on_both_routes():
 
 
 def test_tree_state_and_forward_kinematics_match_the_reference_route(robot):
-    from pkm_dynamics.core.module_chain_dynamics import chain_forward_kinematics, chain_tree_state
+    from pkm_dynamics.core.module_chain.module_chain_dynamics import chain_forward_kinematics, chain_tree_state
     rng = np.random.default_rng(7)
     X, XD, XDD, _ = _states(robot, rng, 10)
     Q, QD, QDD = robot.tree_state(X, XD, XDD)
@@ -316,7 +316,7 @@ def test_kinematics_errors_raise_the_reference_exceptions():
     assert _message(robot.forward_kinematics, x) == ref
     with pytest.raises(StateError, match="^xd holds NaN or Inf"):
         robot.tree_state(np.full(4, 0.1), [0, np.nan, 0, 0])
-    from pkm_dynamics.core.module_chain_dynamics import chain_forward_kinematics, chain_tree_state
+    from pkm_dynamics.core.module_chain.module_chain_dynamics import chain_forward_kinematics, chain_tree_state
     chain = _unlimited(load_robot(SOURCES["chain_3"]).chain)
     model = ChainModel.build(chain, 9)
     xs = np.array([0.1, 0.7, 0.2])

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from pkm_dynamics.core import ConvergenceError, StateError, load_robot
-from pkm_dynamics.core.module_chain import chain_jacobian
+from pkm_dynamics.core.module_chain.chain_ik import chain_jacobian
 from pkm_dynamics.core.pkm import LimbChainRobot
 from pkm_dynamics.core.spatial.se3 import Ad_inv, log_se3, pose_inv
 from pkm_dynamics.core.tree.tree_dynamics import frame_jacobian, kinematics
@@ -163,7 +163,7 @@ def test_compiled_newton_solve_matches_the_numpy_route(crane):
     """The compiled Gauss-Newton solve (one kernel per start) against the numpy pose_newton it
     replaces, from every start of the search at seeded random poses: every start that converges
     converges in both, to the same actuator values (1e-11) and in the same number of iterations."""
-    from pkm_dynamics.core import chain_ik
+    from pkm_dynamics.core.module_chain import chain_ik
     rng = np.random.default_rng(8)
     lo, hi = LIMITS["heavy_duty_4dof"]
     mid, _ = mid_and_span("heavy_duty_4dof")

@@ -12,7 +12,7 @@ import pytest
 
 from pkm_dynamics.core import load_robot
 from pkm_dynamics.core.higher_order import higher_order_inverse_dynamics
-from pkm_dynamics.core.module_chain import chain_jacobian
+from pkm_dynamics.core.module_chain.chain_ik import chain_jacobian
 from pkm_dynamics.testing import Client
 
 MODULE_CHAINS = {'linear_4bar_1dof': [0.2], 'heavy_duty_4dof': [0.3, 0.2, 0.25, 0.4]}

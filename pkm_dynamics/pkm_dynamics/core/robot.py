@@ -23,5 +23,5 @@ def robot_from_description(desc: RobotDescription, options: SolverOptions | None
     if desc.platform is not None:
         from .pkm import ParallelRobot
         return ParallelRobot(desc, options=options)
-    from .module_chain_robot import ModuleChainRobot
+    from .module_chain.module_chain_robot import ModuleChainRobot
     return ModuleChainRobot(desc, options=options)

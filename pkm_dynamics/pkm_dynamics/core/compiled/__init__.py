@@ -23,7 +23,7 @@ second-order ID, SEA; model, data and Python layer); ``warmup``
 (compiles everything once: ``python -m pkm_dynamics.core.compiled.warmup``).
 """
 from ..numba_support.cache import CACHE_DIR, CACHING
-from .chain_model import (ChainData, ChainModel, chain_forward_dynamics, chain_forward_kinematics,
+from ..module_chain.chain_model import (ChainData, ChainModel, chain_forward_dynamics, chain_forward_kinematics,
                           chain_inverse_dynamics, chain_tree_state)
 
 __all__ = ["CACHE_DIR", "CACHING", "ChainData", "ChainModel", "chain_forward_dynamics",

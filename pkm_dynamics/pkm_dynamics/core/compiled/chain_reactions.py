@@ -47,9 +47,9 @@ from __future__ import annotations
 import math
 
 from ..numba_support.cache import kernel
-from .chain_closure import NONFINITE_RESULT, OK
-from .chain_kernels import chain_dynamics
-from .chain_kinematics import tree_state
+from ..module_chain.chain_closure import NONFINITE_RESULT, OK
+from ..module_chain.chain_kernels import chain_dynamics
+from ..module_chain.chain_kinematics import tree_state
 from ..spatial.se3_kernels import ad_inv, bracket_scaled, exp_se3, matTvec, matvec, pose_mul, wrench_bias
 
 #: codes of step 3 (beside those of :mod:`.chain_closure`, which the forward dynamics returns):

@@ -19,8 +19,8 @@ from ..errors import PkmDynamicsError, SingularityError, StateError
 from ..spatial.se3 import Ad_inv
 from ..reactions import JointReactions
 from . import chain_reactions as KR
-from .chain_closure import NONFINITE_RESULT, OK
-from .chain_model import _batch, _entry_point, _raise
+from ..module_chain.chain_closure import NONFINITE_RESULT, OK
+from ..module_chain.chain_model import _batch, _entry_point, _raise
 
 #: largest relative residual of a 4-bar's pin equations (as ``reactions.CONSISTENCY_TOLERANCE``)
 CONSISTENCY_TOLERANCE = 1e-8
@@ -150,7 +150,7 @@ def _raise_reactions(model: ReactionsModel, code: int, status, residual: float, 
                                "the loop is singular at this state")
     if code == NONFINITE_RESULT and c < 0:
         raise StateError(f"the joint reactions are not finite (row {row}): the state is too large")
-    from ..module_chain_dynamics import parallel_serial_forward_dynamics
+    from ..module_chain.module_chain_dynamics import parallel_serial_forward_dynamics
     cm = model.chain_model
     w = FE[row if len(FE) > 1 else 0]
     _raise(cm, status, (X, XD, F), lambda a, b, c: parallel_serial_forward_dynamics(cm.chain, a, b, c, w), w,

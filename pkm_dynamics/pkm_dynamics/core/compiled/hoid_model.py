@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import hoid_kernels as K
-from .chain_model import _entry_point
+from ..module_chain.chain_model import _entry_point
 
 
 def _frozen(*arrays):

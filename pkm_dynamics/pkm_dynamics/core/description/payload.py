@@ -71,7 +71,7 @@ def payload_link(desc: RobotDescription) -> str:
         return desc.platform.link
     if desc.end_effector is not None:
         return desc.end_effector
-    from ..module_chain import recognise_modules
+    from ..module_chain.module_chain import recognise_modules
     return recognise_modules(desc).end_effector
 
 

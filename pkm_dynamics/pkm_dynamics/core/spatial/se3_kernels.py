@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 from .. import spatial
-from ..parallel_module import _AD_POSE_FLAT, _ad_inv_pose_entries
+from ..module_chain.parallel_module import _AD_POSE_FLAT, _ad_inv_pose_entries
 from ..numba_support.cache import kernel
 from .small_linalg import mat_vec, matT_vec
 

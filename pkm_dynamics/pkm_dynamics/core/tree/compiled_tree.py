@@ -22,7 +22,7 @@ import numpy as np
 from ..bounds import check_tree_vector as reference_check
 from ..errors import StateError
 from . import tree_kernels as K
-from ..compiled.chain_closure import NONFINITE_INPUT, OK
+from ..module_chain.chain_closure import NONFINITE_INPUT, OK
 
 _INPUTS = ("q", "qd", "qdd", "f_ext")
 

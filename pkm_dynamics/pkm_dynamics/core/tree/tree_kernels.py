@@ -35,7 +35,7 @@ NONFINITE_INPUT, the joint of NONFINITE_RESULT.
 from __future__ import annotations
 
 from ..numba_support.cache import kernel
-from ..compiled.chain_closure import NONFINITE_INPUT, NONFINITE_RESULT, OK
+from ..module_chain.chain_closure import NONFINITE_INPUT, NONFINITE_RESULT, OK
 from ..spatial.se3_kernels import (ad_apply, ad_inv, bracket_scaled, congruence_add, dot, exp_se3, matTvec, matvec,
                               pose_mul, wrench_bias)
 

@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .compiled import ChainModel
-from .compiled.chain_reactions_model import ReactionsModel, chain_joint_reactions
-from .numba_support.warmup import load_kernels
-from .compiled import chain_forward_dynamics as compiled_forward_dynamics
-from .compiled import chain_forward_kinematics as compiled_forward_kinematics
-from .compiled import chain_inverse_dynamics as compiled_inverse_dynamics
-from .compiled import chain_tree_state as compiled_tree_state
-from .description.robot_description import as_description
-from .interface import IKSolution, SolverOptions
+from ..compiled import ChainModel
+from ..compiled.chain_reactions_model import ReactionsModel, chain_joint_reactions
+from ..numba_support.warmup import load_kernels
+from ..compiled import chain_forward_dynamics as compiled_forward_dynamics
+from ..compiled import chain_forward_kinematics as compiled_forward_kinematics
+from ..compiled import chain_inverse_dynamics as compiled_inverse_dynamics
+from ..compiled import chain_tree_state as compiled_tree_state
+from ..description.robot_description import as_description
+from ..interface import IKSolution, SolverOptions
 
 from .module_chain import recognise_modules
 
@@ -110,13 +110,13 @@ class ModuleChainRobot:
     def forward_dynamics_derivatives(self, x, xd, u, wrench=None):
         """``xdd`` and its exact derivatives ``d_x``, ``d_xd``, ``d_u = M^-1`` (n, n) each (batched:
         a leading axis): a :class:`~.derivatives.DynamicsDerivatives`; compiled (forward mode)."""
-        from .derivatives import chain_forward_dynamics_derivatives
+        from ..derivatives import chain_forward_dynamics_derivatives
         return chain_forward_dynamics_derivatives(self.compiled, x, xd, u, wrench)
 
     def inverse_dynamics_derivatives(self, x, xd, xdd, wrench=None):
         """``f`` and its exact derivatives ``d_x``, ``d_xd``, ``d_u = M`` (n, n) each (batched:
         a leading axis): a :class:`~.derivatives.DynamicsDerivatives`; compiled (forward mode)."""
-        from .derivatives import chain_inverse_dynamics_derivatives
+        from ..derivatives import chain_inverse_dynamics_derivatives
         return chain_inverse_dynamics_derivatives(self.compiled, x, xd, xdd, wrench)
 
     def forward_kinematics(self, actuators):
@@ -162,12 +162,12 @@ class ModuleChainRobot:
 
     def simulate(self, x0, xd0, duration, **kw):
         """Integrate the forward dynamics in actuator space: see :mod:`.simulation`."""
-        from .simulation import simulate
+        from ..simulation import simulate
         return simulate(self, x0, xd0, duration, **kw)
 
     def higher_order_inverse_dynamics(self, x, xd, xdd, xddd, xdddd, **kw):
         """``u, du, ddu`` (+ SEA motor feedforward), paper 002: see :mod:`.higher_order`."""
-        from .higher_order import higher_order_inverse_dynamics
+        from ..higher_order import higher_order_inverse_dynamics
         return higher_order_inverse_dynamics(self, x, xd, xdd, xddd, xdddd, **kw)
 
 

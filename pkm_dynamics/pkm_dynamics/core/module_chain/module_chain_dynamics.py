@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .bounds import check_bound, check_effort, check_position, check_rate
-from .errors import StateError
+from ..bounds import check_bound, check_effort, check_position, check_rate
+from ..errors import StateError
 from .parallel_module import (alpha_beta_terms, assembled_base_inertia,
                               assembled_link_inertia, closure, forward_dynamics_base_frame,
                               module_accelerations, module_adjoints, module_kinematics, module_poses,
                               parallel_inverse_dynamics)
-from .spatial.se3 import (Ad_inv_exp, bracket_list, exp_se3, wrench_bias_list)
+from ..spatial.se3 import (Ad_inv_exp, bracket_list, exp_se3, wrench_bias_list)
 
 from .module_chain import ModuleChain, SerialModule
 

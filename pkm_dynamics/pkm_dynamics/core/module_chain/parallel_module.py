@@ -27,8 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import SingularityError
-from .spatial.se3 import Ad_inv, wrench_bias_list
+from ..errors import SingularityError
+from ..spatial.se3 import Ad_inv, wrench_bias_list
 
 #: screw of a revolute joint about z and of a prismatic joint along x, (omega, v) layout
 S_Z = np.array([0.0, 0.0, 1.0, 0.0, 0.0, 0.0])

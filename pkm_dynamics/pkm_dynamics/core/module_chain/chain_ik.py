@@ -26,10 +26,10 @@ import itertools
 
 import numpy as np
 
-from .errors import ConvergenceError, SingularityError, StateError
-from .interface import IKSolution
-from .spatial.se3 import Ad_inv, log_se3, pose_inv
-from .tree.tree_dynamics import kinematics
+from ..errors import ConvergenceError, SingularityError, StateError
+from ..interface import IKSolution
+from ..spatial.se3 import Ad_inv, log_se3, pose_inv
+from ..tree.tree_dynamics import kinematics
 
 #: relative residual up to which a twist / acceleration counts as realisable by the chain
 REALISABLE = 1e-6
@@ -45,7 +45,7 @@ def chain_jacobian(robot, x) -> tuple:
     loop-closure map ``H = dq/dx`` (columns: tree-joint rates of unit actuator rates, eqs. 4-5),
     both compiled (``robot.tree_state`` of the n unit rates as one batch, the tree kernels'
     frame Jacobian).  Returns ``(J, q)``."""
-    from .tree.compiled_tree import frame_jacobian
+    from ..tree.compiled_tree import frame_jacobian
     n = robot.chain.n
     x = np.asarray(x, dtype=float)
     Q, H_T, _ = robot.tree_state(np.broadcast_to(x, (n, n)), np.eye(n), np.zeros((n, n)))
@@ -147,8 +147,8 @@ def compiled_pose_newton(robot, T_star, x, tol: float, max_iter: int) -> tuple:
     on ``robot.compiled`` and ``robot.tree.compiled``); where the kernel reports a failure (the
     kinematics at ``x`` or a Jacobian), :func:`pose_newton` runs instead and raises its named
     exception.  Returns ``(x, residual, iterations)``."""
-    from .compiled.chain_ik_kernels import pose_newton as kernel
-    from .compiled.chain_closure import OK
+    from .chain_ik_kernels import pose_newton as kernel
+    from .chain_closure import OK
     cm, ct = robot.compiled, robot.tree.compiled
     cm.data()
     d = cm._local.data

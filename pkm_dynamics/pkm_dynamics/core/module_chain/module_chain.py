@@ -30,11 +30,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .description.robot_description import RobotDescription
-from .errors import DescriptionError
+from ..description.robot_description import RobotDescription
+from ..errors import DescriptionError
 from .parallel_module import (ParallelModule)
-from .spatial.se3 import (Ad_inv, exp_se3, pose, pose_inv, transform_inertia)
-from .tree.tree_dynamics import forward_kinematics as tree_forward_kinematics
+from ..spatial.se3 import (Ad_inv, exp_se3, pose, pose_inv, transform_inertia)
+from ..tree.tree_dynamics import forward_kinematics as tree_forward_kinematics
 
 #: geometric tolerance (relative to the loop size) for parallel axes / collinear pivots
 GEOMETRY_TOLERANCE = 1e-7
@@ -311,6 +311,3 @@ def recognise_modules(desc: RobotDescription) -> ModuleChain:
     return ModuleChain(desc.name, tuple(modules), tuple(infos), root_C_Bc, parts[-1]["F_C_out"] @ out_C_ee_body,
                        ee, tree.gravity.copy())
 
-
-# the chain's inverse kinematics (a module of its own); importable from here as before
-from .chain_ik import chain_inverse_kinematics, chain_jacobian, mid_stroke  # noqa: E402,F401

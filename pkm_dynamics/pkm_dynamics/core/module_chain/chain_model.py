@@ -166,7 +166,7 @@ def _raise(model: ChainModel, status, arrays, reference, fe=None, names=("x", "x
     raises the named exception with its message); the status alone words the message if they
     do not.  ``names``: the names of the inputs (their bounds, :mod:`..bounds`)."""
     from ..bounds import check_effort
-    from ..module_chain_dynamics import _as_state, _check_actuators
+    from .module_chain_dynamics import _as_state, _check_actuators
     code, row, idx = (int(v) for v in status)
     chain = model.chain
     rows = [a[row] for a in arrays]
@@ -250,7 +250,7 @@ def _call(model: ChainModel, inverse: bool, x, xd, t, f_ext):
             if kernel not in _ENTRY:
                 _ENTRY[kernel] = _entry_point(kernel)
             return out[0] if single and out.ndim == 2 else out
-    from ..module_chain_dynamics import chain_inverse_dynamics, parallel_serial_forward_dynamics
+    from .module_chain_dynamics import chain_inverse_dynamics, parallel_serial_forward_dynamics
     row = int(status[1])
     w = fe[row if len(fe) > 1 else 0]
     fn = chain_inverse_dynamics if inverse else parallel_serial_forward_dynamics
@@ -285,7 +285,7 @@ def chain_tree_state(model: ChainModel, x, xd=None, xdd=None) -> tuple:
     B = arrays[0].shape[0]
     Q, QD, QDD = (np.zeros((B, model.nq)) for _ in range(3))
     if KK.tree_state(model.geo, *arrays, Q, QD, QDD, d.S, d.status) != K.OK:
-        from ..module_chain_dynamics import chain_tree_state as reference
+        from .module_chain_dynamics import chain_tree_state as reference
         _raise(model, d.status, arrays, lambda a, b, c: reference(model.chain, model.nq, a, b, c))
     return (Q[0], QD[0], QDD[0]) if single else (Q, QD, QDD)
 
@@ -298,6 +298,6 @@ def chain_forward_kinematics(model: ChainModel, x) -> np.ndarray:
     *arrays, _, single = _batch(model, d, x, x, x, None)
     out = np.empty((arrays[0].shape[0], 4, 4))
     if KK.forward_kinematics(model.geo, model.mats, model.root, arrays[0], out, d.S, d.W, d.status) != K.OK:
-        from ..module_chain_dynamics import chain_forward_kinematics as reference
+        from .module_chain_dynamics import chain_forward_kinematics as reference
         _raise(model, d.status, arrays, lambda a, b, c: reference(model.chain, a))
     return out[0] if single else out
