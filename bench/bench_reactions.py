@@ -29,8 +29,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_module_chain import PinocchioPeer, case_state, interleaved_us  # noqa: E402
 from common import machine  # noqa: E402
 from pkm_dynamics.core.description.examples import module_chain_urdf  # noqa: E402
-from pkm_dynamics.core.reactions import joint_reactions as general_reactions  # noqa: E402
-from pkm_dynamics.core.reactions import reaction_model  # noqa: E402
+from pkm_dynamics.core.reactions.reactions import joint_reactions as general_reactions  # noqa: E402
+from pkm_dynamics.core.reactions.reactions import reaction_model  # noqa: E402
 from pkm_dynamics.core.robot import load_robot  # noqa: E402
 
 ROBOTS = os.path.join(ROOT, "pkm_dynamics", "robots")

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from test_core_reactions import FOUR, ONE, _chain_states, _external, _kkt_reactions, _rel
 
-from pkm_dynamics.core.compiled.chain_reactions_model import ReactionsModel
+from pkm_dynamics.core.reactions.chain_reactions_model import ReactionsModel
 from pkm_dynamics.core.errors import StateError
 from pkm_dynamics.core.description.examples import module_chain_urdf
-from pkm_dynamics.core.reactions import joint_reactions as general_reactions
-from pkm_dynamics.core.reactions import reaction_model
+from pkm_dynamics.core.reactions.reactions import joint_reactions as general_reactions
+from pkm_dynamics.core.reactions.reactions import reaction_model
 from pkm_dynamics.core.robot import load_robot
 
 #: round-off level of the compiled route against the general one (relative to the largest load)

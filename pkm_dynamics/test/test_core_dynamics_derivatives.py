@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from pkm_dynamics.core import SingularityError, StateError
-from pkm_dynamics.core.derivatives import DynamicsDerivatives
+from pkm_dynamics.core.derivatives.derivatives import DynamicsDerivatives
 from pkm_dynamics.core.description.examples import module_chain_urdf
 from pkm_dynamics.core.robot import load_robot
 from pkm_dynamics.core.tree.tree_model import EXTENSION_TAGS

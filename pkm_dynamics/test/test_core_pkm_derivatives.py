@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from pkm_dynamics.core import StateError
-from pkm_dynamics.core.derivatives import DynamicsDerivatives
+from pkm_dynamics.core.derivatives.derivatives import DynamicsDerivatives
 from pkm_dynamics.core.robot import load_robot
 from pkm_dynamics.core.spatial.se3 import exp_se3
 

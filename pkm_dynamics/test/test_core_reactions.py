@@ -15,7 +15,7 @@ from pkm_dynamics.core.tree.constrained import kkt_forward_dynamics
 from pkm_dynamics.core.tree.cut_joints import LoopConstraints, cut_joint_rate_map
 from pkm_dynamics.core.errors import StateError
 from pkm_dynamics.core.description.examples import module_chain_urdf
-from pkm_dynamics.core.reactions import cut_frames
+from pkm_dynamics.core.reactions.reactions import cut_frames
 from pkm_dynamics.core.robot import load_robot
 from pkm_dynamics.core.spatial.se3 import Ad, Ad_inv
 from pkm_dynamics.core.tree.tree_model import EXTENSION_TAGS

@@ -34,7 +34,7 @@ from .compiled.limb_tables import (LimbTables, robot_constants)
 from .numba_support.warmup import load_kernels
 from .limb_model import TWIST_COMPONENTS, build_limbs
 from .interface import IKSolution, SolverOptions
-from .reactions import reaction_model
+from .reactions.reactions import reaction_model
 from .spatial.se3 import Ad, exp_se3, log_se3, pose_inv
 from .tree.tree_dynamics import forward_kinematics
 from .pkm_kinematics import PkmKinematics
@@ -222,7 +222,7 @@ class ParallelRobot(PkmKinematics, TaskSpaceDynamics):
     def joint_reactions(self, x, xd, u, wrench=None):
         """Wrench transmitted by every tree and cut joint (the loops' constraint forces) at the
         task state ``(pose, V_t)`` under the actuator forces ``u``: see :mod:`.reactions`."""
-        from .reactions import joint_reactions
+        from .reactions.reactions import joint_reactions
         return joint_reactions(self, x, xd, u, wrench)
 
     def simulate(self, x0, xd0, duration, **kw):

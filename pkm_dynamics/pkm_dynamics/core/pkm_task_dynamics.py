@@ -199,7 +199,7 @@ class TaskSpaceDynamics:
         ``u`` (``wrench`` on the platform) and its exact derivatives ``d_x`` (along ``x exp(P_p delta)``),
         ``d_xd`` (delta, delta), ``d_u`` (delta, n_act): a :class:`~.derivatives.DynamicsDerivatives`
         (forward mode, :mod:`.pkm_derivatives`); batched over a leading axis."""
-        from .pkm_derivatives import pkm_forward_dynamics_derivatives
+        from .derivatives.pkm_derivatives import pkm_forward_dynamics_derivatives
         return pkm_forward_dynamics_derivatives(self, x, xd, u, wrench, initial)
 
     def inverse_dynamics_derivatives(self, x, xd, xdd, wrench=None, *, initial=None):
@@ -207,7 +207,7 @@ class TaskSpaceDynamics:
         acceleration ``xdd`` (``wrench`` on the platform) and its exact derivatives ``d_x``, ``d_xd``,
         ``d_u`` (n_act, delta) each: a :class:`~.derivatives.DynamicsDerivatives` (forward mode,
         :mod:`.pkm_derivatives`); batched over a leading axis."""
-        from .pkm_derivatives import pkm_inverse_dynamics_derivatives
+        from .derivatives.pkm_derivatives import pkm_inverse_dynamics_derivatives
         return pkm_inverse_dynamics_derivatives(self, x, xd, xdd, wrench, initial)
 
     def mass_matrix(self, sol: PkmIKSolution, poses=None) -> np.ndarray:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..compiled import ChainModel
-from ..compiled.chain_reactions_model import ReactionsModel, chain_joint_reactions
+from ..reactions.chain_reactions_model import ReactionsModel, chain_joint_reactions
 from ..numba_support.warmup import load_kernels
 from ..compiled import chain_forward_dynamics as compiled_forward_dynamics
 from ..compiled import chain_forward_kinematics as compiled_forward_kinematics
@@ -110,13 +110,13 @@ class ModuleChainRobot:
     def forward_dynamics_derivatives(self, x, xd, u, wrench=None):
         """``xdd`` and its exact derivatives ``d_x``, ``d_xd``, ``d_u = M^-1`` (n, n) each (batched:
         a leading axis): a :class:`~.derivatives.DynamicsDerivatives`; compiled (forward mode)."""
-        from ..derivatives import chain_forward_dynamics_derivatives
+        from ..derivatives.derivatives import chain_forward_dynamics_derivatives
         return chain_forward_dynamics_derivatives(self.compiled, x, xd, u, wrench)
 
     def inverse_dynamics_derivatives(self, x, xd, xdd, wrench=None):
         """``f`` and its exact derivatives ``d_x``, ``d_xd``, ``d_u = M`` (n, n) each (batched:
         a leading axis): a :class:`~.derivatives.DynamicsDerivatives`; compiled (forward mode)."""
-        from ..derivatives import chain_inverse_dynamics_derivatives
+        from ..derivatives.derivatives import chain_inverse_dynamics_derivatives
         return chain_inverse_dynamics_derivatives(self.compiled, x, xd, xdd, wrench)
 
     def forward_kinematics(self, actuators):

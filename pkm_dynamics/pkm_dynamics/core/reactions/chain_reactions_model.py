@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import PkmDynamicsError, SingularityError, StateError
 from ..spatial.se3 import Ad_inv
-from ..reactions import JointReactions
+from .reactions import JointReactions
 from . import chain_reactions as KR
 from ..module_chain.chain_closure import NONFINITE_RESULT, OK
 from ..module_chain.chain_model import _batch, _entry_point, _raise

@@ -44,11 +44,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .tree.constrained import independent_rows
-from .tree.cut_joints import LoopConstraints, cut_joint_rate_map
-from .errors import SingularityError, StateError
-from .spatial.se3 import Ad, Ad_inv
-from .tree.tree_dynamics import body_wrenches, forward_kinematics, rnea
+from ..tree.constrained import independent_rows
+from ..tree.cut_joints import LoopConstraints, cut_joint_rate_map
+from ..errors import SingularityError, StateError
+from ..spatial.se3 import Ad, Ad_inv
+from ..tree.tree_dynamics import body_wrenches, forward_kinematics, rnea
 
 #: largest relative residual of ``G^T lambda = rnea - S^T u`` accepted for a reaction answer
 CONSISTENCY_TOLERANCE = 1e-8

@@ -32,10 +32,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .spatial import taylor as T
+from ..spatial import taylor as T
 from .derivatives import DynamicsDerivatives
-from .errors import StateError
-from .jet_dynamics import (close_loops, constraint_jacobian_jet, jet_model, pose_jets, rnea_jet, tree_motion_jet,
+from ..errors import StateError
+from ..jet_dynamics import (close_loops, constraint_jacobian_jet, jet_model, pose_jets, rnea_jet, tree_motion_jet,
                            _jacobian_jet)
 
 
