@@ -23,13 +23,13 @@ import numpy as np
 import pytest
 
 from pkm_dynamics.core.spatial import small_linalg as LA
-from pkm_dynamics.core.compiled.limb_kernels import FAR_STEP
-from pkm_dynamics.core.compiled.limb_tables import compiled_ik, compiled_rates
+from pkm_dynamics.core.limb.limb_kernels import FAR_STEP
+from pkm_dynamics.core.limb.limb_tables import compiled_ik, compiled_rates
 from pkm_dynamics.core.tree.cut_joints import LoopConstraints
 from pkm_dynamics.core.errors import ConvergenceError, SingularityError, StateError
 from pkm_dynamics.core.interface import SolverOptions
-from pkm_dynamics.core.ik_refinement import limb_rates
-from pkm_dynamics.core.limb_ik import limb_jacobians
+from pkm_dynamics.core.limb.ik_refinement import limb_rates
+from pkm_dynamics.core.limb.limb_ik import limb_jacobians
 from pkm_dynamics.core.pkm import ParallelRobot
 from pkm_dynamics.core.spatial.se3 import log_se3, pose_inv
 from pkm_dynamics.core.tree.tree_dynamics import crba, forward_kinematics, rnea

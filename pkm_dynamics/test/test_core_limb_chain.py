@@ -11,7 +11,7 @@ import pytest
 from pkm_dynamics.core import SingularityError, StateError
 from pkm_dynamics.core.description.robot_description import parse_description
 from pkm_dynamics.core.description.examples import module_chain_urdf
-from pkm_dynamics.core.loop_constraints import loop_residual
+from pkm_dynamics.core.limb.loop_constraints import loop_residual
 from pkm_dynamics.core.pkm import LimbChainRobot
 from pkm_dynamics.core.robot import robot_from_description
 

@@ -13,8 +13,8 @@ import pytest
 
 from pkm_dynamics.core.tree.cut_joints import LoopConstraints
 from pkm_dynamics.core.errors import SingularityError, StateError
-from pkm_dynamics.core.ik_refinement import loop_conditions
-from pkm_dynamics.core.limb_kinematics import limb_state
+from pkm_dynamics.core.limb.ik_refinement import loop_conditions
+from pkm_dynamics.core.limb.limb_kinematics import limb_state
 from pkm_dynamics.core.pkm import ParallelRobot, sample
 from pkm_dynamics.core.interface import SolverOptions
 from pkm_dynamics.core.spatial.se3 import Ad_inv, log_se3, pose_inv

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pkm_dynamics.core.loop_constraints import loop_residual
+from pkm_dynamics.core.limb.loop_constraints import loop_residual
 from pkm_dynamics.core.pkm import LimbChainRobot
 from pkm_dynamics.core.robot import load_robot
 

@@ -15,9 +15,9 @@ import numpy as np
 
 from .description.robot_description import RobotDescription, parse_description
 from .errors import ConvergenceError, DescriptionError, SingularityError
-from .limb_kinematics import limb_state
-from .limb_model import build_limbs
-from .loop_constraints import _resolve, constraint_resolution, loop_acceleration_bias, solve_loop_constraints
+from .limb.limb_kinematics import limb_state
+from .limb.limb_model import build_limbs
+from .limb.loop_constraints import _resolve, constraint_resolution, loop_acceleration_bias, solve_loop_constraints
 from .spatial.se3 import Ad_inv
 from .tree.tree_dynamics import crba, rnea
 

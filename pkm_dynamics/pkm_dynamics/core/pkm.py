@@ -30,9 +30,9 @@ import numpy as np
 
 from .description.robot_description import as_description
 from .errors import DescriptionError
-from .compiled.limb_tables import (LimbTables, robot_constants)
+from .limb.limb_tables import (LimbTables, robot_constants)
 from .numba_support.warmup import load_kernels
-from .limb_model import TWIST_COMPONENTS, build_limbs
+from .limb.limb_model import TWIST_COMPONENTS, build_limbs
 from .interface import IKSolution, SolverOptions
 from .reactions.reactions import reaction_model
 from .spatial.se3 import Ad, exp_se3, log_se3, pose_inv

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .interface import IKSolution
-from .limb_ik import LimbJacobians
+from .limb.limb_ik import LimbJacobians
 
 #: the inverse kinematics result (:class:`~.interface.IKSolution`, one type for every robot kind)
 PkmIKSolution = IKSolution

@@ -12,13 +12,13 @@ import numpy as np
 
 from .bounds import check_effort
 from .errors import SingularityError, StateError
-from .compiled.limb_tables import (compiled_rates, compiled_task_inertia)
+from .limb.limb_tables import (compiled_rates, compiled_task_inertia)
 from .compiled.robot_dynamics import (FD_BAD_EFFORT, FD_BAD_TWIST, FD_BAD_WRENCH, FD_OK,
                                       compiled_forward_dynamics)
 from .spatial.small_linalg import condition
-from .limb_kinematics import body_jacobian_derivative, tree_coriolis_matrix
-from .loop_constraints import constraint_resolution_derivative
-from .ik_refinement import limb_rates
+from .limb.limb_kinematics import body_jacobian_derivative, tree_coriolis_matrix
+from .limb.loop_constraints import constraint_resolution_derivative
+from .limb.ik_refinement import limb_rates
 from .spatial.se3 import Ad_inv, ad
 from .tree.tree_dynamics import crba, kinematics, rnea
 from .pkm_solution import PkmIKSolution

@@ -23,11 +23,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..bounds import MAX_EFFORT, MAX_RATE
-from . import limb_kernels as K
+from ..limb import limb_kernels as K
 from ..numba_support.cache import kernel, scratch_kernel
-from .limb_dynamics_kernels import (_frame_acceleration, body_motion, limb_rates_rnea, limb_task_inertia,
+from ..limb.limb_dynamics_kernels import (_frame_acceleration, body_motion, limb_rates_rnea, limb_task_inertia,
                                     rnea_spatial, spatial_motion)
-from .limb_ik_kernels import limb_prepare
+from ..limb.limb_ik_kernels import limb_prepare
 from .robot_kernels import _f1, _f2, _f3, data_views, model_views
 from ..spatial.small_linalg import condition_at_most, lu_solve
 

@@ -21,9 +21,9 @@ from numpy.lib.stride_tricks import as_strided
 
 from ..bounds import MAX_RATE
 from ..numba_support.cache import kernel
-from .limb_dynamics_kernels import limb_rates_rnea, limb_task_inertia
-from .limb_ik_kernels import limb_ik, limb_prepare
-from .limb_kernels import OK
+from ..limb.limb_dynamics_kernels import limb_rates_rnea, limb_task_inertia
+from ..limb.limb_ik_kernels import limb_ik, limb_prepare
+from ..limb.limb_kernels import OK
 from ..spatial.small_linalg import condition, lu_solve
 from ..spatial.se3_kernels import exp_se3, log_se3, pose_inv_mul, pose_mul
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import DescriptionError
-from .spatial.se3 import Ad, pose_inv
-from .tree.tree_model import TreeModel
+from ..errors import DescriptionError
+from ..spatial.se3 import Ad, pose_inv
+from ..tree.tree_model import TreeModel
 
 
 def components(nodes, edges):

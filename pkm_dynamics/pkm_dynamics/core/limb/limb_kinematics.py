@@ -9,37 +9,19 @@ Jacobians (eqs. 12-13, App. A), the position-level data of one Newton step;
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .tree.cut_joints import CutJointGeometry
-from .errors import DescriptionError
-from .spatial.se3 import Ad, Ad_inv, ad, cross_batch, exp_unit_screws_batch, hat, pose_inv
-from .tree.tree_model import TreeModel
-from .tree.tree_dynamics import body_jacobian, forward_kinematics, kinematics
+from ..tree.cut_joints import CutJointGeometry
+from ..errors import DescriptionError
+from ..spatial.se3 import Ad, Ad_inv, ad, cross_batch, exp_unit_screws_batch, hat, pose_inv
+from ..tree.tree_model import TreeModel
+from ..tree.tree_dynamics import body_jacobian, forward_kinematics, kinematics
+from .limb_types import LimbScrews
 
 if TYPE_CHECKING:
-    from .limb_model import Limb
-
-
-@dataclass(frozen=True)
-class LimbScrews:
-    """Constant per-joint data for the closed-form exponentials ``exp(X theta)`` of unit screws
-    ``X = (w, v)``, ``|w| = 1`` (revolute) or ``(0, e)`` (prismatic)
-    (:func:`.spatial.exp_unit_screws_batch`)."""
-
-    parent: tuple
-    B: np.ndarray
-    X: np.ndarray
-    W: np.ndarray
-    W2: np.ndarray
-    Wv: np.ndarray
-    W2v: np.ndarray
-    revolute: np.ndarray
-    supports: tuple
-    support_mask: np.ndarray = None   # (n, n) row i: 1.0 at the joints supporting body i
+    from .limb_types import Limb
 
 
 def limb_screws(tree: TreeModel) -> LimbScrews:

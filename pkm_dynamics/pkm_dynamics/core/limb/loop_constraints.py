@@ -21,15 +21,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .tree.cut_joints import CutJointGeometry, cut_joint_constraint
-from .errors import ConvergenceError, SingularityError
+from ..tree.cut_joints import CutJointGeometry, cut_joint_constraint
+from ..errors import ConvergenceError, SingularityError
 from .limb_kinematics import _I4, body_jacobian_derivative, limb_state
-from .spatial.se3 import cross_batch, hat
-from .tree.tree_model import TreeModel
-from .tree.tree_dynamics import body_jacobian, kinematics
+from ..spatial.se3 import cross_batch, hat
+from ..tree.tree_model import TreeModel
+from ..tree.tree_dynamics import body_jacobian, kinematics
 
 if TYPE_CHECKING:
-    from .limb_model import Limb, LoopGroup
+    from .limb_types import Limb, LoopGroup
 
 
 def loop_constraints(limb: Limb, C: np.ndarray, V=None, A0=None) -> list:

@@ -23,14 +23,14 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg
 
-from .errors import SingularityError
+from ..errors import SingularityError
 from .limb_ik import (LimbJacobians, compound_newton_step, limb_acceleration_ik, limb_jacobians,
                       limb_velocity_ik, pose_error)
 from .limb_kinematics import limb_platform_pose, limb_state
 from .limb_model import Limb
 from .loop_constraints import _cut_bias, _resolve
-from .spatial.se3 import Ad_inv
-from .tree.tree_dynamics import kinematics
+from ..spatial.se3 import Ad_inv
+from ..tree.tree_dynamics import kinematics
 
 #: default largest admissible ``kappa(G_y)`` of a loop at an IK solution
 LOOP_SINGULARITY_THRESHOLD = 1e4

@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .errors import ConvergenceError, SingularityError
+from ..errors import ConvergenceError, SingularityError
 from .limb_kinematics import _spatial_to_body, limb_platform_pose, limb_state
 from .loop_constraints import _resolve, _solve, constraint_resolution, loop_acceleration_bias, solve_loop_constraints
-from .spatial.se3 import Ad_inv, log_so3, pose_inv
-from .tree.tree_dynamics import kinematics
+from ..spatial.se3 import Ad_inv, log_so3, pose_inv
+from ..tree.tree_dynamics import kinematics
 
 if TYPE_CHECKING:
-    from .limb_model import Limb
+    from .limb_types import Limb
 
 
 @dataclass(frozen=True)

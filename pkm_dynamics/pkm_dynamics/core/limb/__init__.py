@@ -1,7 +1,8 @@
 """Hybrid limbs (paper 001 Secs. 2-4): the index of the modules the limb concept is made of.
 
 ==============================================  ===========================================
-:mod:`.limb_model`                               :class:`Limb`, :class:`LoopGroup`, :func:`build_limbs`
+:mod:`.limb_types`                               :class:`Limb`, :class:`LoopGroup`, :class:`LimbScrews`
+:mod:`.limb_model`                               :func:`build_limbs` (the model data from a description)
 :mod:`.limb_tree`                                the tree of one limb (Fig. 2c)
 :mod:`.limb_kinematics`                          ``C, Y, (g, G)`` at ``theta`` (:func:`limb_state`),
                                                  ``psi_p`` (eq. 4), ``Jdot`` (paper 002 eq. 23)
@@ -9,8 +10,11 @@
                                                  Algorithm 2 (eq. 33)
 :mod:`.limb_ik`                                  eqs. 21-31, Algorithms 1 + 2 and 3, eqs. 27-29
 :mod:`.ik_refinement`                            round-off polish, exact rates, ``kappa(G_y)``
-:mod:`.working_mode`                             working modes and joint limits of a solution
+:mod:`..pkm.working_mode`                        working modes and joint limits of a solution
 ==============================================  ===========================================
+
+The compiled route: :mod:`.limb_kernels`, :mod:`.limb_ik_kernels`, :mod:`.limb_dynamics_kernels`
+(kernels) and :mod:`.limb_tables` (model, data and the Python layer).
 
 The names below are importable from here as well.
 """
