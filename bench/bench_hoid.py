@@ -44,11 +44,11 @@ sys.path.insert(0, os.path.join(ROOT, "pkm_dynamics"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from common import machine  # noqa: E402
-from pkm_dynamics.core.compiled.hoid_model import hoid_full_call, hoid_recursion  # noqa: E402
+from pkm_dynamics.core.hoid.hoid_model import hoid_full_call, hoid_recursion  # noqa: E402
 from pkm_dynamics.core.description.robot_description import parse_description  # noqa: E402
-from pkm_dynamics.core.higher_order import higher_order_inverse_dynamics, hoid_model  # noqa: E402
-from pkm_dynamics.core.hoid_motions import gough_stewart_roll, pick_and_place  # noqa: E402
-from pkm_dynamics.core.hoid_recursion import fourth_order_kinematics, second_order_inverse_dynamics  # noqa: E402
+from pkm_dynamics.core.hoid.higher_order import higher_order_inverse_dynamics, hoid_model  # noqa: E402
+from pkm_dynamics.core.hoid.hoid_motions import gough_stewart_roll, pick_and_place  # noqa: E402
+from pkm_dynamics.core.hoid.hoid_recursion import fourth_order_kinematics, second_order_inverse_dynamics  # noqa: E402
 from pkm_dynamics.core.robot import load_robot  # noqa: E402
 
 ROBOTS = os.path.join(ROOT, "pkm_dynamics", "robots")

@@ -39,7 +39,7 @@ sys.path.insert(0, ROOT)
 
 from bench_module_chain import PinocchioPeer, interleaved_us  # noqa: E402
 from common import machine  # noqa: E402
-from pkm_dynamics.core.pkm import ParallelRobot, parabolic_trajectory  # noqa: E402
+from pkm_dynamics.core.pkm.parallel_robot import ParallelRobot, parabolic_trajectory  # noqa: E402
 
 ROBOTS = os.path.join(os.path.dirname(ROOT), "pkm_dynamics", "robots")
 

@@ -12,7 +12,7 @@ import pytest
 from pkm_dynamics.core import load_robot
 from pkm_dynamics.core.bounds import MAX_EFFORT, MAX_RATE
 from pkm_dynamics.core.errors import ConvergenceError, StateError
-from pkm_dynamics.core.higher_order import higher_order_inverse_dynamics
+from pkm_dynamics.core.hoid.higher_order import higher_order_inverse_dynamics
 
 ROBOTS = Path(__file__).resolve().parents[1] / 'robots'
 X0 = np.array([0.3, 0.2, 0.25, 0.4])
@@ -133,7 +133,7 @@ def test_pkm_ik_continuation_to_a_far_pose_is_bounded(stewart):
     MAX_CONTINUATION_STEPS steps from the start the pose is out of reach (NO_IK_SOLUTION),
     naming the limb. A pose just within that distance is still refused by the joint limits."""
     from pkm_dynamics.core.bounds import MAX_CONTINUATION_STEPS
-    from pkm_dynamics.core.jet_dynamics import CONTINUATION_STEP
+    from pkm_dynamics.core.hoid.jet_dynamics import CONTINUATION_STEP
     reach = MAX_CONTINUATION_STEPS * CONTINUATION_STEP
     far = stewart.reference_pose.copy()
     for distance in (1.5 * reach, 1000.0):

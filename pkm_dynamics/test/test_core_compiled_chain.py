@@ -25,7 +25,7 @@ import pytest
 
 import pkm_dynamics
 from pkm_dynamics.core import SingularityError, StateError
-from pkm_dynamics.core.compiled import ChainModel, chain_forward_dynamics, chain_inverse_dynamics
+from pkm_dynamics.core.module_chain.chain_model import ChainModel, chain_forward_dynamics, chain_inverse_dynamics
 from pkm_dynamics.core.module_chain.module_chain import ModuleChain
 from pkm_dynamics.core.module_chain.module_chain_dynamics import _check_actuators, parallel_serial_forward_dynamics
 from pkm_dynamics.core.module_chain.module_chain_dynamics import chain_inverse_dynamics as reference_id
@@ -320,7 +320,7 @@ def test_kinematics_errors_raise_the_reference_exceptions():
     chain = _unlimited(load_robot(SOURCES["chain_3"]).chain)
     model = ChainModel.build(chain, 9)
     xs = np.array([0.1, 0.7, 0.2])
-    from pkm_dynamics.core.compiled import chain_forward_kinematics as cfk, chain_tree_state as cts
+    from pkm_dynamics.core.module_chain.chain_model import chain_forward_kinematics as cfk, chain_tree_state as cts
     ref = _message(chain_forward_kinematics, chain, xs)
     assert ref[0] is SingularityError and _message(cfk, model, xs) == ref
     ref = _message(chain_tree_state, chain, 9, xs, np.zeros(3), np.zeros(3))

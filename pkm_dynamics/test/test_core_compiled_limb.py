@@ -30,7 +30,7 @@ from pkm_dynamics.core.errors import ConvergenceError, SingularityError, StateEr
 from pkm_dynamics.core.interface import SolverOptions
 from pkm_dynamics.core.limb.ik_refinement import limb_rates
 from pkm_dynamics.core.limb.limb_ik import limb_jacobians
-from pkm_dynamics.core.pkm import ParallelRobot
+from pkm_dynamics.core.pkm.parallel_robot import ParallelRobot
 from pkm_dynamics.core.spatial.se3 import log_se3, pose_inv
 from pkm_dynamics.core.tree.tree_dynamics import crba, forward_kinematics, rnea
 

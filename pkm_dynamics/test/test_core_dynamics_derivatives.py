@@ -187,7 +187,7 @@ def _closure_maps(robot, x):
     pseudo-inverse on the cut-joint constraints: no code of the chain kernels) along
     ``x(t) = x + t``."""
     from pkm_dynamics.core.spatial import taylor
-    from pkm_dynamics.core.jet_dynamics import jet_model, tree_motion_jet
+    from pkm_dynamics.core.hoid.jet_dynamics import jet_model, tree_motion_jet
     n, nq = robot.n, robot.tree.nq
     Q, H1, H2 = robot.tree_state(x, np.ones(n), np.zeros(n))
     q3 = taylor.to_derivatives(tree_motion_jet(jet_model(robot.description), Q,

@@ -21,10 +21,10 @@ import pytest
 from pkm_dynamics.core import DescriptionError, load_robot
 from pkm_dynamics.core.tree.constrained import kkt_inverse_dynamics
 from pkm_dynamics.core.description.robot_description import parse_description
-from pkm_dynamics.core import jet_dynamics as JD
-from pkm_dynamics.core.higher_order import hoid_model, higher_order_inverse_dynamics
-from pkm_dynamics.core.simple_limb import simple_limb_inverse_kinematics
-from pkm_dynamics.core.hoid_motions import gough_stewart_roll, pick_and_place, roll_angle, sin2_jerk_step
+from pkm_dynamics.core.hoid import jet_dynamics as JD
+from pkm_dynamics.core.hoid.higher_order import hoid_model, higher_order_inverse_dynamics
+from pkm_dynamics.core.hoid.simple_limb import simple_limb_inverse_kinematics
+from pkm_dynamics.core.hoid.hoid_motions import gough_stewart_roll, pick_and_place, roll_angle, sin2_jerk_step
 from pkm_dynamics.core.spatial.se3 import exp_se3, exp_se3_batch, log_se3_batch, pose
 from pkm_dynamics.core.tree.tree_dynamics import forward_kinematics
 

@@ -18,17 +18,17 @@ import numpy as np
 import pytest
 import scipy.optimize
 
-from pkm_dynamics.core import jet_dynamics as JD
-from pkm_dynamics.core.compiled import hoid_kinematics as HK
-from pkm_dynamics.core.compiled.hoid_model import hoid_full_call, hoid_recursion
+from pkm_dynamics.core.hoid import jet_dynamics as JD
+from pkm_dynamics.core.hoid import hoid_kinematics as HK
+from pkm_dynamics.core.hoid.hoid_model import hoid_full_call, hoid_recursion
 from pkm_dynamics.core.description.robot_description import parse_description
 from pkm_dynamics.core.errors import ConvergenceError, SingularityError, StateError
-from pkm_dynamics.core.higher_order import _one, higher_order_inverse_dynamics, hoid_model
-from pkm_dynamics.core.hoid_motions import gough_stewart_roll, pick_and_place
-from pkm_dynamics.core.hoid_recursion import (fourth_order_kinematics, second_order_inverse_dynamics,
+from pkm_dynamics.core.hoid.higher_order import _one, higher_order_inverse_dynamics, hoid_model
+from pkm_dynamics.core.hoid.hoid_motions import gough_stewart_roll, pick_and_place
+from pkm_dynamics.core.hoid.hoid_recursion import (fourth_order_kinematics, second_order_inverse_dynamics,
                                               tree_motion_from_limbs)
-from pkm_dynamics.core.sea import sea_feedforward
-from pkm_dynamics.core.simple_limb import _platform_jacobian, limb_poses, simple_limb_inverse_kinematics
+from pkm_dynamics.core.hoid.sea import sea_feedforward
+from pkm_dynamics.core.hoid.simple_limb import _platform_jacobian, limb_poses, simple_limb_inverse_kinematics
 from pkm_dynamics.core.spatial.se3 import pose_inv
 
 ROBOTS = os.path.join(os.path.dirname(__file__), "..", "robots")

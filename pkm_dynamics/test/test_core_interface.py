@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from pkm_dynamics.core import IKSolution, Robot, SolverOptions, StateError, load_robot
-from pkm_dynamics.core.higher_order import HigherOrderResult
+from pkm_dynamics.core.hoid.higher_order import HigherOrderResult
 from pkm_dynamics.core.description.payload import Payload, robot_with_payload
 
 ROBOTS = Path(__file__).resolve().parents[1] / "robots"

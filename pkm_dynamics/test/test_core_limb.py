@@ -14,7 +14,7 @@ from pkm_dynamics.core.limb.limb_kinematics import limb_platform_pose, tree_cori
 from pkm_dynamics.core.limb.loop_constraints import (_cut_bias, constraint_resolution, constraint_resolution_derivative,
                                                 cut_joint_jacobian_derivative, loop_acceleration_bias,
                                                 loop_constraints, loop_residual, solve_loop_constraints)
-from pkm_dynamics.core.pkm import ParallelRobot
+from pkm_dynamics.core.pkm.parallel_robot import ParallelRobot
 from pkm_dynamics.core.tree.tree_dynamics import forward_kinematics, kinematics, rnea
 
 ROBOTS = Path(__file__).resolve().parents[1] / "robots"

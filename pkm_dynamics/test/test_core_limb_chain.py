@@ -12,7 +12,7 @@ from pkm_dynamics.core import SingularityError, StateError
 from pkm_dynamics.core.description.robot_description import parse_description
 from pkm_dynamics.core.description.examples import module_chain_urdf
 from pkm_dynamics.core.limb.loop_constraints import loop_residual
-from pkm_dynamics.core.pkm import LimbChainRobot
+from pkm_dynamics.core.pkm.parallel_robot import LimbChainRobot
 from pkm_dynamics.core.robot import robot_from_description
 
 ROBOTS = Path(__file__).resolve().parents[1] / "robots"

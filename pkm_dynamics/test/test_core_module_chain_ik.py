@@ -7,7 +7,7 @@ import pytest
 
 from pkm_dynamics.core import ConvergenceError, StateError, load_robot
 from pkm_dynamics.core.module_chain.chain_ik import chain_jacobian
-from pkm_dynamics.core.pkm import LimbChainRobot
+from pkm_dynamics.core.pkm.parallel_robot import LimbChainRobot
 from pkm_dynamics.core.spatial.se3 import Ad_inv, log_se3, pose_inv
 from pkm_dynamics.core.tree.tree_dynamics import frame_jacobian, kinematics
 

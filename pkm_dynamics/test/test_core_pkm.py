@@ -11,7 +11,7 @@ import pytest
 
 from pinocchio_loops import PinocchioLoops
 from pkm_dynamics.core.errors import ConvergenceError, DescriptionError, SingularityError, StateError
-from pkm_dynamics.core.pkm import ParallelRobot, parabolic_trajectory, sample
+from pkm_dynamics.core.pkm.parallel_robot import ParallelRobot, parabolic_trajectory, sample
 from pkm_dynamics.core.interface import SolverOptions
 from pkm_dynamics.core.robot import load_robot
 

@@ -15,7 +15,7 @@ from pkm_dynamics.core.tree.cut_joints import LoopConstraints
 from pkm_dynamics.core.errors import SingularityError, StateError
 from pkm_dynamics.core.limb.ik_refinement import loop_conditions
 from pkm_dynamics.core.limb.limb_kinematics import limb_state
-from pkm_dynamics.core.pkm import ParallelRobot, sample
+from pkm_dynamics.core.pkm.parallel_robot import ParallelRobot, sample
 from pkm_dynamics.core.interface import SolverOptions
 from pkm_dynamics.core.spatial.se3 import Ad_inv, log_se3, pose_inv
 from pkm_dynamics.core.tree.tree_dynamics import kinematics
@@ -250,7 +250,7 @@ def test_ik_state_is_exact_along_the_input_singularity_path(scheme):
     """Paper 001 Sec. 6.4.3's path towards the input singularity of IRSBot-2 (irsbot2_paths):
     kappa(F) reaches ~100 and kappa(G_y) ~700 on these samples (3e3 at the apex); every sample of
     the IK trajectory is exact to 1e-10 relative (through the partition alone: up to 9e-9)."""
-    from pkm_dynamics.core.pkm import parabolic_trajectory
+    from pkm_dynamics.core.pkm.parallel_robot import parabolic_trajectory
     robot = ParallelRobot(str(ROBOTS / "irsbot2_paths.urdf"), options=SolverOptions(singularity_threshold=None))
     P, V, A = parabolic_trajectory(np.arange(0, 1 / 6, 0.002), robot.reference_pose, 0.15, 0.6075)
     s = robot.inverse_kinematics(P, V, A, scheme=scheme)

@@ -12,7 +12,7 @@ import pytest
 
 from pkm_dynamics.core.errors import SingularityError, StateError
 from pkm_dynamics.core.interface import SolverOptions
-from pkm_dynamics.core.pkm import ParallelRobot, parabolic_trajectory
+from pkm_dynamics.core.pkm.parallel_robot import ParallelRobot, parabolic_trajectory
 
 ROBOTS = Path(__file__).resolve().parents[1] / "robots"
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from pkm_dynamics.core.limb.loop_constraints import loop_residual
-from pkm_dynamics.core.pkm import LimbChainRobot
+from pkm_dynamics.core.pkm.parallel_robot import LimbChainRobot
 from pkm_dynamics.core.robot import load_robot
 
 ROBOTS = Path(__file__).resolve().parents[1] / "robots"

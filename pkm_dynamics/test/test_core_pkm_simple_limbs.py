@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from pinocchio_loops import PinocchioLoops
-from pkm_dynamics.core.pkm import ParallelRobot
+from pkm_dynamics.core.pkm.parallel_robot import ParallelRobot
 
 ROBOTS = Path(__file__).resolve().parents[1] / "robots"
 

@@ -204,7 +204,7 @@ def test_a_pose_in_another_frame_is_refused(chain, pkm):
 def test_fields_of_the_other_space_are_refused(chain, pkm):
     from pkm_dynamics_interfaces.srv import ForwardDynamics, HigherOrderInverseDynamics
     from pkm_dynamics.conversions import pose_matrix, task_message
-    from pkm_dynamics.core.higher_order import higher_order_inverse_dynamics
+    from pkm_dynamics.core.hoid.higher_order import higher_order_inverse_dynamics
     robot, client = pkm
     P = robot.task_pose(np.array([0.01, -0.01, 0.05]))
     hoid = HigherOrderInverseDynamics.Request(pose=stamped(P))

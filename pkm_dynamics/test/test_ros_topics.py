@@ -7,7 +7,7 @@ from numpy.testing import assert_array_equal
 import pytest
 
 from pkm_dynamics.core import load_robot
-from pkm_dynamics.core.higher_order import higher_order_inverse_dynamics
+from pkm_dynamics.core.hoid.higher_order import higher_order_inverse_dynamics
 from pkm_dynamics.testing import Collector, matched_publisher, spin_until
 
 OUTPUTS = ['commands', 'joint_state', 'trajectory', 'motor']

@@ -21,7 +21,7 @@ def load_robot(description: str, gravity=None, options: SolverOptions | None = N
 def robot_from_description(desc: RobotDescription, options: SolverOptions | None = None):
     """The robot object of an already parsed description (see :func:`load_robot`)."""
     if desc.platform is not None:
-        from .pkm import ParallelRobot
+        from .pkm.parallel_robot import ParallelRobot
         return ParallelRobot(desc, options=options)
     from .module_chain.module_chain_robot import ModuleChainRobot
     return ModuleChainRobot(desc, options=options)

@@ -35,7 +35,7 @@ import numpy as np
 from ..spatial import taylor as T
 from .derivatives import DynamicsDerivatives
 from ..errors import StateError
-from ..jet_dynamics import (close_loops, constraint_jacobian_jet, jet_model, pose_jets, rnea_jet, tree_motion_jet,
+from ..hoid.jet_dynamics import (close_loops, constraint_jacobian_jet, jet_model, pose_jets, rnea_jet, tree_motion_jet,
                            _jacobian_jet)
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import limb_kernels as K
-from ..compiled import robot_kernels as KR
+from ..pkm import robot_kernels as KR
 
 #: kinds of the model entries (layout of :mod:`.limb_kernels`): True for int arrays
 _MODEL_INT = (1, 0, 0, 0, 0, 0, 0, 1, 1, 0, 1, 0, 1, 1, 0, 0, 1, 1, 1, 1, 1, 1, 0, 0, 1, 0, 0)

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..compiled import ChainModel
+from .chain_model import ChainModel
 from ..reactions.chain_reactions_model import ReactionsModel, chain_joint_reactions
 from ..numba_support.warmup import load_kernels
-from ..compiled import chain_forward_dynamics as compiled_forward_dynamics
-from ..compiled import chain_forward_kinematics as compiled_forward_kinematics
-from ..compiled import chain_inverse_dynamics as compiled_inverse_dynamics
-from ..compiled import chain_tree_state as compiled_tree_state
+from .chain_model import chain_forward_dynamics as compiled_forward_dynamics
+from .chain_model import chain_forward_kinematics as compiled_forward_kinematics
+from .chain_model import chain_inverse_dynamics as compiled_inverse_dynamics
+from .chain_model import chain_tree_state as compiled_tree_state
 from ..description.robot_description import as_description
 from ..interface import IKSolution, SolverOptions
 
@@ -167,7 +167,7 @@ class ModuleChainRobot:
 
     def higher_order_inverse_dynamics(self, x, xd, xdd, xddd, xdddd, **kw):
         """``u, du, ddu`` (+ SEA motor feedforward), paper 002: see :mod:`.higher_order`."""
-        from ..higher_order import higher_order_inverse_dynamics
+        from ..hoid.higher_order import higher_order_inverse_dynamics
         return higher_order_inverse_dynamics(self, x, xd, xdd, xddd, xdddd, **kw)
 
 

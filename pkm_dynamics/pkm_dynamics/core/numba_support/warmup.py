@@ -59,7 +59,7 @@ def warm_pkm() -> None:
     compile at their first call)."""
     import os
 
-    from ..pkm import ParallelRobot
+    from ..pkm.parallel_robot import ParallelRobot
     path = os.path.join(sys.prefix, "share", "pkm_dynamics", "robots", "planar_3rrr.urdf")
     if not os.path.exists(path):
         return
@@ -94,7 +94,7 @@ def _warm_hoid() -> None:
 
     import numpy as np
 
-    from ..compiled.hoid_model import HoidKernelModel, hoid_full_call, hoid_recursion
+    from ..hoid.hoid_model import HoidKernelModel, hoid_full_call, hoid_recursion
     tree = SimpleNamespace(lower=np.array([-3.0]), upper=np.array([3.0]), nq=1)
     limbs = SimpleNamespace(desc=SimpleNamespace(tree=tree), real=np.ones((1, 1), dtype=bool),
                             index=np.zeros((1, 1), dtype=int), X=np.array([[[0.0, 0, 1, 0, 0, 0]]]),

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .interface import IKSolution
-from .limb.limb_ik import LimbJacobians
+from ..interface import IKSolution
+from ..limb.limb_ik import LimbJacobians
 
 #: the inverse kinematics result (:class:`~.interface.IKSolution`, one type for every robot kind)
 PkmIKSolution = IKSolution

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import DescriptionError
+from ..errors import DescriptionError
 
 #: the motor feedforward fields of a result, in the order of eqs. 1-2 below
 MOTOR_FIELDS = ("motor_position", "motor_velocity", "motor_acceleration", "motor_torque")

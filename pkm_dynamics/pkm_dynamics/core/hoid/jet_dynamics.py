@@ -27,13 +27,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .spatial import taylor as T
-from .bounds import continuation_steps
-from .tree.cut_joints import LoopConstraints
-from .description.robot_description import RobotDescription
-from .errors import ConvergenceError, SingularityError, StateError
-from .spatial.se3 import exp_se3, log_se3, pose_inv
-from .tree.tree_dynamics import body_jacobian, forward_kinematics
+from ..spatial import taylor as T
+from ..bounds import continuation_steps
+from ..tree.cut_joints import LoopConstraints
+from ..description.robot_description import RobotDescription
+from ..errors import ConvergenceError, SingularityError, StateError
+from ..spatial.se3 import exp_se3, log_se3, pose_inv
+from ..tree.tree_dynamics import body_jacobian, forward_kinematics
 
 #: order of the motion jets (4th derivative in) and of the force jets (2nd derivative out)
 MOTION_DEGREE = 4

@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .bounds import continuation_steps
-from .errors import ConvergenceError, SingularityError, StateError
-from .jet_dynamics import CONTINUATION_STEP
-from .limb.limb_kinematics import limb_platform_pose
-from .limb.limb_model import Limb
-from .spatial.se3 import exp_se3, log_se3, pose_inv
+from ..bounds import continuation_steps
+from ..errors import ConvergenceError, SingularityError, StateError
+from ..hoid.jet_dynamics import CONTINUATION_STEP
+from ..limb.limb_kinematics import limb_platform_pose
+from ..limb.limb_model import Limb
+from ..spatial.se3 import exp_se3, log_se3, pose_inv
 
 #: largest joint change (rad or m) of a direct solve accepted as staying on the start's mode
 DIRECT_STEP = 0.5

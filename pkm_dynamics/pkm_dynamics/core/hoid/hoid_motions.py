@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .spatial.se3 import pose, rpy_matrix
+from ..spatial.se3 import pose, rpy_matrix
 
 
 def roll_angle(t: float, theta_min: float = -0.5, theta_max: float = 0.5, period: float = 1.0) -> np.ndarray:

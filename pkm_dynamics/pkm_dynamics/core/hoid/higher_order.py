@@ -19,12 +19,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import jet_dynamics as JD
-from .spatial import taylor as T
-from .bounds import check_bound, check_limits, check_position, check_rate
-from .description.robot_description import RobotDescription
-from .compiled import hoid_kinematics as HK
-from .compiled.hoid_model import HoidKernelModel, hoid_full_call, hoid_one
-from .errors import ConvergenceError, DescriptionError, SingularityError, StateError
+from ..spatial import taylor as T
+from ..bounds import check_bound, check_limits, check_position, check_rate
+from ..description.robot_description import RobotDescription
+from . import hoid_kinematics as HK
+from .hoid_model import HoidKernelModel, hoid_full_call, hoid_one
+from ..errors import ConvergenceError, DescriptionError, SingularityError, StateError
 from .hoid_recursion import fourth_order_kinematics, second_order_inverse_dynamics, tree_motion_from_limbs
 from .sea import MOTOR_FIELDS, sea_feedforward, sea_parameters
 from .simple_limb import SimpleLimbModel, simple_limb_inverse_kinematics, simple_limb_model

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .description.robot_description import RobotDescription, parse_description
-from .errors import ConvergenceError, DescriptionError, SingularityError
-from .limb.limb_kinematics import limb_state
-from .limb.limb_model import build_limbs
-from .limb.loop_constraints import _resolve, constraint_resolution, loop_acceleration_bias, solve_loop_constraints
-from .spatial.se3 import Ad_inv
-from .tree.tree_dynamics import crba, rnea
+from ..description.robot_description import RobotDescription, parse_description
+from ..errors import ConvergenceError, DescriptionError, SingularityError
+from ..limb.limb_kinematics import limb_state
+from ..limb.limb_model import build_limbs
+from ..limb.loop_constraints import _resolve, constraint_resolution, loop_acceleration_bias, solve_loop_constraints
+from ..spatial.se3 import Ad_inv
+from ..tree.tree_dynamics import crba, rnea
 
 #: continuation step counts tried, in order, from the reference configuration
 CONTINUATION_STEPS = (4, 16, 64)

@@ -28,15 +28,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .description.robot_description import as_description
-from .errors import DescriptionError
-from .limb.limb_tables import (LimbTables, robot_constants)
-from .numba_support.warmup import load_kernels
-from .limb.limb_model import TWIST_COMPONENTS, build_limbs
-from .interface import IKSolution, SolverOptions
-from .reactions.reactions import reaction_model
-from .spatial.se3 import Ad, exp_se3, log_se3, pose_inv
-from .tree.tree_dynamics import forward_kinematics
+from ..description.robot_description import as_description
+from ..errors import DescriptionError
+from ..limb.limb_tables import (LimbTables, robot_constants)
+from ..numba_support.warmup import load_kernels
+from ..limb.limb_model import TWIST_COMPONENTS, build_limbs
+from ..interface import IKSolution, SolverOptions
+from ..reactions.reactions import reaction_model
+from ..spatial.se3 import Ad, exp_se3, log_se3, pose_inv
+from ..tree.tree_dynamics import forward_kinematics
 from .pkm_kinematics import PkmKinematics
 from .pkm_solution import PkmIKSolution, sample  # noqa: F401 (sample: a public helper)
 from .pkm_task_dynamics import TaskSpaceDynamics
@@ -222,18 +222,18 @@ class ParallelRobot(PkmKinematics, TaskSpaceDynamics):
     def joint_reactions(self, x, xd, u, wrench=None):
         """Wrench transmitted by every tree and cut joint (the loops' constraint forces) at the
         task state ``(pose, V_t)`` under the actuator forces ``u``: see :mod:`.reactions`."""
-        from .reactions.reactions import joint_reactions
+        from ..reactions.reactions import joint_reactions
         return joint_reactions(self, x, xd, u, wrench)
 
     def simulate(self, x0, xd0, duration, **kw):
         """Integrate the forward dynamics in task space: see :mod:`.simulation`."""
-        from .simulation import simulate
+        from ..simulation import simulate
         return simulate(self, x0, xd0, duration, **kw)
 
     def higher_order_inverse_dynamics(self, x, xd, xdd, xddd, xdddd, **kw):
         """``u, du, ddu`` (+ SEA motor feedforward), paper 002, for the platform pose ``x``, task
         twist ``xd`` and its 1st..3rd derivatives: see :mod:`.higher_order`."""
-        from .higher_order import higher_order_inverse_dynamics
+        from ..hoid.higher_order import higher_order_inverse_dynamics
         return higher_order_inverse_dynamics(self, x, xd, xdd, xddd, xdddd, **kw)
 
     def joint_motion(self, x, xd=None, xdd=None, initial=None) -> IKSolution:

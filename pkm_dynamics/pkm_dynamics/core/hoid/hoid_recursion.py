@@ -32,9 +32,9 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
-from .errors import SingularityError
+from ..errors import SingularityError
 from .simple_limb import SimpleLimbModel, limb_poses
-from .spatial.se3 import Ad_batch, Ad_inv_batch, ad_batch, mv_batch, pose_inv
+from ..spatial.se3 import Ad_batch, Ad_inv_batch, ad_batch, mv_batch, pose_inv
 
 
 @dataclass

@@ -10,17 +10,17 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-from .bounds import MAX_RATE, check_limits, check_rate
-from .errors import ConvergenceError, SingularityError, StateError
-from .limb.limb_tables import (CompiledIK, LazyLimbs, compiled_ik, compiled_reference)
-from .compiled.robot_kernels import BAD_INPUT as REFERENCE_BAD_INPUT
-from .compiled.robot_kernels import MANIFOLD_TOLERANCE, ORTHONORMAL_TOLERANCE, task_manifold_offset
-from .limb.limb_ik import limb_inverse_kinematics_compound, limb_inverse_kinematics_nested, limb_jacobians
-from .limb.limb_kinematics import limb_platform_pose
-from .limb.limb_model import TWIST_COMPONENTS
-from .limb.ik_refinement import check_loop_conditions, refine_to_round_off
-from .interface import IKSolution
-from .spatial.se3 import exp_se3, log_se3, pose_inv
+from ..bounds import MAX_RATE, check_limits, check_rate
+from ..errors import ConvergenceError, SingularityError, StateError
+from ..limb.limb_tables import (CompiledIK, LazyLimbs, compiled_ik, compiled_reference)
+from .robot_kernels import BAD_INPUT as REFERENCE_BAD_INPUT
+from .robot_kernels import MANIFOLD_TOLERANCE, ORTHONORMAL_TOLERANCE, task_manifold_offset
+from ..limb.limb_ik import limb_inverse_kinematics_compound, limb_inverse_kinematics_nested, limb_jacobians
+from ..limb.limb_kinematics import limb_platform_pose
+from ..limb.limb_model import TWIST_COMPONENTS
+from ..limb.ik_refinement import check_loop_conditions, refine_to_round_off
+from ..interface import IKSolution
+from ..spatial.se3 import exp_se3, log_se3, pose_inv
 from .working_mode import apply_joint_limits, solve_on_working_mode
 from .pkm_solution import PkmIKSolution, jacobians_of_views, stack_solutions
 

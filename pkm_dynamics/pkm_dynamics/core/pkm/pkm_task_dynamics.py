@@ -10,17 +10,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from .bounds import check_effort
-from .errors import SingularityError, StateError
-from .limb.limb_tables import (compiled_rates, compiled_task_inertia)
-from .compiled.robot_dynamics import (FD_BAD_EFFORT, FD_BAD_TWIST, FD_BAD_WRENCH, FD_OK,
+from ..bounds import check_effort
+from ..errors import SingularityError, StateError
+from ..limb.limb_tables import (compiled_rates, compiled_task_inertia)
+from .robot_dynamics import (FD_BAD_EFFORT, FD_BAD_TWIST, FD_BAD_WRENCH, FD_OK,
                                       compiled_forward_dynamics)
-from .spatial.small_linalg import condition
-from .limb.limb_kinematics import body_jacobian_derivative, tree_coriolis_matrix
-from .limb.loop_constraints import constraint_resolution_derivative
-from .limb.ik_refinement import limb_rates
-from .spatial.se3 import Ad_inv, ad
-from .tree.tree_dynamics import crba, kinematics, rnea
+from ..spatial.small_linalg import condition
+from ..limb.limb_kinematics import body_jacobian_derivative, tree_coriolis_matrix
+from ..limb.loop_constraints import constraint_resolution_derivative
+from ..limb.ik_refinement import limb_rates
+from ..spatial.se3 import Ad_inv, ad
+from ..tree.tree_dynamics import crba, kinematics, rnea
 from .pkm_solution import PkmIKSolution
 
 
@@ -199,7 +199,7 @@ class TaskSpaceDynamics:
         ``u`` (``wrench`` on the platform) and its exact derivatives ``d_x`` (along ``x exp(P_p delta)``),
         ``d_xd`` (delta, delta), ``d_u`` (delta, n_act): a :class:`~.derivatives.DynamicsDerivatives`
         (forward mode, :mod:`.pkm_derivatives`); batched over a leading axis."""
-        from .derivatives.pkm_derivatives import pkm_forward_dynamics_derivatives
+        from ..derivatives.pkm_derivatives import pkm_forward_dynamics_derivatives
         return pkm_forward_dynamics_derivatives(self, x, xd, u, wrench, initial)
 
     def inverse_dynamics_derivatives(self, x, xd, xdd, wrench=None, *, initial=None):
@@ -207,7 +207,7 @@ class TaskSpaceDynamics:
         acceleration ``xdd`` (``wrench`` on the platform) and its exact derivatives ``d_x``, ``d_xd``,
         ``d_u`` (n_act, delta) each: a :class:`~.derivatives.DynamicsDerivatives` (forward mode,
         :mod:`.pkm_derivatives`); batched over a leading axis."""
-        from .derivatives.pkm_derivatives import pkm_inverse_dynamics_derivatives
+        from ..derivatives.pkm_derivatives import pkm_inverse_dynamics_derivatives
         return pkm_inverse_dynamics_derivatives(self, x, xd, xdd, wrench, initial)
 
     def mass_matrix(self, sol: PkmIKSolution, poses=None) -> np.ndarray:
