@@ -61,7 +61,7 @@ $(STAMPS)/pkm_dynamics: $(PACKAGE_SOURCES) | $(STAMPS)/interfaces
 	rm -rf pkm_dynamics/build pkm_dynamics/*.egg-info
 	mkdir -p $(VENV)/lib/pkm_dynamics
 	ln -sf ../../bin/pkm_dynamics_node $(VENV)/lib/pkm_dynamics/pkm_dynamics_node
-	$(PY) -m pkm_dynamics.core.compiled.warmup
+	$(PY) -m pkm_dynamics.core.precompile
 	touch $@
 
 test: setup

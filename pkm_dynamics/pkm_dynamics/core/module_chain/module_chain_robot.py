@@ -8,7 +8,6 @@ import numpy as np
 
 from .chain_model import ChainModel
 from ..reactions.chain_reactions_model import ReactionsModel, chain_joint_reactions
-from ..numba_support.warmup import load_kernels
 from .chain_model import chain_forward_dynamics as compiled_forward_dynamics
 from .chain_model import chain_forward_kinematics as compiled_forward_kinematics
 from .chain_model import chain_inverse_dynamics as compiled_inverse_dynamics
@@ -50,7 +49,6 @@ class ModuleChainRobot:
         self.chain = recognise_modules(desc)
         self.compiled = ChainModel.build(self.chain, self.tree.nq)
         self.reactions = ReactionsModel.build(desc, self.compiled, self.chain.end_effector)
-        load_kernels("chain")           # once per process, not at the first call
         self.modules = self.chain.modules
         self.actuated_joints = tuple(i.joint for i in self.chain.info)
         self.tree_joints = tuple(self.tree.joint_names)

@@ -23,9 +23,12 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import tempfile
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+#: the import line of a module whose functions this module compiles
+_KERNEL_IMPORT = re.compile(rb"numba_support\.cache import [^\n]*kernel")
 
 
 def _writable_dir(path: str) -> bool:
@@ -40,17 +43,23 @@ def _writable_dir(path: str) -> bool:
 
 
 def source_hash() -> str:
-    """Short hash of the sources of the core (every ``*.py`` below ``core/``: the kernels sit in
-    its concept folders, beside the constants and scalar functions they compile) and of the
+    """Short hash of the kernel sources (every module of the core that compiles with this module's
+    decorators -- its import of them names it -- every ``*.py`` beside this file, and
+    ``core/bounds.py`` whose constants the kernels check against, ``core/spatial/se3.py`` and
+    ``core/module_chain/parallel_module.py`` whose scalar functions they compile) and of the
     numba version."""
     import numba
     h = hashlib.sha1(numba.__version__.encode())
     core = os.path.dirname(_PACKAGE_DIR)
+    extra = {os.path.join("..", n) for n in ("bounds.py", os.path.join("spatial", "se3.py"),
+                                             os.path.join("module_chain", "parallel_module.py"))}
     names = sorted(os.path.relpath(os.path.join(d, n), _PACKAGE_DIR)
                    for d, dirs, files in os.walk(core) if "__pycache__" not in d for n in files if n.endswith(".py"))
     for name in names:
         with open(os.path.join(_PACKAGE_DIR, name), "rb") as f:
-            h.update(name.encode() + b"\0" + f.read())
+            text = f.read()
+        if os.sep not in name or name in extra or _KERNEL_IMPORT.search(text):
+            h.update(name.encode() + b"\0" + text)
     return h.hexdigest()[:16]
 
 

@@ -31,7 +31,6 @@ import numpy as np
 from ..description.robot_description import as_description
 from ..errors import DescriptionError
 from ..limb.limb_tables import (LimbTables, robot_constants)
-from ..numba_support.warmup import load_kernels
 from ..limb.limb_model import TWIST_COMPONENTS, build_limbs
 from ..interface import IKSolution, SolverOptions
 from ..reactions.reactions import reaction_model
@@ -110,8 +109,6 @@ class ParallelRobot(PkmKinematics, TaskSpaceDynamics):
         self.limb_names = tuple(limb.name for limb in self.limbs)
         self._limb_tables = LimbTables.build(self.limbs, self.max_iter)
         self.compiled = True
-        load_kernels("pkm")             # once per process, not at the first request;
-        load_kernels("hoid")            # a parallel robot does not load the chain kernels
         self.task_space = tuple(desc.platform.task_space)
         dp = len(self.task_space)
         self.P_p = np.zeros((6, dp))
