@@ -45,7 +45,7 @@ def test_package_xml_declares_every_import():
     sources = {
         'package': (list((PACKAGE / 'pkm_dynamics').rglob('*.py')), run),
         'launch files': (list((PACKAGE / 'launch').glob('*.py')), run),
-        'tests': (list((PACKAGE / 'test').glob('*.py')), run | declared('test_depend')),
+        'tests': (list((PACKAGE / 'test').rglob('*.py')), run | declared('test_depend')),
     }
     for what, (paths, keys) in sources.items():
         missing = sorted(m for m in imported_modules(paths) if rosdep_key(m, keys) is None)
@@ -53,7 +53,7 @@ def test_package_xml_declares_every_import():
 
 
 def test_every_test_dependency_is_used():
-    imported = imported_modules((PACKAGE / 'test').glob('*.py'))
+    imported = imported_modules((PACKAGE / 'test').rglob('*.py'))
     keys = declared('test_depend')
     unused = sorted(keys - {rosdep_key(m, keys) for m in imported})
     assert not unused, f'package.xml test_depend {unused}: no test imports them'
