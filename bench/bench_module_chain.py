@@ -48,7 +48,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import machine  # noqa: E402
 from pkm_dynamics.core.description.examples import module_chain_urdf  # noqa: E402
 from pkm_dynamics.core.module_chain.module_chain_dynamics import (chain_inverse_dynamics,  # noqa: E402
-                                                               parallel_serial_forward_dynamics)
+                                                                  parallel_serial_forward_dynamics)
 from pkm_dynamics.core.robot import load_robot  # noqa: E402
 from pkm_dynamics.core.tree.tree_model import EXTENSION_TAGS  # noqa: E402
 

@@ -36,7 +36,7 @@ from ..spatial import taylor as T
 from .derivatives import DynamicsDerivatives
 from ..errors import StateError
 from ..hoid.jet_dynamics import (close_loops, constraint_jacobian_jet, jet_model, pose_jets, rnea_jet, tree_motion_jet,
-                           _jacobian_jet)
+                                 _jacobian_jet)
 
 
 def _model(robot):

@@ -32,7 +32,7 @@ from ..bounds import continuation_steps
 from ..description.robot_description import RobotDescription
 from ..errors import ConvergenceError, DescriptionError, SingularityError, StateError
 from ..spatial.se3 import (exp_se3, exp_se3_batch, exp_unit_screws_batch, hat_batch, log_se3, log_se3_batch,
-                      mv_batch, pose_inv, pose_inv_batch)
+                           mv_batch, pose_inv, pose_inv_batch)
 from ..tree.tree_dynamics import forward_kinematics
 
 

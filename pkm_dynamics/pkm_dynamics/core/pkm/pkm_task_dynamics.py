@@ -14,7 +14,7 @@ from ..bounds import check_effort
 from ..errors import SingularityError, StateError
 from ..limb.limb_tables import (compiled_rates, compiled_task_inertia)
 from .robot_dynamics import (FD_BAD_EFFORT, FD_BAD_TWIST, FD_BAD_WRENCH, FD_OK,
-                                      compiled_forward_dynamics)
+                             compiled_forward_dynamics)
 from ..spatial.small_linalg import condition
 from ..limb.limb_kinematics import body_jacobian_derivative, tree_coriolis_matrix
 from ..limb.loop_constraints import constraint_resolution_derivative

@@ -26,7 +26,7 @@ import numpy as np
 from ..errors import DescriptionError
 from ..spatial.se3 import pose, rpy_matrix, spatial_inertia, transform_inertia
 from ..description.validation import (MAX_COORDINATE, MAX_DESCRIPTION_CHARS, check_element_counts, check_numbers,
-                         check_text_size, check_urdf, unit_axis)
+                                      check_text_size, check_urdf, unit_axis)
 
 STANDARD_GRAVITY = np.array([0.0, 0.0, -9.80665])
 

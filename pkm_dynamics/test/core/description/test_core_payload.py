@@ -11,7 +11,7 @@ import pytest
 
 from pkm_dynamics.core import DescriptionError, load_robot
 from pkm_dynamics.core.description.payload import (Payload, description_with_payload, payload_link,
-                                       robot_with_payload)
+                                                   robot_with_payload)
 from pkm_dynamics.core.spatial.se3 import rpy_matrix
 
 ROBOTS = Path(__file__).resolve().parents[3] / "robots"

@@ -26,7 +26,7 @@ from pkm_dynamics.core.errors import ConvergenceError, SingularityError, StateEr
 from pkm_dynamics.core.hoid.higher_order import _one, higher_order_inverse_dynamics, hoid_model
 from pkm_dynamics.core.hoid.hoid_motions import gough_stewart_roll, pick_and_place
 from pkm_dynamics.core.hoid.hoid_recursion import (fourth_order_kinematics, second_order_inverse_dynamics,
-                                              tree_motion_from_limbs)
+                                                   tree_motion_from_limbs)
 from pkm_dynamics.core.hoid.sea import sea_feedforward
 from pkm_dynamics.core.hoid.simple_limb import _platform_jacobian, limb_poses, simple_limb_inverse_kinematics
 from pkm_dynamics.core.spatial.se3 import pose_inv

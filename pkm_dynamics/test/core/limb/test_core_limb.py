@@ -9,11 +9,11 @@ import pytest
 from pkm_dynamics.core.tree.cut_joints import cut_joint_constraint
 from pkm_dynamics.core.errors import ConvergenceError
 from pkm_dynamics.core.limb.limb_ik import (limb_acceleration_ik, limb_inverse_kinematics_compound,
-                                       limb_inverse_kinematics_nested, limb_jacobians, limb_velocity_ik)
+                                            limb_inverse_kinematics_nested, limb_jacobians, limb_velocity_ik)
 from pkm_dynamics.core.limb.limb_kinematics import limb_platform_pose, tree_coriolis_matrix
 from pkm_dynamics.core.limb.loop_constraints import (_cut_bias, constraint_resolution, constraint_resolution_derivative,
-                                                cut_joint_jacobian_derivative, loop_acceleration_bias,
-                                                loop_constraints, loop_residual, solve_loop_constraints)
+                                                     cut_joint_jacobian_derivative, loop_acceleration_bias,
+                                                     loop_constraints, loop_residual, solve_loop_constraints)
 from pkm_dynamics.core.pkm.parallel_robot import ParallelRobot
 from pkm_dynamics.core.tree.tree_dynamics import forward_kinematics, kinematics, rnea
 

@@ -7,9 +7,9 @@ import pytest
 
 from pkm_dynamics.core import SingularityError
 from pkm_dynamics.core.module_chain.parallel_module import (ParallelModule, S_X, XI, actuator_wrench_maps,
-                                               alpha_beta_terms, assembled_base_inertia,
-                                               assembled_link_inertia, closure, loop_statics_matrix,
-                                               loop_statics_rhs, module_kinematics, module_poses)
+                                                            alpha_beta_terms, assembled_base_inertia,
+                                                            assembled_link_inertia, closure, loop_statics_matrix,
+                                                            loop_statics_rhs, module_kinematics, module_poses)
 from pkm_dynamics.core.spatial.se3 import spatial_inertia
 
 
@@ -113,7 +113,7 @@ def test_scalar_inverse_and_forward_dynamics_eqs_35_36_46(x):
     """f = alpha xdd + beta (eq. 35) with beta = psi nu_dot_Bc + delta (eq. 44) equals the direct
     wrench route of eqs. 65/16; eq. 36 and eq. 46 invert it."""
     from pkm_dynamics.core.module_chain.parallel_module import (forward_dynamics_base_frame, forward_dynamics_scalar,
-                                                   module_accelerations, parallel_inverse_dynamics)
+                                                                module_accelerations, parallel_inverse_dynamics)
     mod = _module(5)
     rng = np.random.default_rng(6)
     st = closure(mod, x, 0.3)
