@@ -11,7 +11,7 @@ from pkm_dynamics.core import load_robot
 from pkm_dynamics.core.description.payload import Payload, payload_link
 from pkm_dynamics.testing import Client, Collector, matched_publisher
 
-from test_core_payload import with_load_link
+from payload_links import with_load_link
 
 CHAIN, PKM = 'heavy_duty_4dof', 'planar_3rrr'
 LOAD = Payload.from_urdf_inertia(250.0, [0.1, -0.05, 0.3], [4.0, 0.1, -0.2, 3.0, 0.05, 5.0])

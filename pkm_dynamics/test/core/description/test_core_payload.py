@@ -3,7 +3,6 @@ numbers of the same robot whose URDF text carries the load as an extra link fixe
 effector / platform link (an independent path: URDF parsing merges the fixed link's
 <inertial>, with the joint origin and the inertial frame composed by build_tree). The load's
 link sits at the centre of mass with rotated axes, so frame handling is exercised."""
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import numpy as np
@@ -12,34 +11,11 @@ import pytest
 from pkm_dynamics.core import DescriptionError, load_robot
 from pkm_dynamics.core.description.payload import (Payload, description_with_payload, payload_link,
                                                    robot_with_payload)
-from pkm_dynamics.core.spatial.se3 import rpy_matrix
+from payload_links import with_load_link
 
 ROBOTS = Path(__file__).resolve().parents[3] / "robots"
 PAYLOAD = Payload(35.0, [0.12, -0.05, 0.2], [[0.9, 0.05, -0.02], [0.05, 0.7, 0.03],
                                             [-0.02, 0.03, 1.1]])
-LOAD_RPY = (0.3, -0.2, 0.5)
-
-
-def with_load_link(text, link, payload, rpy=LOAD_RPY):
-    """``text`` with a link carrying ``payload`` fixed to ``link``: the joint origin at the
-    centre of mass, rotated by ``rpy``; the inertia given in the rotated axes."""
-    root = ET.fromstring(text)
-    R = rpy_matrix(rpy)
-    I = R.T @ payload.inertia @ R
-    load = ET.SubElement(root, "link", name="test_load")
-    inertial = ET.SubElement(load, "inertial")
-    ET.SubElement(inertial, "mass", value=repr(float(payload.mass)))
-    ET.SubElement(inertial, "inertia", **{k: repr(float(I[i, j])) for k, (i, j) in (
-        ("ixx", (0, 0)), ("ixy", (0, 1)), ("ixz", (0, 2)), ("iyy", (1, 1)), ("iyz", (1, 2)),
-        ("izz", (2, 2)))})
-    joint = ET.SubElement(root, "joint", name="test_load_joint", type="fixed")
-    ET.SubElement(joint, "parent", link=link)
-    ET.SubElement(joint, "child", link="test_load")
-    ET.SubElement(joint, "origin", xyz=" ".join(repr(float(c)) for c in payload.com),
-                  rpy=" ".join(map(repr, rpy)))
-    return ET.tostring(root, encoding="unicode")
-
-
 def rel(a, b):
     return np.linalg.norm(np.asarray(a) - np.asarray(b)) / max(1.0, np.linalg.norm(b))
 
