@@ -58,13 +58,12 @@ $(STAMPS)/interfaces: $(INTERFACE_SOURCES) $(STAMPS)/requirements
 # caches of the previous install go first: pip does not know them).
 $(STAMPS)/pkm_dynamics: $(PACKAGE_SOURCES) | $(STAMPS)/interfaces
 	rm -rf pkm_dynamics/build pkm_dynamics/*.egg-info
-	rm -rf $(VENV)/lib/python*/site-packages/pkm_dynamics/core/compiled/__pycache__ \
-		$(VENV)/lib/python*/site-packages/pkm_dynamics/core/__pycache__
+	rm -rf $(VENV)/lib/python*/site-packages/pkm_dynamics/core/*/__pycache__
 	$(PIP) install --quiet --no-deps --no-build-isolation --force-reinstall ./pkm_dynamics
 	rm -rf pkm_dynamics/build pkm_dynamics/*.egg-info
 	mkdir -p $(VENV)/lib/pkm_dynamics
 	ln -sf ../../bin/pkm_dynamics_node $(VENV)/lib/pkm_dynamics/pkm_dynamics_node
-	$(PY) -m pkm_dynamics.core.compiled.warmup
+	$(PY) -m pkm_dynamics.core.precompile
 	touch $@
 
 test: setup

@@ -1,11 +1,11 @@
-"""Benchmark of the exact dynamics derivatives (core/derivatives.py, core/pkm_derivatives.py).
+"""Benchmark of the exact dynamics derivatives (core/derivatives/derivatives.py, core/derivatives/pkm_derivatives.py).
 
 Module chains (the crane ``heavy_duty_4dof`` and generated chains of n = 1 ... 32 modules), timed
 interleaved in one process, medians in microseconds:
 
 * our public ``robot.forward_dynamics`` (one FD call) next to ``robot.forward_dynamics_derivatives``
   (FD and all of dFD/dx, dFD/dxd, dFD/df: the forward-mode kernel of
-  ``core/compiled/chain_derivatives.py``) and ``robot.inverse_dynamics_derivatives``; the ratio
+  ``core/derivatives/chain_derivatives.py``) and ``robot.inverse_dynamics_derivatives``; the ratio
   derivatives / FD is the figure of the issue (<= 10);
 * Pinocchio's ``constraintDynamics`` + ``computeConstraintDynamicsDerivatives`` of the same
   mechanism (spanning tree + one CONTACT_3D per cut joint, ``ProximalSettings(1e-10, 1e-12, 3)``, as
@@ -35,9 +35,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from bench_module_chain import PinocchioPeer, case_state  # noqa: E402
 from common import machine  # noqa: E402
-from pkm_dynamics.core.examples import module_chain_urdf  # noqa: E402
+from pkm_dynamics.core.description.examples import module_chain_urdf  # noqa: E402
 from pkm_dynamics.core.robot import load_robot  # noqa: E402
-from pkm_dynamics.core.spatial import exp_se3  # noqa: E402
+from pkm_dynamics.core.spatial.se3 import exp_se3  # noqa: E402
 
 ROBOTS = os.path.join(ROOT, "pkm_dynamics", "robots")
 

@@ -7,13 +7,13 @@ Core i7-4810MQ 2.8 GHz, mean of 10000 calls) and the SEA 3RRR, along the example
 * ``full call``: ``higher_order_inverse_dynamics(description, ...)``, the public call: input
   checks, the zeroth-order limb inverse kinematics (per-limb Newton, warm start), the four-pass
   4th-order kinematics, the 2nd-order ID and the SEA feedforward -- one compiled kernel call
-  (``core/compiled/hoid_kernels.py``; a float sample takes the short path,
+  (``core/hoid/hoid_kernels.py``; a float sample takes the short path,
   ``core.higher_order._one_sample``);
 * ``kernel``: that kernel call alone (``hoid_full_call`` on prepared arrays);
 * ``recursion``: paper 002's algorithm proper, the four-pass kinematics (Sec. IV-B) and the
   2nd-order ID (Sec. V) from the closed configuration theta -- the figure the paper reports (it
   takes theta as given, Sec. IV-B) -- compiled (``hoid_recursion``) and in numpy
-  (``core/hoid_recursion.py``, the reference);
+  (``core/hoid/hoid_recursion.py``, the reference);
 * ``taylor route``: the general route (Taylor jets through the closure and the tree RNEA),
   the independent check of the recursion;
 * ``robot method``: ``ParallelRobot.higher_order_inverse_dynamics``, which first runs the
@@ -44,11 +44,11 @@ sys.path.insert(0, os.path.join(ROOT, "pkm_dynamics"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from common import machine  # noqa: E402
-from pkm_dynamics.core.compiled.hoid_model import hoid_full_call, hoid_recursion  # noqa: E402
-from pkm_dynamics.core.description import parse_description  # noqa: E402
-from pkm_dynamics.core.higher_order import higher_order_inverse_dynamics, hoid_model  # noqa: E402
-from pkm_dynamics.core.hoid_motions import gough_stewart_roll, pick_and_place  # noqa: E402
-from pkm_dynamics.core.hoid_recursion import fourth_order_kinematics, second_order_inverse_dynamics  # noqa: E402
+from pkm_dynamics.core.hoid.hoid_model import hoid_full_call, hoid_recursion  # noqa: E402
+from pkm_dynamics.core.description.robot_description import parse_description  # noqa: E402
+from pkm_dynamics.core.hoid.higher_order import higher_order_inverse_dynamics, hoid_model  # noqa: E402
+from pkm_dynamics.core.hoid.hoid_motions import gough_stewart_roll, pick_and_place  # noqa: E402
+from pkm_dynamics.core.hoid.hoid_recursion import fourth_order_kinematics, second_order_inverse_dynamics  # noqa: E402
 from pkm_dynamics.core.robot import load_robot  # noqa: E402
 
 ROBOTS = os.path.join(ROOT, "pkm_dynamics", "robots")

@@ -46,10 +46,11 @@ sys.path.insert(0, os.path.join(ROOT, "pkm_dynamics"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from common import machine  # noqa: E402
-from pkm_dynamics.core.examples import module_chain_urdf  # noqa: E402
-from pkm_dynamics.core.module_chain_dynamics import chain_inverse_dynamics, parallel_serial_forward_dynamics  # noqa: E402
+from pkm_dynamics.core.description.examples import module_chain_urdf  # noqa: E402
+from pkm_dynamics.core.module_chain.module_chain_dynamics import (chain_inverse_dynamics,  # noqa: E402
+                                                                  parallel_serial_forward_dynamics)
 from pkm_dynamics.core.robot import load_robot  # noqa: E402
-from pkm_dynamics.core.tree import EXTENSION_TAGS  # noqa: E402
+from pkm_dynamics.core.tree.tree_model import EXTENSION_TAGS  # noqa: E402
 
 ROBOTS = os.path.join(ROOT, "pkm_dynamics", "robots")
 
@@ -243,7 +244,7 @@ def run(quick: bool = False) -> dict:
 def ik_figures(quick: bool = False) -> dict:
     """Milliseconds (medians) of the crane IK: public seed / warm-started calls, and the solves
     from every start of the search, compiled against the numpy reference, interleaved."""
-    from pkm_dynamics.core import chain_ik
+    from pkm_dynamics.core.module_chain import chain_ik
     robot = load_robot(os.path.join(ROBOTS, "heavy_duty_4dof.urdf"))
     x = np.array([0.3, 0.2, 0.25, 0.4])
     T = robot.forward_kinematics(x)
@@ -273,7 +274,7 @@ def kernel_calls(robot, x, xd, xdd, f):
     ``chain_dynamics_one`` (no type dispatch) that the public call of one state reaches, with
     its output array made once: the cost without the Python layer (input conversion, shape
     checks, the output array, exceptions)."""
-    from pkm_dynamics.core.compiled import chain_model
+    from pkm_dynamics.core.module_chain import chain_model
     robot.forward_dynamics(x, xd, f)               # the calling thread's entry point and scratch
     run, mflat, dflat, fe, status, _, _ = chain_model._one(robot.compiled)
     X, XD, XDD, F = (np.array(a, dtype=float) for a in (x, xd, xdd, f))

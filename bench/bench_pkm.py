@@ -9,7 +9,7 @@ Per robot, along its path sampled at dt = 1 ms (IRSBot-2: the parabolic path of 
   from the previous reference, then the task-space inverse dynamics (eq. 45) from that solution --
   median microseconds per reference, both IK schemes;
 * the same for the numpy reference route (``robot.compiled = False``: every limb through
-  core/limb_ik.py, working_mode.py, ik_refinement.py and the tree RNEA/CRBA) over the first 60
+  core/limb/limb_ik.py, working_mode.py, ik_refinement.py and the tree RNEA/CRBA) over the first 60
   references, timed in the same run (the speed-up);
 * the outer/inner iteration counts of the compiled IK and of the numpy reference route
   (``ParallelRobot._limb_ik_reference``) along the same path (they must be equal);
@@ -39,7 +39,7 @@ sys.path.insert(0, ROOT)
 
 from bench_module_chain import PinocchioPeer, interleaved_us  # noqa: E402
 from common import machine  # noqa: E402
-from pkm_dynamics.core.pkm import ParallelRobot, parabolic_trajectory  # noqa: E402
+from pkm_dynamics.core.pkm.parallel_robot import ParallelRobot, parabolic_trajectory  # noqa: E402
 
 ROBOTS = os.path.join(os.path.dirname(ROOT), "pkm_dynamics", "robots")
 

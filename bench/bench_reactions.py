@@ -1,6 +1,6 @@
 """Benchmark of the joint reactions of module chains: the compiled route (paper 000's module
-recursion and 4-bar pin forces, ``robot.joint_reactions``, core/compiled/chain_reactions.py)
-against the general route (core/reactions.py: tree, constraint Jacobian, minimum-norm
+recursion and 4-bar pin forces, ``robot.joint_reactions``, core/reactions/chain_reactions.py)
+against the general route (core/reactions/reactions.py: tree, constraint Jacobian, minimum-norm
 multipliers, Newton-Euler pass) and Pinocchio's ``constraintDynamics`` of the same mechanism
 (spanning tree + CONTACT_3D rod-end pivots: accelerations and pin loads, not the tree joints'
 wrenches), for the 4-DoF crane and generated chains of n = 1, 2, 4, ..., 64 modules.
@@ -28,9 +28,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from bench_module_chain import PinocchioPeer, case_state, interleaved_us  # noqa: E402
 from common import machine  # noqa: E402
-from pkm_dynamics.core.examples import module_chain_urdf  # noqa: E402
-from pkm_dynamics.core.reactions import joint_reactions as general_reactions  # noqa: E402
-from pkm_dynamics.core.reactions import reaction_model  # noqa: E402
+from pkm_dynamics.core.description.examples import module_chain_urdf  # noqa: E402
+from pkm_dynamics.core.reactions.reactions import joint_reactions as general_reactions  # noqa: E402
+from pkm_dynamics.core.reactions.reactions import reaction_model  # noqa: E402
 from pkm_dynamics.core.robot import load_robot  # noqa: E402
 
 ROBOTS = os.path.join(ROOT, "pkm_dynamics", "robots")

@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.join(ROOT, "pkm_dynamics"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from common import machine  # noqa: E402
-from pkm_dynamics.core.examples import module_chain_urdf  # noqa: E402
+from pkm_dynamics.core.description.examples import module_chain_urdf  # noqa: E402
 from pkm_dynamics.core.robot import load_robot  # noqa: E402
 
 ROBOTS = os.path.join(ROOT, "pkm_dynamics", "robots")

@@ -1,6 +1,6 @@
 """Compile cost and start-up: what the numba kernels cost a fresh process.
 
-* cold compile: ``python -m pkm_dynamics.core.compiled.warmup`` (every kernel: module-chain FD,
+* cold compile: ``python -m pkm_dynamics.core.precompile`` (every kernel: module-chain FD,
   ID, tree state, FK, IK solve, and the tree kernels) with an empty cache directory
   (``NUMBA_CACHE_DIR``), the whole process;
 * warm start: the same command again on the cache it filled (loading every kernel);
@@ -38,7 +38,7 @@ def warmup_seconds(cache: str) -> tuple:
     env = dict(os.environ, NUMBA_CACHE_DIR=cache)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "pkm_dynamics.core.compiled.warmup"], env=env, check=True,
+    subprocess.run([sys.executable, "-m", "pkm_dynamics.core.precompile"], env=env, check=True,
                    capture_output=True)
     wall = time.perf_counter() - t
     after = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -25,9 +25,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from bench_module_chain import PinocchioPeer  # noqa: E402
 
-from pkm_dynamics.core.compiled import chain_kernels as K  # noqa: E402
-from pkm_dynamics.core.compiled import chain_model  # noqa: E402
-from pkm_dynamics.core.examples import module_chain_urdf  # noqa: E402
+from pkm_dynamics.core.module_chain import chain_kernels as K  # noqa: E402
+from pkm_dynamics.core.module_chain import chain_model  # noqa: E402
+from pkm_dynamics.core.description.examples import module_chain_urdf  # noqa: E402
 from pkm_dynamics.core.robot import load_robot  # noqa: E402
 
 

@@ -42,7 +42,7 @@ def crane_states(count):
 
 def task_states(robot, parallel, count):
     """(poses (count, 4, 4), V_t, Vdot_t (count, dof)) of a PKM ``parallel`` (core object)."""
-    from pkm_dynamics.core.pkm import parabolic_trajectory
+    from pkm_dynamics.core.pkm.parallel_robot import parabolic_trajectory
     t = np.arange(count) / count
     if robot == 'irsbot2':
         return parabolic_trajectory(t, parallel.reference_pose, 0.25, 0.45, cycles=1.0)
@@ -65,7 +65,7 @@ def reference_messages(robot, count=1000):
     from geometry_msgs.msg import Accel, Transform, Twist
     from trajectory_msgs.msg import MultiDOFJointTrajectory, MultiDOFJointTrajectoryPoint
     from pkm_dynamics.conversions import matrix_pose, task_message
-    from pkm_dynamics.core.pkm import ParallelRobot
+    from pkm_dynamics.core.pkm.parallel_robot import ParallelRobot
     parallel = ParallelRobot(description(robot))
     msgs = []
     for P, V, A in zip(*task_states(robot, parallel, count)):

@@ -25,16 +25,18 @@ def share_tree(directory):
     return entries
 
 
-#: the directories of the kernel sources, whose ``__pycache__`` holds numba's cache
-KERNEL_DIRS = (os.path.join(package_name, 'core'), os.path.join(package_name, 'core', 'compiled'))
+#: the directories of the kernel sources (every folder of the core), whose ``__pycache__`` holds
+#: numba's cache
+KERNEL_DIRS = tuple(d for d, _, _ in os.walk(os.path.join(package_name, 'core'))
+                    if os.path.basename(d) != '__pycache__')
 
 
 def precompile(root):
     """Compile the numba kernels of the package below ``root`` into its ``__pycache__``
-    (``pkm_dynamics.core.compiled.warmup`` on the example robots, in a process of its own), so
+    (``pkm_dynamics.core.precompile`` on the example robots, in a process of its own), so
     that the first start loads them instead of compiling them: numba finds them beside their
     sources and checks them by the sources' content, wherever the package is copied (see
-    ``core/compiled/cache.py``).  Where the build's Python cannot import the package's
+    ``core/numba_support/cache.py``).  Where the build's Python cannot import the package's
     dependencies, or with ``PKM_DYNAMICS_PRECOMPILE=0``, nothing is compiled: the kernels are
     then compiled when the first robot is built (the node logs it)."""
     if os.environ.get('PKM_DYNAMICS_PRECOMPILE', '1') == '0':
@@ -43,7 +45,7 @@ def precompile(root):
     env['PYTHONPATH'] = os.pathsep.join(
         [os.path.abspath(root)] + [p for p in env.get('PYTHONPATH', '').split(os.pathsep) if p])
     env['PYTHONDONTWRITEBYTECODE'] = '1'
-    done = subprocess.run([sys.executable, '-m', f'{package_name}.core.compiled.warmup',
+    done = subprocess.run([sys.executable, '-m', f'{package_name}.core.precompile',
                            os.path.abspath('robots')], env=env, cwd=root)
     if done.returncode != 0:
         print(f'{package_name}: kernels not precompiled (exit {done.returncode}): they are '

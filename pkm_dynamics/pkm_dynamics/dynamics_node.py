@@ -297,7 +297,7 @@ def freeze_heap():
 
 class CoreLogToRos(logging.Handler):
     """The lines of the ROS-free core's ``pkm_dynamics.core`` logger (kernels compiled at a
-    model build, :func:`~pkm_dynamics.core.compiled.warmup.load_kernels`) on the node's ROS
+    model build, :func:`~pkm_dynamics.core.robot_warmup.load_kernels`) on the node's ROS
     ``logger``, at their level."""
 
     def __init__(self, logger):

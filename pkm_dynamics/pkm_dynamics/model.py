@@ -2,8 +2,8 @@
 import xml.etree.ElementTree as ET
 
 from pkm_dynamics.conversions import floats, name_index
-from pkm_dynamics.core.description import parse_description
-from pkm_dynamics.core.payload import Payload, description_with_payload
+from pkm_dynamics.core.description.robot_description import parse_description
+from pkm_dynamics.core.description.payload import Payload, description_with_payload
 from pkm_dynamics.core.robot import robot_from_description
 from pkm_dynamics.feedforward_outputs import FeedforwardOutputs
 from pkm_dynamics.state_messages import SPACES

@@ -12,7 +12,7 @@ from rclpy.parameter import Parameter
 
 from pkm_dynamics.core.errors import DescriptionError
 from pkm_dynamics.core.interface import SolverOptions
-from pkm_dynamics.core.payload import Payload
+from pkm_dynamics.core.description.payload import Payload
 from pkm_dynamics.model import STANDARD_GRAVITY, Model
 
 #: the feedforward output kinds (parameter ``feedforward.outputs``)

@@ -101,7 +101,7 @@ class Services:
 
     def _joint_reactions(self, model, request, response):
         """JointReactions: the state and efforts as in ForwardDynamics, the wrench of every tree
-        and cut joint out (``robot.joint_reactions``, core/reactions.py)."""
+        and cut joint out (``robot.joint_reactions``, core/reactions/reactions.py)."""
         js = request.joint_state
         index = name_index(js.name, model.actuated, 'joint_state.name')
         count = len(js.name)

@@ -27,8 +27,8 @@ from pkm_dynamics.conversions import (RequestError, actuator_states, check_point
                                       floats, name_index, ordered)
 from pkm_dynamics.core.bounds import check_limits
 from pkm_dynamics.core.forward_state import forward_state
-from pkm_dynamics.core.higher_order import higher_order_inverse_dynamics
-from pkm_dynamics.core.reference_derivatives import hermite_rates, StreamRates
+from pkm_dynamics.core.hoid.higher_order import higher_order_inverse_dynamics
+from pkm_dynamics.core.hoid.reference_derivatives import hermite_rates, StreamRates
 from pkm_dynamics.feedforward_outputs import check_finite
 
 #: the streaming topics by role, under fixed names resolved as the main node's (``~`` is

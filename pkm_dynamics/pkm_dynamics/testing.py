@@ -27,7 +27,7 @@ def module_chain_sources(robots_dir):
     """The module chains the core tests sweep, name -> description: the two example robots of
     `robots_dir` (heavy-duty crane, one linear 4-bar module) and generated chains of 1, 3
     (untwisted) and 8 modules."""
-    from pkm_dynamics.core.examples import module_chain_urdf
+    from pkm_dynamics.core.description.examples import module_chain_urdf
     return {'heavy_duty_4dof': os.path.join(robots_dir, 'heavy_duty_4dof.urdf'),
             'linear_4bar_1dof': os.path.join(robots_dir, 'linear_4bar_1dof.urdf'),
             'chain_1': module_chain_urdf(1), 'chain_3': module_chain_urdf(3, twist=0.0),

@@ -53,7 +53,7 @@ def test_package_xml_declares_every_import():
     sources = {
         'package': (list((PACKAGE / 'pkm_dynamics').rglob('*.py')), run),
         'launch files': (list((PACKAGE / 'launch').glob('*.py')), run),
-        'tests': (list((PACKAGE / 'test').glob('*.py')), run | declared('test_depend')),
+        'tests': (list((PACKAGE / 'test').rglob('*.py')), run | declared('test_depend')),
     }
     for what, (paths, keys) in sources.items():
         missing = sorted(m for m in imported_modules(paths) if rosdep_key(m, keys) is None)
@@ -61,7 +61,7 @@ def test_package_xml_declares_every_import():
 
 
 def test_every_test_dependency_is_used():
-    imported = imported_modules((PACKAGE / 'test').glob('*.py'))
+    imported = imported_modules((PACKAGE / 'test').rglob('*.py'))
     keys = declared('test_depend')
     unused = sorted(keys - {rosdep_key(m, keys) for m in imported})
     assert not unused, f'package.xml test_depend {unused}: no test imports them'
@@ -115,7 +115,7 @@ def warm_package():
     """The directory of the package the tests import, its kernels of both robot kinds in its
     own cache (compiled now if they are not: a fresh checkout)."""
     import pkm_dynamics
-    from pkm_dynamics.core.compiled import cache
+    from pkm_dynamics.core.numba_support import cache
     if cache.CACHE_DIR != cache.in_package():
         pytest.skip(f'the kernels are not cached in the package here ({cache.CACHE_DIR})')
     package = Path(pkm_dynamics.__file__).parent
@@ -162,7 +162,7 @@ def test_a_wheel_carries_a_valid_kernel_cache(warm_package, tmp_path):
         names = archive.namelist()
     cached = {Path(n).name.split('.')[0] for n in names if n.endswith('.nbi')}
     assert {'chain_kernels', 'limb_ik_kernels', 'robot_dynamics', 'hoid_kernels', 'spatial'} <= cached, sorted(cached)
-    assert 'pkm_dynamics/core/compiled/__pycache__/pkm_dynamics_kernel_sources' in names
+    assert 'pkm_dynamics/core/numba_support/__pycache__/pkm_dynamics_kernel_sources' in names
     installed = subprocess.run([*pip, 'install', '--no-deps', '--no-compile', '--target',
                                 str(tmp_path / 'site'), str(wheel)], env=env,
                                capture_output=True, text=True, timeout=600)

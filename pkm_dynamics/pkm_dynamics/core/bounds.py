@@ -91,3 +91,16 @@ def continuation_steps(distance: float, step: float, what: str,
 __all__ = ["MAX_CONTINUATION_STEPS", "MAX_EFFORT", "MAX_POINTS", "MAX_POSITION", "MAX_RATE",
            "RATE_NAMES", "check_bound", "check_effort", "check_limits", "check_position",
            "check_rate", "continuation_steps"]
+
+
+def check_tree_vector(model, name: str, v, n=None) -> np.ndarray:
+    """A state vector ``v`` (n,) of a tree ``model`` (default ``n = model.nq``) as floats: a wrong
+    shape or a non-finite entry (named by its joint) is a :class:`~.errors.StateError`."""
+    v = np.asarray(v, dtype=float)
+    n = model.nq if n is None else n
+    if v.shape != (n,):
+        raise StateError(f"{name} has shape {v.shape}, expected ({n},) for robot '{model.name}'")
+    if not np.isfinite(v).all():
+        bad = [model.joint_names[k] for k in np.flatnonzero(~np.isfinite(v))] if n == model.nq else []
+        raise StateError(f"{name} is not finite" + (f" at joint(s) {', '.join(bad)}" if bad else ""))
+    return v

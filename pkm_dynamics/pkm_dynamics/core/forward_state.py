@@ -44,7 +44,7 @@ class ForwardState:
 def chain_forward_state(robot, x, xd=None, joints_only: bool = False) -> ForwardState:
     """Forward kinematics of a module chain (``ModuleChainRobot``): ``x``, ``xd`` (n,);
     ``joints_only``: the tree joints only (``pose``, ``twist`` None)."""
-    from .chain_ik import chain_jacobian
+    from .module_chain.chain_ik import chain_jacobian
     x = np.asarray(x, dtype=float)
     q, qd, _ = robot.tree_state(x, xd)
     if joints_only:

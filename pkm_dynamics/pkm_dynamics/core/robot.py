@@ -1,8 +1,9 @@
 """``load_robot``: the entry point of the core API."""
 from __future__ import annotations
 
-from .description import RobotDescription, parse_description
+from .description.robot_description import RobotDescription, parse_description
 from .interface import SolverOptions
+from .robot_warmup import load_kernels
 
 
 def load_robot(description: str, gravity=None, options: SolverOptions | None = None):
@@ -19,9 +20,15 @@ def load_robot(description: str, gravity=None, options: SolverOptions | None = N
 
 
 def robot_from_description(desc: RobotDescription, options: SolverOptions | None = None):
-    """The robot object of an already parsed description (see :func:`load_robot`)."""
+    """The robot object of an already parsed description (see :func:`load_robot`), with the
+    kernels of its kind in memory (:func:`.robot_warmup.load_kernels`, once per process)."""
     if desc.platform is not None:
-        from .pkm import ParallelRobot
-        return ParallelRobot(desc, options=options)
-    from .module_chain_robot import ModuleChainRobot
-    return ModuleChainRobot(desc, options=options)
+        from .pkm.parallel_robot import ParallelRobot
+        robot = ParallelRobot(desc, options=options)
+        load_kernels("pkm")             # a parallel robot does not load the chain kernels
+        load_kernels("hoid")
+        return robot
+    from .module_chain.module_chain_robot import ModuleChainRobot
+    robot = ModuleChainRobot(desc, options=options)
+    load_kernels("chain")
+    return robot

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import ConvergenceError, PkmDynamicsError, StateError
-from .spatial import dexp
+from .spatial.se3 import dexp
 
 METHODS = ("rk4", "adaptive")
 

@@ -1,0 +1,326 @@
+"""Higher-order inverse dynamics (paper 002, Mueller, Kumar, Kordik): the public call
+:func:`higher_order_inverse_dynamics` for every robot kind, its result and its per-robot model.
+
+Two routes give ``u, du, ddu`` (and the series-elastic motor feedforward, :mod:`.sea`):
+
+* ``"recursive"``: paper 002's recursion for a non-redundant PKM with simple limbs --
+  the limbs (:mod:`.simple_limb`), their zeroth-order inverse kinematics, the four-pass
+  4th-order kinematics and the second-order inverse dynamics (:mod:`.hoid_recursion`), run by
+  the compiled kernels of :mod:`.compiled.hoid_kernels` in one call per request;
+* ``"taylor"``: the general route (:mod:`.jet_dynamics`, Taylor polynomials) for every robot
+  kind: module chains (heavy-duty manipulators, actuator-space motion) and PKM with hybrid
+  limbs.  It stays numpy and is the independent check of the recursion.
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import jet_dynamics as JD
+from ..spatial import taylor as T
+from ..bounds import check_bound, check_limits, check_position, check_rate
+from ..description.robot_description import RobotDescription
+from . import hoid_kinematics as HK
+from .hoid_model import HoidKernelModel, hoid_full_call, hoid_one
+from ..errors import ConvergenceError, DescriptionError, SingularityError, StateError
+from .hoid_recursion import fourth_order_kinematics, second_order_inverse_dynamics, tree_motion_from_limbs
+from .sea import MOTOR_FIELDS, sea_feedforward, sea_parameters
+from .simple_limb import SimpleLimbModel, simple_limb_inverse_kinematics, simple_limb_model
+
+
+@dataclass
+class HigherOrderResult:
+    """Result of :func:`higher_order_inverse_dynamics` (attribute or key access).
+
+    ``u, du, ddu``: actuator forces and their first two time derivatives (na,) (or
+    (batch, na)); ``tree_motion``: derivatives of every tree joint, orders 0..4, (5, n)
+    (or (batch, 5, n)); ``actuator_motion``: the actuated joints' rows of it; ``method``:
+    ``"recursive"`` (paper 002) or ``"taylor"``; with series-elastic actuators also
+    ``motor_position, motor_velocity, motor_acceleration, motor_torque`` (eqs. 1-2)."""
+
+    u: np.ndarray
+    du: np.ndarray
+    ddu: np.ndarray
+    tree_motion: np.ndarray
+    actuator_motion: np.ndarray
+    method: str
+    motor_position: np.ndarray | None = None
+    motor_velocity: np.ndarray | None = None
+    motor_acceleration: np.ndarray | None = None
+    motor_torque: np.ndarray | None = None
+
+    def __getitem__(self, key):
+        if key not in self.__dataclass_fields__:
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def keys(self):
+        return [k for k in self.__dataclass_fields__ if getattr(self, k) is not None]
+
+
+@dataclass
+class HoidModel:
+    """Constant data of both routes for one robot description."""
+
+    desc: RobotDescription
+    jets: JD.JetModel
+    limbs: SimpleLimbModel | None
+    limb_reason: str
+    K: np.ndarray
+    Mm: np.ndarray
+    elastic: np.ndarray
+    kernel: HoidKernelModel | None = None     # the recursion compiled (paper 002 robots only)
+    has_sea: bool = False                     # any series-elastic actuator: results carry the motor feedforward
+    gravity: np.ndarray | None = None         # the description's gravity (3,), the kernel's layout
+
+
+class _ModelSlot:
+    """Where a description keeps its :class:`HoidModel` (``_hoid_model``): built once, on first
+    use, under the slot's lock; pickled empty (a copy builds its own)."""
+
+    __slots__ = ("model", "lock")
+
+    def __init__(self):
+        self.model = None
+        self.lock = threading.Lock()
+
+    def __reduce__(self):
+        return _ModelSlot, ()
+
+
+def hoid_model(robot_or_desc) -> HoidModel:
+    """The :class:`HoidModel` of a robot object or a :class:`RobotDescription`, built on first
+    use and kept on the description (it lives and dies with the robot's model).  Read-only once
+    built: every thread shares it (each has its own kernel scratch,
+    :meth:`.compiled.hoid_model.HoidKernelModel.data`)."""
+    desc = getattr(robot_or_desc, "description", robot_or_desc)
+    if not isinstance(desc, RobotDescription):
+        raise StateError(f"expected a robot or a RobotDescription, got {type(robot_or_desc).__name__}")
+    slot = desc.__dict__.get("_hoid_model") or desc.__dict__.setdefault("_hoid_model", _ModelSlot())
+    if slot.model is None:
+        with slot.lock:
+            if slot.model is None:
+                slot.model = build_hoid_model(desc)
+    return slot.model
+
+
+def build_hoid_model(desc: RobotDescription) -> HoidModel:
+    """The constant data of both routes for ``desc``: the simple-limb model and its compiled
+    form where paper 002's recursion applies (else the reason why not), the jet model of the
+    Taylor route, and the SEA parameters."""
+    limbs, reason = None, ""
+    if desc.platform is not None:
+        try:
+            limbs = simple_limb_model(desc)
+        except DescriptionError as exc:
+            reason = str(exc)
+    else:
+        reason = "a module chain (no platform): the recursion of paper 002 is for PKM"
+    K, Mm, elastic = sea_parameters(desc)
+    kern = None if limbs is None else HoidKernelModel.build(limbs, K, Mm)
+    g = np.array(desc.tree.gravity, dtype=float)
+    return HoidModel(desc, JD.jet_model(desc), limbs, reason, K, Mm, elastic, kern, bool(elastic.any()), g)
+
+
+def _one(m: HoidModel, x, derivs, method, q_guess, gravity):
+    """One sample by the numpy functions: the Taylor route, or the recursion's reference
+    (:mod:`.simple_limb`, :mod:`.hoid_recursion`) that names what the compiled call refuses."""
+    jm = m.jets
+    if method == "recursive":
+        q0 = simple_limb_inverse_kinematics(m.limbs, x, q_guess)
+    else:
+        q0 = JD.close_loops(jm, x, q_guess)
+    if jm.is_pkm:                       # a pose the actuators reach only beyond a stroke
+        check_limits(m.desc.tree, jm.actuated, q0[jm.actuated], "actuator position")
+    if method == "recursive":
+        kin = fourth_order_kinematics(m.limbs, q0, np.asarray(derivs, dtype=float))
+        U = second_order_inverse_dynamics(m.limbs, kin, gravity)
+        qder = tree_motion_from_limbs(m.limbs, kin)
+    else:
+        if jm.is_pkm:
+            xj = T.from_derivatives(derivs)                    # jet of V_t, degree 3
+        else:
+            xj = T.from_derivatives([x] + list(derivs))       # jet of x, degree 4
+        qj = JD.tree_motion_jet(jm, q0, xj)
+        U = T.to_derivatives(JD.actuator_force_jet(jm, qj, gravity))
+        qder = T.to_derivatives(qj)
+    return U, qder
+
+
+def _recursive(m: HoidModel, X, Vt, q_guess, gravity) -> tuple:
+    """Paper 002's recursion for a batch (``X`` (B, 4, 4), ``Vt`` (B, 4, delta)) by the compiled
+    kernel (:func:`.compiled.hoid_model.hoid_full_call`: limb closure, recursion and SEA in one
+    call); without ``q_guess`` row 0 is first closed from the zero configuration by
+    continuation (:func:`.simple_limb.simple_limb_inverse_kinematics`).  A refused row goes
+    through the numpy route (:func:`_one`, same start), which raises the named error; the
+    status words it if that does not.  Returns ``U`` (B, 3, na), ``Q`` (B, 5, n), ``motor``
+    (B, 4, na)."""
+    nq = m.desc.tree.nq
+    g = m.desc.tree.gravity if gravity is None else np.asarray(gravity, dtype=float)
+    if g.shape != (3,):
+        raise StateError(f"gravity has shape {g.shape}, expected (3,)")
+    if q_guess is None:
+        q_guess = simple_limb_inverse_kinematics(m.limbs, X[0])
+    q_guess = np.asarray(q_guess, dtype=float)
+    if q_guess.shape != (nq,):
+        raise StateError(f"q_guess has shape {q_guess.shape}, expected ({nq},)")
+    status, Q, U, motor = hoid_full_call(m.kernel, X, Vt, q_guess, g)
+    code, row, culprit = (int(v) for v in status)
+    if code == HK.OK:
+        return U, Q, motor
+    if code == HK.BAD_INPUT:
+        _check_bounds(m, X, Vt)
+        raise StateError(f"row {row} of the motion is not finite or beyond the bounds of this package")
+    with np.errstate(all="ignore"):
+        _one(m, X[row], Vt[row], "recursive", q_guess if row == 0 else Q[row - 1, 0], gravity)
+    if code == HK.STROKE:
+        joint = m.desc.tree.joint_names[m.jets.actuated[culprit]]
+        raise StateError(f"actuator position[{culprit}] is beyond the limits of joint '{joint}' (its stroke), "
+                         f"row {row}")
+    name = m.limbs.limbs[culprit].name
+    if code == HK.NO_CONVERGENCE:
+        raise ConvergenceError(f"limb inverse kinematics of robot '{m.desc.name}' did not converge at limb "
+                               f"'{name}' (row {row}); give a closer starting configuration (q_guess)")
+    if code in (HK.SINGULAR, HK.SINGULAR_NEWTON):
+        raise SingularityError(f"limb '{name}': task-space Jacobian J_t is singular (row {row})")
+    raise StateError(f"the higher-order inverse dynamics is not finite at row {row}: the state is too large "
+                     "or the actuation singular")
+
+
+_NAMES = ("xd", "xdd", "xddd", "xdddd")
+
+
+def _check_bounds(m: HoidModel, x, V) -> None:
+    """The bounds of :mod:`.bounds` entry by entry, naming the field: rates ``V[..., k-1, :]`` of
+    order k against the k-th bound, the pose ``x`` finite with its position bounded (PKM) or the
+    actuator coordinates within their strokes and bounds (module chain)."""
+    for order, name in enumerate(_NAMES, start=1):
+        check_rate(V[..., order - 1, :], name, order)
+    check_bound(x, np.inf, "x")
+    if m.jets.is_pkm:
+        check_position(x[..., :3, 3], "x (platform position)")
+    else:                               # beyond a stroke: as inverse dynamics (INVALID_STATE)
+        for row in x.reshape(-1, x.shape[-1]):
+            check_limits(m.desc.tree, m.jets.actuated, row)
+        check_position(x, "x", "m or rad")      # a joint without limits (continuous)
+
+
+def _checked_inputs(m: HoidModel, x, ders, bounds: bool) -> tuple:
+    """``x`` as a float array, the rates ``ders`` stacked as ``V`` (4, width) or
+    (B, 4, width), and whether the call is batched, after checking the shapes (naming the
+    field) and, with ``bounds``, :func:`_check_bounds` (the compiled route checks the bounds in
+    its kernel instead)."""
+    x = np.asarray(x, dtype=float)
+    pkm = m.jets.is_pkm
+    single_ndim = 2 if pkm else 1
+    width = m.jets.Pt.shape[0] if pkm else len(m.jets.actuated)
+    if x.ndim not in (single_ndim, single_ndim + 1):
+        raise StateError(f"x has shape {x.shape}: expected " + ("a 4x4 platform pose" if pkm else f"({width},)")
+                         + " or a batch of them")
+    batched = x.ndim == single_ndim + 1
+    want = (x.shape[0], width) if batched else (width,)
+    for name, a in zip(_NAMES, ders):
+        shape = np.shape(a)
+        if shape != want:
+            raise StateError(f"{name} has shape {shape}, expected {want}")
+    V = np.array(ders, dtype=float)
+    if batched:
+        V = np.moveaxis(V, 0, 1)
+    if bounds:
+        _check_bounds(m, x, V)
+    return x, V, batched
+
+
+def higher_order_inverse_dynamics(robot, x, xd, xdd, xddd, xdddd, method: str = "auto",
+                                  q_guess=None, gravity=None) -> HigherOrderResult:
+    """Actuator forces ``u`` and their derivatives ``du, ddu`` for a motion given up to its
+    4th derivative, plus the series-elastic motor feedforward (paper 002 eqs. 1-2, 19-20).
+
+    Module chains (actuator space): ``x, xd, xdd, xddd, xdddd`` are the actuator coordinates
+    and their derivatives, each (na,) or (batch, na).  PKM (task space): ``x`` is the pose of
+    the platform frame (4, 4) (or (batch, 4, 4)) and ``xd, xdd, xddd, xdddd`` are the task
+    twist ``V_t`` (body-fixed components named in ``<task_space>``) and its first three
+    derivatives, each (delta,) or (batch, delta).
+
+    ``method``: ``"recursive"`` (paper 002, PKM with simple limbs), ``"taylor"`` (general
+    route, every robot), ``"auto"`` (recursive where it applies).  ``q_guess``: tree
+    configuration to start the loop closure from (default: the zero configuration; batch
+    rows start from the previous row's solution).  ``gravity``: override (3,)."""
+    m = hoid_model(robot)
+    if (method in ("auto", "recursive") and gravity is None and m.kernel is not None
+            and not hasattr(robot, "admissible_task_state")):
+        res = _one_sample(m, x, (xd, xdd, xddd, xdddd), q_guess)
+        if res is not None:
+            return res
+    if method == "auto":
+        method = "recursive" if m.limbs is not None else "taylor"
+    if method == "recursive" and m.limbs is None:
+        raise DescriptionError(f"robot '{m.desc.name}': paper 002's recursion does not apply ({m.limb_reason})")
+    if method not in ("recursive", "taylor"):
+        raise StateError(f"method '{method}' is not one of auto, recursive, taylor")
+    compiled = method == "recursive" and not hasattr(robot, "admissible_task_state")
+    x, V, batched = _checked_inputs(m, x, (xd, xdd, xddd, xdddd), bounds=not compiled)
+    if hasattr(robot, "admissible_task_state"):
+        # a ParallelRobot: refuse poses beyond the joint limits or near input, loop or output
+        # singularities before the recursion, and close the loops on the IK's working mode
+        sol = robot.admissible_task_state(x, initial=q_guess)
+        q_guess = sol.q[0] if batched else sol.q
+    motor = None
+    if method == "recursive":
+        U, Qd, motor = _recursive(m, x if batched else x[None], V if batched else V[None], q_guess, gravity)
+    else:
+        rows = zip(x, *np.moveaxis(V, -2, 0)) if batched else [(x, *V)]
+        Us, Qs = [], []
+        guess = q_guess
+        for r in rows:
+            U, qder = _one(m, r[0], r[1:], method, guess, gravity)
+            guess = qder[0]
+            Us.append(U)
+            Qs.append(qder)
+        U = np.stack(Us)
+        Qd = np.stack(Qs)
+    if not batched:
+        U, Qd, motor = U[0], Qd[0], None if motor is None else motor[0]
+    return _result(m, U, Qd, motor, method)
+
+
+def _result(m: HoidModel, U, Qd, motor, method: str) -> HigherOrderResult:
+    """The :class:`HigherOrderResult` of ``U`` (..., 3, na), ``Qd`` (..., 5, n) and the motor
+    feedforward ``motor`` (..., 4, na) (None: computed here, eqs. 1-2, if the robot has SEA)."""
+    Am = Qd.take(m.jets.actuated, axis=-1)
+    res = HigherOrderResult(U[..., 0, :], U[..., 1, :], U[..., 2, :], Qd, Am, method)
+    if m.has_sea:
+        if motor is None:
+            ff = sea_feedforward(Am[..., 0, :], Am[..., 1, :], Am[..., 2, :], U[..., 0, :], U[..., 1, :],
+                                 U[..., 2, :], m.K, m.Mm)
+            motor = np.stack([ff[k] for k in MOTOR_FIELDS], axis=-2)
+        res.motor_position, res.motor_velocity = motor[..., 0, :], motor[..., 1, :]
+        res.motor_acceleration, res.motor_torque = motor[..., 2, :], motor[..., 3, :]
+    return res
+
+
+def _plain(a, shape) -> bool:
+    """``a`` is a C-contiguous writeable float64 array of ``shape`` (the one layout the kernels
+    are compiled for)."""
+    return (type(a) is np.ndarray and a.shape == shape and a.dtype == np.float64 and a.flags.c_contiguous
+            and a.flags.writeable)
+
+
+def _one_sample(m: HoidModel, x, ders, q_guess):
+    """The compiled route's short path: one sample given as arrays that need no conversion
+    (``x`` (4, 4), the rates ``ders`` (D,) each, ``q_guess`` (nq,), float64; the description's
+    gravity) straight to the kernel (:func:`.compiled.hoid_model.hoid_one`, which checks the
+    bounds) and its arrays into the result.  None for any other input or when the kernel
+    refuses the sample: the full route then runs and names the error as before."""
+    k = m.kernel
+    if not (_plain(x, (4, 4)) and _plain(q_guess, (k.nq,))):
+        return None
+    for a in ders:
+        if type(a) is not np.ndarray or a.shape != (k.D,):
+            return None
+    code, Q, U, motor = hoid_one(k, x, np.array(ders, dtype=float), q_guess, m.gravity)
+    if code != HK.OK:
+        return None
+    return _result(m, U, Q, motor, "recursive")

@@ -1,0 +1,196 @@
+"""The compiled inverse kinematics of one limb (paper 001 Algorithms 1 + 2 and 3), one kernel
+call per limb and pose: the direct Newton solve from the start, the acceptance test of
+:func:`..working_mode.solve_on_working_mode`, the round-off refinement and the loop
+conditioning monitor of :mod:`..ik_refinement`, the joint limits of
+:func:`..working_mode.apply_joint_limits` and the final Jacobians with their ``kappa(F)`` check
+(:meth:`..pkm.ParallelRobot._ik_one`).  Model and data layouts: :mod:`.limb_kernels`.
+
+Whatever the kernel does not decide (a direct step beyond ``DIRECT_STEP``: the continuation;
+every refusal) it reports as a status; the Python layer then runs the reference route for that
+limb, which raises the named exception with its message or takes the continuation.
+"""
+from __future__ import annotations
+
+import math
+
+from ..numba_support.cache import kernel
+from .limb_kernels import (DIRECT_STEP, FAR_STEP, LIMIT_SLACK, LIMITS, LOOP_CONDITION,
+                           NO_CONVERGENCE, OK, OTHER_BRANCH, REFINEMENT_STEPS, ROUND_OFF, SINGULAR,
+                           compound_step, limb_jacobians, limb_state, loop_matrix, loop_norm, platform_pose,
+                           pose_error, solve_loops)
+from ..spatial.small_linalg import condition_at_most, lu_solve
+from ..spatial.se3_kernels import log_se3, pose_inv_mul
+
+#: largest distance |log(C_p^-1 C_target)| of a converged limb from the target (pkm._ik_one)
+MISS_TOLERANCE = 1e-6
+
+
+@kernel
+def nested_ik(lm, ld, target, theta, tol, max_iter, threshold):
+    """Algorithm 1 with Algorithm 2 as inner loop (:func:`..limb_ik.limb_inverse_kinematics_nested`)
+    from ``theta`` (n,) in place; inner iterations per outer step into ``ld`` inner.  Returns
+    ``(status, outer iterations)``."""
+    limb_state(lm, ld, theta)
+    err, _ = pose_error(lm, ld, target)
+    outer = 0
+    inner = ld[15]
+    while err > tol:
+        if outer >= max_iter:
+            return NO_CONVERGENCE, outer
+        st, _ = limb_jacobians(lm, ld, threshold, False)
+        if st != OK:
+            return st, outer
+        dl = lm[8][1]
+        A, b, Lt, dx = ld[9], ld[10], ld[6], ld[13]
+        for i in range(dl):
+            b[i, 0] = dx[i]
+            for j in range(dl):
+                A[i, j] = Lt[i, j]
+        if not lu_solve(A, dl, b, 1):
+            return SINGULAR, outer
+        st = solve_loops(lm, ld, theta, tol, inner[outer])
+        if st != OK:
+            return st, outer
+        outer += 1
+        err, _ = pose_error(lm, ld, target)
+    return OK, outer
+
+
+@kernel
+def compound_ik(lm, ld, target, theta, tol, max_iter, threshold):
+    """Algorithm 3 (:func:`..limb_ik.limb_inverse_kinematics_compound`) from ``theta`` in place.
+    Returns ``(status, outer iterations)``."""
+    outer = 0
+    while True:
+        limb_state(lm, ld, theta)
+        err, _ = pose_error(lm, ld, target)
+        gnorm = 0.0
+        for lp in range(lm[8][4]):
+            gnorm = max(gnorm, loop_norm(ld, lm, lp))
+        if err <= tol and gnorm <= tol:
+            return OK, outer
+        if outer >= max_iter:
+            return NO_CONVERGENCE, outer
+        st, _ = limb_jacobians(lm, ld, threshold, False)
+        if st != OK:
+            return st, outer
+        if not compound_step(lm, ld, theta):
+            return SINGULAR, outer
+        outer += 1
+
+
+@kernel
+def refine(lm, ld, target, theta):
+    """:func:`..ik_refinement.refine_to_round_off`: compound Newton steps until the pose error
+    and every loop residual are at most ROUND_OFF (at most REFINEMENT_STEPS); the state in
+    ``ld`` is that of the returned ``theta``.  Returns ``(ok, at round-off)``: ok False when a
+    solve is singular; at round-off True when the error was found at most ROUND_OFF at the
+    returned ``theta``."""
+    g, loops = ld[2], lm[17]
+    for _ in range(REFINEMENT_STEPS):
+        _, big = pose_error(lm, ld, target)
+        for lp in range(lm[8][4]):
+            for i in range(loops[lp, 2]):
+                big = max(big, abs(g[lp, i]))
+        if big <= ROUND_OFF:
+            return True, True
+        st, _ = limb_jacobians(lm, ld, -1.0, False)
+        if st != OK or not compound_step(lm, ld, theta):
+            return False, False
+        limb_state(lm, ld, theta)
+    return True, False
+
+
+@kernel
+def miss(lm, ld, target):
+    """``|log(C_p^-1 C_target)|`` (pkm._ik_one's test for another assembly branch)."""
+    P, D, e = ld[14], ld[11], ld[12]
+    platform_pose(lm, ld, P)
+    pose_inv_mul(P, target, D)
+    log_se3(D, e)
+    s = 0.0
+    for a in range(6):
+        s += e[a] * e[a]
+    return math.sqrt(s)
+
+
+@kernel
+def joint_limits(lm, theta, theta0):
+    """:func:`..working_mode.apply_joint_limits` in place: revolute angles shifted by the
+    multiple of 2 pi nearest the start within the limits; returns the index of a joint that
+    cannot be brought within them, or -1."""
+    rev, lo_, hi_ = lm[21], lm[22], lm[23]
+    two_pi = 2.0 * math.pi
+    for j in range(len(theta)):
+        lo, hi = lo_[j] - LIMIT_SLACK, hi_[j] + LIMIT_SLACK
+        v = theta[j]
+        if rev[j]:
+            base = v - two_pi * round((v - theta0[j]) / two_pi)
+            best, found = 0.0, False
+            for k in range(-3, 4):
+                cand = base + two_pi * k
+                if lo <= cand <= hi and (not found or abs(cand - theta0[j]) < abs(best - theta0[j])):
+                    best, found = cand, True
+            if found:
+                theta[j] = best
+                continue
+            v = base
+        if not (lo <= v <= hi):
+            return j
+    return -1
+
+
+@kernel
+def limb_ik(lm, ld, target, theta0, theta, nested, tol, max_iter, threshold, loop_threshold, out):
+    """One limb's IK for the platform pose ``target`` (4,4) from ``theta0`` (n,) into ``theta``,
+    with every check of the reference route (module docstring); ``threshold``,
+    ``loop_threshold``: of ``kappa(F)`` and ``kappa(G_y)`` (< 0: none).  ``out`` (3,): outer
+    iterations, ``kappa(F)``, largest loop residual.  Returns a status (OK: ``ld`` holds the
+    state and Jacobians at ``theta``)."""
+    for i in range(len(theta)):
+        theta[i] = theta0[i]
+    if nested:
+        st, outer = nested_ik(lm, ld, target, theta, tol, max_iter, threshold)
+    else:
+        st, outer = compound_ik(lm, ld, target, theta, tol, max_iter, threshold)
+    out[0] = outer
+    if st != OK:
+        return st
+    step = 0.0
+    for i in range(len(theta)):
+        step = max(step, abs(theta[i] - theta0[i]))
+    if not step <= DIRECT_STEP:
+        return FAR_STEP
+    ok, round_off = refine(lm, ld, target, theta)
+    if not ok:
+        return SINGULAR
+    # a limb that constrains all six pose components and is at round-off on each is no
+    # MISS_TOLERANCE away: the test decides only for the others
+    if not (round_off and lm[8][1] == 6) and not miss(lm, ld, target) <= MISS_TOLERANCE:
+        return OTHER_BRANCH
+    if loop_threshold >= 0.0:
+        for lp in range(lm[8][4]):
+            r = loop_matrix(lm, ld, lp)
+            if not condition_at_most(ld[9], r, r, ld[10], loop_threshold):
+                return LOOP_CONDITION
+    if joint_limits(lm, theta, theta0) >= 0:
+        return LIMITS
+    st, kappa = limb_jacobians(lm, ld, threshold, True)
+    out[1] = kappa
+    if st != OK:
+        return st
+    res, g, loops = 0.0, ld[2], lm[17]
+    for lp in range(lm[8][4]):
+        for i in range(loops[lp, 2]):
+            res = max(res, abs(g[lp, i]))
+    out[2] = res
+    return OK
+
+
+@kernel
+def limb_prepare(lm, ld, theta):
+    """The state and Jacobians of ``theta`` (n,) into ``ld`` (for the rates and dynamics of a
+    solution the scratch no longer holds); returns a status."""
+    limb_state(lm, ld, theta)
+    st, _ = limb_jacobians(lm, ld, -1.0, False)
+    return st

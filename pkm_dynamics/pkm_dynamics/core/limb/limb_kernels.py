@@ -1,0 +1,430 @@
+"""Compiled kernels of the limb inverse kinematics of paper 001 (Secs. 3-4): forward kinematics
+of a limb tree, cut-joint rows (App. A), the constraint resolution ``H`` (eqs. 16-20), the
+limb Jacobians (eqs. 22, 25, 27), and the Newton loops of Algorithms 1 + 2 (nested) and 3
+(compound) with the round-off refinement of :mod:`..ik_refinement` -- the same steps as
+:mod:`..limb_kinematics`, :mod:`..loop_constraints`, :mod:`..limb_ik` (the reference route the
+tests compare against), as loops over bodies with scalar arithmetic inside.
+
+Model ``lm`` (a tuple of read-only arrays, :class:`.limb_tables.LimbTables`)::
+
+    0 parent (n,)  1 B (n,4,4)  2 X (n,6)  3 W (n,3,3)  4 W2 (n,3,3)  5 Wv (n,3)  6 W2v (n,3)
+    7 support (n,n) 1 where joint j supports body i   8 sizes: pb, dl, dp, delta, nl, nc,
+    square (1: dl = dp = delta and D_t orthogonal)
+    9 platform offset (4,4)  10 task_rows (dl,)  11 D_t (dl,dp)  12 independent (delta,)
+    13 cut bodies (nc,2) k, r  14 cut points (nc,2,3) d_k, d_r
+    15 cut vectors (nc,9,3): u_pos in rows 0-2, u_a in 3-5, u_b in 6-8   16 (nc,2) n_pos, n_rot
+    17 loops (nl,5): first cut, end cut, rows m, dependent r, independent count
+    18 selected rows (nl,R)  19 dependent joints (nl,R)  20 independent joints (nl,I)
+    21 revolute (n,)  22 lower (n,)  23 upper (n,)  24 column of H of each joint (-1: dependent)
+
+Data ``ld`` (scratch, :class:`.limb_tables.LimbTables`)::
+
+    0 C (n,4,4)  1 Y (n,6)  2 g (nl,M)  3 G (nl,M,n)  4 J_p (6,n)  5 H (n,delta)  6 L_t (dl,delta)
+    7 F (delta,dp)  8 K (n,dp)  9 A (N,N)  10 b (N,N)  11 W (N,N)  12 vec (N,)  13 dx (6,)
+    14 pose (4,4)  15 inner (max_iter, nl) int  16 dth (n,)  17 (unused)  18 (16,4)
+
+Status codes (:data:`OK` ...); on any other than OK the Python layer runs the reference route,
+which either raises the named exception or takes the path the kernel does not (continuation).
+"""
+from __future__ import annotations
+
+import math
+
+from ..numba_support.cache import kernel
+from ..spatial.small_linalg import condition, condition_at_most, frobenius2, lu_solve
+from ..spatial.se3_kernels import log_se3, pose_inv_mul
+
+OK, SINGULAR, NO_CONVERGENCE, ILL_CONDITIONED, FAR_STEP, OTHER_BRANCH, LOOP_CONDITION, LIMITS = range(8)
+#: as ik_refinement.ROUND_OFF, REFINEMENT_STEPS, working_mode.DIRECT_STEP / LIMIT_SLACK
+ROUND_OFF, REFINEMENT_STEPS, DIRECT_STEP, LIMIT_SLACK = 1e-14, 3, 0.5, 1e-12
+#: loop constraint iterations of Algorithm 2 (loop_constraints.solve_loop_constraints max_iter)
+INNER_MAX_ITER = 30
+
+
+@kernel
+def limb_fk(lm, theta, C, Y, S):
+    """Absolute poses ``C`` (n,4,4) and spatial screws ``Y = Ad(C_i) X_i`` (n,6) of the limb
+    tree at ``theta`` (:func:`..limb_kinematics._fk`): ``C_i = C_p B_i exp(X_i theta_i)`` with
+    ``exp`` of the unit screw (:func:`..spatial.exp_unit_screws_batch`); ``S`` (16, 4) scratch."""
+    parent, B, X, W, W2, Wv, W2v = lm[0], lm[1], lm[2], lm[3], lm[4], lm[5], lm[6]
+    for i in range(len(theta)):
+        th = theta[i]
+        s, c = math.sin(th), math.cos(th)
+        oc, ts = 1.0 - c, th - s
+        for a in range(3):                       # E = exp(X th) in rows 0-2
+            for b in range(3):
+                S[a, b] = s * W[i, a, b] + oc * W2[i, a, b] + (1.0 if a == b else 0.0)
+            S[a, 3] = th * X[i, 3 + a] + oc * Wv[i, a] + ts * W2v[i, a]
+        for a in range(3):                       # P = B E in rows 3-5
+            for b in range(4):
+                v = B[i, a, 3] if b == 3 else 0.0
+                v += B[i, a, 0] * S[0, b] + B[i, a, 1] * S[1, b] + B[i, a, 2] * S[2, b]
+                S[3 + a, b] = v
+        p = parent[i]
+        for a in range(3):                       # C_i = C_p P
+            for b in range(4):
+                if p >= 0:
+                    v = C[p, a, 3] if b == 3 else 0.0
+                    v += C[p, a, 0] * S[3, b] + C[p, a, 1] * S[4, b] + C[p, a, 2] * S[5, b]
+                else:
+                    v = S[3 + a, b]
+                C[i, a, b] = v
+        C[i, 3, 0], C[i, 3, 1], C[i, 3, 2], C[i, 3, 3] = 0.0, 0.0, 0.0, 1.0
+        w0 = C[i, 0, 0] * X[i, 0] + C[i, 0, 1] * X[i, 1] + C[i, 0, 2] * X[i, 2]
+        w1 = C[i, 1, 0] * X[i, 0] + C[i, 1, 1] * X[i, 1] + C[i, 1, 2] * X[i, 2]
+        w2 = C[i, 2, 0] * X[i, 0] + C[i, 2, 1] * X[i, 1] + C[i, 2, 2] * X[i, 2]
+        px, py, pz = C[i, 0, 3], C[i, 1, 3], C[i, 2, 3]
+        Y[i, 0], Y[i, 1], Y[i, 2] = w0, w1, w2
+        for a in range(3):
+            Y[i, 3 + a] = C[i, a, 0] * X[i, 3] + C[i, a, 1] * X[i, 4] + C[i, a, 2] * X[i, 5]
+        Y[i, 3] += py * w2 - pz * w1
+        Y[i, 4] += pz * w0 - px * w2
+        Y[i, 5] += px * w1 - py * w0
+
+
+@kernel
+def _spatial_row(C, body, ra, rl, sup, Y, G, row):
+    """``G[row, j] += (row of B) Ad(C_body)^-1 Y_j`` for the joints j supporting ``body``
+    (``sup``: the support table): the body-fixed row ``(ra, rl)`` (3,) each becomes the spatial
+    row ``(R ra + p x R rl, R rl)``."""
+    if body < 0:
+        return
+    a0 = C[body, 0, 0] * ra[0] + C[body, 0, 1] * ra[1] + C[body, 0, 2] * ra[2]
+    a1 = C[body, 1, 0] * ra[0] + C[body, 1, 1] * ra[1] + C[body, 1, 2] * ra[2]
+    a2 = C[body, 2, 0] * ra[0] + C[body, 2, 1] * ra[1] + C[body, 2, 2] * ra[2]
+    l0 = C[body, 0, 0] * rl[0] + C[body, 0, 1] * rl[1] + C[body, 0, 2] * rl[2]
+    l1 = C[body, 1, 0] * rl[0] + C[body, 1, 1] * rl[1] + C[body, 1, 2] * rl[2]
+    l2 = C[body, 2, 0] * rl[0] + C[body, 2, 1] * rl[1] + C[body, 2, 2] * rl[2]
+    px, py, pz = C[body, 0, 3], C[body, 1, 3], C[body, 2, 3]
+    a0 += py * l2 - pz * l1
+    a1 += pz * l0 - px * l2
+    a2 += px * l1 - py * l0
+    for j in range(Y.shape[0]):
+        if sup[body, j]:
+            G[row, j] += (a0 * Y[j, 0] + a1 * Y[j, 1] + a2 * Y[j, 2]
+                          + l0 * Y[j, 3] + l1 * Y[j, 4] + l2 * Y[j, 5])
+
+
+@kernel
+def _cross(a, b, out, sign):
+    """``out = sign * (a x b)`` (3,)."""
+    out[0] = sign * (a[1] * b[2] - a[2] * b[1])
+    out[1] = sign * (a[2] * b[0] - a[0] * b[2])
+    out[2] = sign * (a[0] * b[1] - a[1] * b[0])
+
+
+@kernel
+def cut_rows(lm, c, C, Y, g, G, row0, S):
+    """Residual and Jacobian rows of cut joint ``c`` into ``g[row0:]``, ``G[row0:, :]``
+    (paper 001 eqs. 50-51, 55-56, 58-59; :func:`..limb_kinematics._cut_eval`); returns the
+    number of rows.  ``S`` (16, 4) scratch: rows 0-2 R_kr, 3 dd, 4-8 row vectors."""
+    k, r = lm[13][c, 0], lm[13][c, 1]
+    dk, dr, U = lm[14][c, 0], lm[14][c, 1], lm[15][c]
+    npos, nrot = lm[16][c, 0], lm[16][c, 1]
+    for a in range(3):
+        for b in range(3):                       # R_kr = R_k^T R_r
+            v = 0.0
+            for m in range(3):
+                v += (C[k, m, a] if k >= 0 else (1.0 if m == a else 0.0)) * \
+                     (C[r, m, b] if r >= 0 else (1.0 if m == b else 0.0))
+            S[a, b] = v
+    for a in range(3):                           # dd = R_k^T (p_r - p_k) + R_kr d_r
+        v = S[a, 0] * dr[0] + S[a, 1] * dr[1] + S[a, 2] * dr[2]
+        for m in range(3):
+            dp = (C[r, m, 3] if r >= 0 else 0.0) - (C[k, m, 3] if k >= 0 else 0.0)
+            v += (C[k, m, a] if k >= 0 else (1.0 if m == a else 0.0)) * dp
+        S[3, a] = v
+    dd, ka, kl, uR, ra, w, zero = S[3], S[4], S[5], S[6], S[7], S[8], S[9]
+    zero[0], zero[1], zero[2] = 0.0, 0.0, 0.0
+    sup = lm[7]
+    for i in range(npos + nrot):
+        row = row0 + i
+        for j in range(Y.shape[0]):
+            G[row, j] = 0.0
+        if i < npos:
+            u = U[i]
+            g[row] = u[0] * (dd[0] - dk[0]) + u[1] * (dd[1] - dk[1]) + u[2] * (dd[2] - dk[2])
+            _cross(u, dd, ka, 1.0)               # u^T [dd]x
+            kl[0], kl[1], kl[2] = -u[0], -u[1], -u[2]
+            for b in range(3):
+                uR[b] = u[0] * S[0, b] + u[1] * S[1, b] + u[2] * S[2, b]     # R_kr^T u
+            _cross(uR, dr, ra, -1.0)             # -u^T R_kr [d_r]x
+            _spatial_row(C, k, ka, kl, sup, Y, G, row)
+            _spatial_row(C, r, ra, uR, sup, Y, G, row)
+        else:
+            ua, ub = U[3 + i - npos], U[6 + i - npos]
+            for a in range(3):
+                w[a] = S[a, 0] * ub[0] + S[a, 1] * ub[1] + S[a, 2] * ub[2]  # R_kr u_b
+            g[row] = ua[0] * w[0] + ua[1] * w[1] + ua[2] * w[2]
+            _cross(ua, w, ka, 1.0)               # u_a^T [R_kr u_b]x
+            for b in range(3):
+                uR[b] = ua[0] * S[0, b] + ua[1] * S[1, b] + ua[2] * S[2, b]
+            _cross(uR, ub, ra, -1.0)             # -u_a^T R_kr [u_b]x
+            _spatial_row(C, k, ka, zero, sup, Y, G, row)
+            _spatial_row(C, r, ra, zero, sup, Y, G, row)
+    return npos + nrot
+
+
+@kernel
+def limb_state(lm, ld, theta):
+    """Poses, screws and every FC's ``g`` (m,), ``G`` (m, n) at ``theta`` into ``ld``
+    (:func:`..limb_kinematics.limb_state`)."""
+    C, Y, g, G, S = ld[0], ld[1], ld[2], ld[3], ld[18]
+    limb_fk(lm, theta, C, Y, S)
+    loops = lm[17]
+    for lp in range(lm[8][4]):
+        row = 0
+        for c in range(loops[lp, 0], loops[lp, 1]):
+            row += cut_rows(lm, c, C, Y, g[lp], G[lp], row, S)
+
+
+@kernel
+def loop_norm(ld, lm, lp):
+    """``|g|`` (2-norm over all rows) of FC ``lp``."""
+    s = 0.0
+    for i in range(lm[17][lp, 2]):
+        s += ld[2][lp, i] ** 2
+    return math.sqrt(s)
+
+
+@kernel
+def loop_matrix(lm, ld, lp):
+    """``G_y`` (r, r) of FC ``lp`` into ``ld`` A (selected rows, dependent columns, eq. 16)."""
+    A, G = ld[9], ld[3][lp]
+    r = lm[17][lp, 3]
+    rows, dep = lm[18][lp], lm[19][lp]
+    for i in range(r):
+        for j in range(r):
+            A[i, j] = G[rows[i], dep[j]]
+    return r
+
+
+@kernel
+def platform_pose(lm, ld, out):
+    """``C_p = C[pb] @ offset`` (4,4) (eq. 4) into ``out``."""
+    C, off, pb = ld[0], lm[9], lm[8][0]
+    for a in range(3):
+        for b in range(4):
+            v = C[pb, a, 3] if b == 3 else 0.0
+            for k in range(3):
+                v += C[pb, a, k] * off[k, b]
+            out[a, b] = v
+    out[3, 0], out[3, 1], out[3, 2], out[3, 3] = 0.0, 0.0, 0.0, 1.0
+
+
+@kernel
+def pose_error(lm, ld, target):
+    """``Delta x_t = P_t (Delta C_p - I)^vee`` rows into ``ld`` dx[:dl] (eq. 31;
+    :func:`..limb_ik.pose_error`: the rotation vector of ``Delta C_p = C_p^-1 C_target`` and its
+    translation); returns ``|xi| + |eta|`` over the selected rows and, as a
+    second value, their largest magnitude."""
+    P, dx = ld[14], ld[13]
+    platform_pose(lm, ld, P)
+    D, e = ld[11], ld[12]
+    pose_inv_mul(P, target, D)                   # Delta C_p = C_p^-1 C_target
+    log_se3(D, e)                                # its rotation vector in e[:3]
+    e[3], e[4], e[5] = D[0, 3], D[1, 3], D[2, 3]
+    rows = lm[10]
+    rot, lin, big = 0.0, 0.0, 0.0
+    for i in range(len(rows)):
+        v = e[rows[i]]
+        dx[i] = v
+        if rows[i] < 3:
+            rot += v * v
+        else:
+            lin += v * v
+        big = max(big, abs(v))
+    return math.sqrt(rot) + math.sqrt(lin), big
+
+
+@kernel
+def limb_jacobians(lm, ld, threshold, want_kappa):
+    """``H`` (eqs. 16-18, 20), ``J_p`` (eq. 5), ``L_t = P_t J_p H`` (eq. 22), ``F = L_t^-1
+    D_t`` (eq. 27), ``K = H F`` (eq. 28) into ``ld`` (:func:`..limb_ik.limb_jacobians`).
+    Returns ``(status, kappa(F))`` (``kappa`` -1 unless ``want_kappa``: the check against
+    ``threshold`` then needs no singular values where a bound decides): SINGULAR for a singular
+    ``G_y`` or ``L_t``; ILL_CONDITIONED when ``kappa(F)`` exceeds ``threshold`` (< 0: never)."""
+    Y, G, J, H, Lt, F, K, A, b = ld[1], ld[3], ld[4], ld[5], ld[6], ld[7], ld[8], ld[9], ld[10]
+    sizes = lm[8]
+    pb, dl, dp, delta, nl = sizes[0], sizes[1], sizes[2], sizes[3], sizes[4]
+    n = len(lm[0])
+    hcol = lm[24]
+    for i in range(n):
+        for c in range(delta):
+            H[i, c] = 0.0
+        if hcol[i] >= 0:
+            H[i, hcol[i]] = 1.0
+    for lp in range(nl):                         # rows y of H: -G_y^-1 G_q (eq. 18)
+        r = loop_matrix(lm, ld, lp)
+        ni = lm[17][lp, 4]
+        rows, ind = lm[18][lp], lm[20][lp]
+        for i in range(r):
+            for j in range(ni):
+                b[i, j] = -G[lp, rows[i], ind[j]]
+        if not lu_solve(A, r, b, ni):
+            return SINGULAR, math.inf
+        for i in range(r):
+            for j in range(ni):
+                H[lm[19][lp, i], hcol[ind[j]]] = b[i, j]
+    P = ld[14]                                   # J_p = Ad(C_p)^-1 Y_S (body-fixed)
+    platform_pose(lm, ld, P)
+    sup = lm[7]
+    for j in range(n):
+        if not sup[pb, j]:
+            for a in range(6):
+                J[a, j] = 0.0
+            continue
+        w0, w1, w2 = Y[j, 0], Y[j, 1], Y[j, 2]
+        v0 = Y[j, 3] - (P[1, 3] * w2 - P[2, 3] * w1)
+        v1 = Y[j, 4] - (P[2, 3] * w0 - P[0, 3] * w2)
+        v2 = Y[j, 5] - (P[0, 3] * w1 - P[1, 3] * w0)
+        for a in range(3):
+            J[a, j] = P[0, a] * w0 + P[1, a] * w1 + P[2, a] * w2
+            J[3 + a, j] = P[0, a] * v0 + P[1, a] * v1 + P[2, a] * v2
+    rows = lm[10]
+    for i in range(dl):                          # L_t = P_t J_p H (H_jc: 1 for j = independent c,
+        for c in range(delta):                   # 0 for the other independent j; the sum in the
+            s = 0.0                              # same order without the zero terms)
+            for j in range(n):
+                if hcol[j] < 0:
+                    s += J[rows[i], j] * H[j, c]
+                elif hcol[j] == c:
+                    s += J[rows[i], j]
+            Lt[i, c] = s
+            A[i, c] = s
+        for c in range(dp):
+            F[i, c] = lm[11][i, c]
+    if not lu_solve(A, dl, F, dp):
+        return SINGULAR, math.inf
+    for i in range(n):                           # K = H F: the row F[c] of an independent joint
+        for c in range(dp):
+            if hcol[i] >= 0:
+                K[i, c] = F[hcol[i], c]
+                continue
+            s = 0.0
+            for j in range(delta):
+                s += H[i, j] * F[j, c]
+            K[i, c] = s
+    if want_kappa:
+        kappa = condition(F, delta, dp, ld[11])
+        if threshold >= 0.0 and not kappa <= threshold:
+            return ILL_CONDITIONED, kappa
+        return OK, kappa
+    # square F with an orthogonal D_t: F^-1 = D_t^T L_t, so kappa(F)^2 <= tr(F^T F) tr((F^T F)^-1)
+    # = |F|_F^2 |L_t|_F^2 decides without the Gram matrix's inverse where the bound is enough
+    if threshold >= 0.0 and lm[8][6] and frobenius2(F, delta, dp) * frobenius2(Lt, dl, delta) <= threshold * threshold:
+        return OK, -1.0
+    if threshold >= 0.0 and not condition_at_most(F, delta, dp, ld[11], threshold):
+        return ILL_CONDITIONED, -1.0
+    return OK, -1.0
+
+
+@kernel
+def loop_correction(lm, ld, theta_out, scale):
+    """``theta_out[y] += scale * G_y^-1 g`` for every FC (eq. 33 with the selected rows);
+    False for a singular ``G_y``."""
+    b = ld[10]
+    for lp in range(lm[8][4]):
+        r = loop_matrix(lm, ld, lp)
+        rows = lm[18][lp]
+        for i in range(r):
+            b[i, 0] = ld[2][lp, rows[i]]
+        if not lu_solve(ld[9], r, b, 1):
+            return False
+        for i in range(r):
+            theta_out[lm[19][lp, i]] += scale * b[i, 0]
+    return True
+
+
+@kernel
+def compound_step(lm, ld, theta):
+    """``theta += H Delta q + c`` with ``c_y = -G_y^-1 g`` and ``Delta q = L_t^-1 (Delta x_t -
+    P_t J_p c)`` (Algorithm 3; :func:`..limb_ik.compound_newton_step`), from the Jacobians and
+    ``dx`` in ``ld``; False when a solve is singular."""
+    n = len(theta)
+    c = ld[16]
+    for i in range(n):
+        c[i] = 0.0
+    if not loop_correction(lm, ld, c, -1.0):
+        return False
+    J, H, Lt, A, b, dx = ld[4], ld[5], ld[6], ld[9], ld[10], ld[13]
+    rows = lm[10]
+    dl, delta = lm[8][1], lm[8][3]
+    for i in range(dl):
+        s = dx[i]
+        for j in range(n):
+            s -= J[rows[i], j] * c[j]
+        b[i, 0] = s
+        for j in range(delta):
+            A[i, j] = Lt[i, j]
+    if not lu_solve(A, dl, b, 1):
+        return False
+    hcol = lm[24]
+    for i in range(n):                           # (H Delta q)_i = Delta q_c for independent i
+        if hcol[i] >= 0:
+            theta[i] += c[i] + b[hcol[i], 0]
+            continue
+        s = c[i]
+        for j in range(delta):
+            s += H[i, j] * b[j, 0]
+        theta[i] += s
+    return True
+
+
+@kernel
+def solve_loops(lm, ld, theta, tol, its):
+    """Algorithm 2 after an outer step of Algorithm 1: the predictor (eq. 33) at the state in
+    ``ld`` for the independent coordinates moved by ``ld`` b[:delta, 0] (``Delta q``), then
+    Newton steps per FC until ``|g| <= tol`` (:func:`..loop_constraints.solve_loop_constraints`).
+    ``its`` (nl,): iterations of each FC.  Returns a status."""
+    nl, delta = lm[8][4], lm[8][3]
+    ind_all = lm[12]
+    dq = ld[12]
+    b = ld[10]
+    dth = ld[16]
+    n = len(theta)
+    for i in range(n):
+        dth[i] = 0.0
+    for j in range(delta):
+        dq[j] = b[j, 0]
+        dth[ind_all[j]] = b[j, 0]
+    for lp in range(nl):                         # predictor: -G_y^-1 (g + G_q dtheta_q)
+        r = loop_matrix(lm, ld, lp)
+        rows, ind = lm[18][lp], lm[20][lp]
+        for i in range(r):
+            s = ld[2][lp, rows[i]]
+            for j in range(lm[17][lp, 4]):
+                s += ld[3][lp, rows[i], ind[j]] * dth[ind[j]]
+            b[i, 0] = s
+        if not lu_solve(ld[9], r, b, 1):
+            return SINGULAR
+        for i in range(r):
+            theta[lm[19][lp, i]] -= b[i, 0]
+        its[lp] = 1
+    for j in range(delta):
+        theta[ind_all[j]] += dq[j]
+    while True:
+        limb_state(lm, ld, theta)
+        active = False
+        for lp in range(nl):
+            if its[lp] < 0:
+                continue
+            if loop_norm(ld, lm, lp) <= tol:
+                its[lp] = -its[lp]               # done (sign restored below)
+                continue
+            if its[lp] >= INNER_MAX_ITER:
+                return NO_CONVERGENCE
+            r = loop_matrix(lm, ld, lp)
+            rows = lm[18][lp]
+            for i in range(r):
+                b[i, 0] = ld[2][lp, rows[i]]
+            if not lu_solve(ld[9], r, b, 1):
+                return SINGULAR
+            for i in range(r):
+                theta[lm[19][lp, i]] -= b[i, 0]
+            its[lp] += 1
+            active = True
+        if not active:
+            for lp in range(nl):
+                its[lp] = -its[lp]
+            return OK

@@ -1,0 +1,344 @@
+"""Model and data of the compiled limb kernels, kept apart as in Pinocchio, and the thin Python
+layer of the limb inverse kinematics, rates and inverse dynamics.
+
+:class:`LimbTables`: the limbs of a parallel robot as flat read-only arrays (the per-limb model
+tuples of :mod:`.limb_kernels`, packed as :mod:`.robot_kernels` reads them), built once at
+load and shared by every call, and the packed scratch of each thread (:meth:`LimbTables.data`,
+never shared between threads).  :func:`compiled_ik` and :func:`compiled_rates` call the
+robot-level kernels and return fresh arrays; :func:`compiled_reference` does IK, rates and the
+inverse dynamics of one reference in one call (the robot's constants from
+:func:`robot_constants`, built at load); a limb whose kernel stops with a status is
+reported as such and the caller runs the reference route of :mod:`..limb_ik`,
+:mod:`..working_mode`, :mod:`..ik_refinement` for it, which raises the named exception or
+continues along the task path (the kernels never word an error themselves).
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import limb_kernels as K
+from ..pkm import robot_kernels as KR
+
+#: kinds of the model entries (layout of :mod:`.limb_kernels`): True for int arrays
+_MODEL_INT = (1, 0, 0, 0, 0, 0, 0, 1, 1, 0, 1, 0, 1, 1, 0, 0, 1, 1, 1, 1, 1, 1, 0, 0, 1, 0, 0)
+#: the inner iterations of a limb without loops (read only)
+_NO_LOOPS = np.zeros(0, dtype=np.int64)
+_NO_LOOPS.setflags(write=False)
+#: kinds of the scratch entries 0-31 (:func:`.robot_kernels.data_views`)
+_DATA_INT = tuple(1 if k == 15 else 0 for k in range(32))
+
+
+def _ro(a, dtype=float) -> np.ndarray:
+    return np.asarray(a, dtype=dtype)
+
+
+def _pack(entries: list, kinds: tuple):
+    """``(floats, ints, header (L, K, 4))`` of the per-limb entry lists ``entries``: each array
+    flattened into the float or int pack (``kinds``), its offset and shape in the header."""
+    L, Kn = len(entries), len(kinds)
+    head = np.zeros((L, Kn, 4), dtype=np.int64)
+    parts = ([], [])
+    size = [0, 0]
+    for l, arrays in enumerate(entries):
+        for k, a in enumerate(arrays):
+            a = np.asarray(a, dtype=np.int64 if kinds[k] else float)
+            head[l, k, 0] = size[kinds[k]]
+            head[l, k, 1:1 + a.ndim] = a.shape
+            parts[kinds[k]].append(a.ravel())
+            size[kinds[k]] += a.size
+    f = np.concatenate(parts[0]) if parts[0] else np.zeros(0)
+    i = np.concatenate(parts[1]).astype(np.int64) if parts[1] else np.zeros(0, dtype=np.int64)
+    return f, i, head
+
+
+def _limb_model(limb) -> tuple:
+    """The model entries of one limb (layout of :mod:`.limb_kernels`) and its scratch sizes
+    ``(n_loops, rows, side of the square scratch, stacked rows m)``."""
+    kin, tree = limb.kin, limb.tree
+    n = limb.n
+    cuts = [geo for lp in limb.loops for geo in lp.cuts]
+    nc, nl = len(cuts), len(limb.loops)
+    cut_body = np.zeros((max(nc, 1), 2), dtype=np.int64)
+    cut_d = np.zeros((max(nc, 1), 2, 3))
+    cut_u = np.zeros((max(nc, 1), 9, 3))
+    cut_m = np.zeros((max(nc, 1), 2), dtype=np.int64)
+    for c, geo in enumerate(cuts):
+        cut_body[c] = geo.body_k, geo.body_r
+        cut_d[c] = geo.d_k, geo.d_r
+        npos, nrot = len(geo.u_pos), len(geo.u_a)
+        cut_u[c, :npos] = geo.u_pos
+        cut_u[c, 3:3 + nrot] = geo.u_a
+        cut_u[c, 6:6 + nrot] = geo.u_b
+        cut_m[c] = npos, nrot
+    R = max([len(lp.dependent) for lp in limb.loops] + [1])
+    I = max([len(lp.independent) for lp in limb.loops] + [1])
+    M = max([lp.size for lp in limb.loops] + [1])
+    loops = np.zeros((max(nl, 1), 5), dtype=np.int64)
+    rows = np.zeros((max(nl, 1), R), dtype=np.int64)
+    dep = np.zeros((max(nl, 1), R), dtype=np.int64)
+    ind = np.zeros((max(nl, 1), I), dtype=np.int64)
+    c0 = 0
+    for i, lp in enumerate(limb.loops):
+        loops[i] = c0, c0 + len(lp.cuts), lp.size, len(lp.dependent), len(lp.independent)
+        c0 += len(lp.cuts)
+        rows[i, :len(lp.rows)] = lp.rows
+        dep[i, :len(lp.dependent)] = lp.dependent
+        ind[i, :len(lp.independent)] = lp.independent
+    hcol = -np.ones(n, dtype=np.int64)
+    hcol[limb.independent] = np.arange(limb.dof)
+    dl, dp = limb.D_t.shape
+    square = dl == dp == limb.dof and np.array_equal(limb.D_t.T @ limb.D_t, np.eye(dp))
+    sizes = np.array([limb.platform_body, dl, dp, limb.dof, nl, nc, square], dtype=np.int64)
+    model = [_ro(kin.parent, np.int64), _ro(kin.B), _ro(kin.X), _ro(kin.W), _ro(kin.W2), _ro(kin.Wv),
+             _ro(kin.W2v), _ro(kin.support_mask, np.int64), _ro(sizes, np.int64), _ro(limb.platform_offset),
+             _ro(limb.task_rows, np.int64), _ro(limb.D_t), _ro(limb.independent, np.int64), _ro(cut_body, np.int64),
+             _ro(cut_d), _ro(cut_u), _ro(cut_m, np.int64), _ro(loops, np.int64), _ro(rows, np.int64),
+             _ro(dep, np.int64), _ro(ind, np.int64), _ro(kin.revolute, np.int64), _ro(tree.lower),
+             _ro(tree.upper), _ro(hcol, np.int64), _ro(tree.M),
+             _ro(np.concatenate([np.zeros(3), -tree.gravity]))]
+    return model, (nl, M, 2 * max(n, 6, dp), 6 + sum(lp.size for lp in limb.loops))
+
+
+def _limb_scratch(limb, sizes, max_iter) -> list:
+    """The scratch entries 0-31 of one limb (:func:`.robot_kernels.data_views`)."""
+    nl, M, N, m = sizes
+    n, delta = limb.n, limb.dof
+    dl, dp = limb.D_t.shape
+    nl = max(nl, 1)
+    return [np.zeros((n, 4, 4)), np.zeros((n, 6)), np.zeros((nl, M)), np.zeros((nl, M, n)), np.zeros((6, n)),
+            np.zeros((n, delta)), np.zeros((dl, delta)), np.zeros((delta, dp)), np.zeros((n, dp)),
+            np.zeros((N, N)), np.zeros((N, N)), np.zeros((N, N)), np.zeros(N), np.zeros(6), np.zeros((4, 4)),
+            np.zeros((max_iter + 1, nl), dtype=np.int64), np.zeros(n), np.zeros(n), np.zeros((16, 4)),
+            np.zeros((m, n)), np.zeros((m, n)), np.zeros(m), np.zeros(max(n, 6)),
+            np.zeros((n, 6)), np.zeros((n, 6)), np.zeros((n, 6)), np.zeros((n, 6)), np.zeros(n),
+            np.zeros(max(n, 6)), np.zeros(max(n, 6)), np.zeros(6), np.zeros((n, 6, dp))]
+
+
+@dataclass(frozen=True, eq=False)
+class LimbTables:
+    """The limbs of a parallel robot as packed read-only arrays (``fm``, ``im``, ``hm``:
+    :mod:`.robot_kernels`), ``toff`` (L+1,) the offsets of each limb's joints in the flat
+    joint vector, and the packed scratch of each thread."""
+
+    limbs: tuple
+    fm: np.ndarray
+    im: np.ndarray
+    hm: np.ndarray
+    toff: np.ndarray
+    sizes: tuple
+    max_iter: int
+    layout: np.ndarray        # the header hd of the packed scratch (the same in every thread)
+    _local: threading.local = field(default_factory=threading.local, repr=False)
+
+    @classmethod
+    def build(cls, limbs, max_iter: int) -> "LimbTables":
+        """Flatten ``limbs`` (:class:`~pkm_dynamics.core.limb_model.Limb` with their
+        :class:`~pkm_dynamics.core.limb_kinematics.LimbScrews`) for IK solves of at most
+        ``max_iter`` outer iterations."""
+        models, sizes = zip(*[_limb_model(limb) for limb in limbs])
+        fm, im, hm = _pack(list(models), _MODEL_INT)
+        for a in (fm, im, hm):
+            a.setflags(write=False)
+        toff = np.concatenate([[0], np.cumsum([limb.n for limb in limbs])]).astype(np.int64)
+        toff.setflags(write=False)
+        layout = _pack([_limb_scratch(limb, s, max_iter) for limb, s in zip(limbs, sizes)], _DATA_INT)[2]
+        return cls(tuple(limbs), fm, im, hm, toff, tuple(sizes), int(max_iter), layout)
+
+    @property
+    def n(self) -> int:
+        """Joints of all limbs (the length of the flat joint vector)."""
+        return int(self.toff[-1])
+
+    def rows_of_K(self, pairs) -> np.ndarray:
+        """Positions in the float scratch of the rows ``K[j]`` (dp,) of the limbs' ``K`` for
+        ``pairs`` of (limb, joint): ``J_IK = fd[positions]`` (eq. 30)."""
+        dp = self.limbs[0].D_t.shape[1]
+        return np.array([[self.layout[l, 8, 0] + j * dp + c for c in range(dp)] for l, j in pairs], dtype=np.int64)
+
+    def data(self):
+        """``(fd, idt, hd)``: the packed scratch of the calling thread (allocated on its first
+        call), and its per-thread record of the flat joint vector the scratch holds the state of."""
+        d = getattr(self._local, "data", None)
+        if d is None:
+            d = self._local.data = _pack([_limb_scratch(limb, s, self.max_iter)
+                                          for limb, s in zip(self.limbs, self.sizes)], _DATA_INT)
+            L = len(self.limbs)
+            self._local.out = np.zeros((L, 3))
+            self._local.status = np.zeros(L, dtype=np.int64)
+            self._local.theta = None
+            self._local.prepare = np.ones(L, dtype=np.bool_)
+            dp = self.limbs[0].D_t.shape[1]
+            self._local.Wl = np.zeros(dp)
+            self._local.rs = np.zeros(84 + 2 * dp * dp + dp)     # robot_kernels.robot_views
+        return d
+
+    def split(self, flat) -> list:
+        """Per limb views (n_l,) of a flat joint vector."""
+        t = self.toff
+        return [flat[t[l]:t[l + 1]] for l in range(len(self.limbs))]
+
+    def inner(self, l: int, idt, outer: int) -> list:
+        """Limb ``l``'s inner iterations of each FC per outer step (nested scheme) from the copy
+        ``idt`` of the int scratch."""
+        nl = len(self.limbs[l].loops)
+        if nl == 0:
+            return [_NO_LOOPS] * int(outer)
+        o, rows, cols, _ = self.layout[l, 15]
+        table = idt[o:o + rows * cols].reshape(rows, cols)
+        return list(table[:outer, :nl])
+
+    def state(self, l: int, fd) -> tuple:
+        """Limb ``l``'s ``(C, Y, [(g, G, None) per FC])`` and ``(H, J_p, L_t, F, K)`` as views
+        of the scratch copy ``fd``."""
+        hd = self.layout
+
+        def v(k):
+            o, *shape = hd[l, k]
+            shape = [s for s in shape if s] or [0]
+            return fd[o:o + int(np.prod(shape))].reshape(shape)
+
+        limb = self.limbs[l]
+        g, G = v(2), v(3)
+        cons = [(g[i, :lp.size], G[i, :lp.size], None) for i, lp in enumerate(limb.loops)]
+        return (v(0), v(1), cons), (v(5), v(4), v(6), v(7), v(8))
+
+
+@dataclass
+class CompiledIK:
+    """The IK of every limb from :func:`compiled_ik`: ``theta`` (flat, fresh), ``status`` (L,)
+    (OK or the reason the reference route takes over), ``out`` (L, 3): outer iterations,
+    kappa(F), largest loop residual; ``inner`` (L, max_iter+1, n_loops): inner iterations
+    (nested); ``fd``: a copy of the scratch (the states and Jacobians, :meth:`LimbTables.state`)."""
+
+    theta: np.ndarray
+    status: np.ndarray
+    out: np.ndarray
+    inner: np.ndarray
+    fd: np.ndarray
+    code: int = KR.LIMB_STATUS
+    J: np.ndarray | None = None
+    thd: np.ndarray | None = None
+    thdd: np.ndarray | None = None
+    W: np.ndarray | None = None
+    u: np.ndarray | None = None
+
+
+def compiled_ik(tables: LimbTables, pose, theta0, nested: bool, tol: float, threshold, loop_threshold) -> CompiledIK:
+    """The IK of every limb for the platform pose ``pose`` (4, 4) from the flat ``theta0``
+    (:func:`.robot_kernels.robot_ik`)."""
+    fd, idt, hd = tables.data()
+    loc = tables._local
+    theta = np.empty(tables.n)
+    pose, theta0 = np.array(pose, dtype=float), np.array(theta0, dtype=float)   # the one array type
+    KR.robot_ik(tables.fm, tables.im, tables.hm, fd, idt, hd, tables.toff, pose, theta0, theta, nested, tol,
+                tables.max_iter, -1.0 if threshold is None else float(threshold),
+                -1.0 if loop_threshold is None else float(loop_threshold), loc.out, loc.status)
+    ok = loc.status == K.OK
+    loc.theta = theta.copy()                    # the scratch holds the state of these limbs
+    loc.prepare[:] = ~ok
+    return CompiledIK(theta, loc.status.copy(), loc.out.copy(), idt.copy(), fd.copy())
+
+
+def robot_constants(reference_pose, P_p, M_p, gravity) -> np.ndarray:
+    """The read-only constants of :func:`.robot_kernels.robot_views`: ``C_ref``, ``P_p``,
+    ``M_p``, gravity packed in one array (built once at load)."""
+    rc = np.concatenate([np.ravel(reference_pose), np.ravel(P_p), np.ravel(M_p), np.ravel(gravity)]).astype(float)
+    rc.setflags(write=False)
+    return rc
+
+
+def compiled_reference(tables: LimbTables, rc, K_rows, pose, theta0, nested: bool, tol: float, threshold,
+                       loop_threshold, V_t, Vdot_t, level: int, keep: bool = True) -> CompiledIK:
+    """One reference in one kernel call (:func:`.robot_kernels.robot_reference`): the IK of
+    every limb for ``pose`` (4, 4) from the flat ``theta0``, ``J_IK``, and with ``level`` 1 the
+    rates of the task twist ``V_t``, with ``level`` 2 those of ``Vdot_t`` too, the limbs' share
+    ``W`` of eq. 45 and the actuator forces ``u``.  ``code``: :data:`.robot_kernels.DONE` or
+    where the kernel stopped; the arrays it did not reach are None.  ``keep`` False: a call
+    of ``level`` 2 that is DONE returns without the copies of the scratch an IK solution is made of
+    (``inner``, ``fd`` None, ``status`` and ``out`` the thread's scratch, valid until its next
+    call: a feedforward stream reads the answer and the worst ``kappa(F)`` at once)."""
+    fd, idt, hd = tables.data()
+    loc = tables._local
+    n, (na, dp) = tables.n, K_rows.shape
+    theta, J = np.empty(n), np.empty((na, dp))
+    thd, thdd, W, u = np.empty(n), np.empty(n), np.empty(dp), np.empty(na)
+    code = KR.robot_reference(tables.fm, tables.im, tables.hm, fd, idt, hd, tables.toff, pose, theta0, theta,
+                              nested, tol, tables.max_iter, threshold, loop_threshold, loc.out, loc.status, rc,
+                              loc.rs, K_rows, V_t, Vdot_t, level, thd, thdd, loc.Wl, W, J, u)
+    if code == KR.BAD_INPUT:
+        return CompiledIK(theta, loc.status, loc.out, idt, fd, code)
+    loc.theta = theta.copy()                    # the scratch holds the state of these limbs
+    if code == KR.DONE and level == 2 and not keep:
+        loc.prepare[:] = False                  # DONE: every limb's status is OK
+        return CompiledIK(theta, loc.status, loc.out, None, None, code, J, thd, thdd, W, u)
+    loc.prepare[:] = loc.status != K.OK
+    r = CompiledIK(theta, loc.status.copy(), loc.out.copy(), idt.copy(), fd.copy(), code)
+    if code != KR.LIMB_STATUS:
+        r.J = J
+        if level >= 1 and code != KR.RATES_STATUS:
+            r.thd = thd
+            if level == 2:
+                r.thdd, r.W = thdd, W
+                if code == KR.DONE:
+                    r.u = u
+    return r
+
+
+def compiled_rates(tables: LimbTables, theta, V_t, Vdot_t, P_p):
+    """``(thetad, thetadd, W, status)`` of every limb at the flat IK solution ``theta``
+    (:func:`.robot_kernels.robot_rates`: eqs. 27-29 refined as :func:`..ik_refinement.limb_rates`,
+    and ``W`` the sum of the limbs' shares ``K^T tau`` of eq. 45); ``Vdot_t`` None: only
+    ``thetad`` (``thetadd``, ``W`` None).  ``status`` (L,): limbs for which the reference route
+    must run."""
+    fd, idt, hd = tables.data()
+    loc = tables._local
+    if loc.theta is None or not np.array_equal(loc.theta, theta):
+        loc.prepare[:] = True
+        loc.theta = np.array(theta, dtype=float)
+    V_t = np.array(V_t, dtype=float)
+    A_t = np.zeros_like(V_t) if Vdot_t is None else np.array(Vdot_t, dtype=float)
+    thd, thdd, W = np.empty(tables.n), np.empty(tables.n), np.empty(len(V_t))
+    KR.robot_rates(tables.fm, tables.im, tables.hm, fd, idt, hd, tables.toff, loc.theta, loc.prepare, V_t, A_t,
+                   P_p @ V_t, P_p @ A_t, Vdot_t is not None, thd, thdd, W, loc.Wl, loc.status)
+    loc.prepare[:] = loc.status != K.OK
+    return thd, (thdd if Vdot_t is not None else None), (W if Vdot_t is not None else None), loc.status.copy()
+
+
+class LazyLimbs:
+    """A per-limb sequence whose entries are built on first access by ``build(l)`` (views of a
+    scratch copy, or the reference route's values set with ``seq[l] = value``)."""
+
+    def __init__(self, n: int, build):
+        self._v, self._build = [None] * n, build
+
+    def __getitem__(self, l):
+        if self._v[l] is None:
+            self._v[l] = self._build(l)
+        return self._v[l]
+
+    def __setitem__(self, l, value):
+        self._v[l] = value
+
+    def __len__(self):
+        return len(self._v)
+
+    def __iter__(self):
+        return (self[l] for l in range(len(self._v)))
+
+
+def compiled_task_inertia(tables: LimbTables, theta, Mt):
+    """``Mt += sum_l K_l^T H_l K_l`` (eq. 40 without the platform, in place) at the flat IK
+    solution ``theta`` (:func:`.robot_kernels.robot_task_inertia`); returns the status per limb
+    (limbs to add by the reference route)."""
+    fd, idt, hd = tables.data()
+    loc = tables._local
+    if loc.theta is None or not np.array_equal(loc.theta, theta):
+        loc.prepare[:] = True
+        loc.theta = np.array(theta, dtype=float)
+    KR.robot_task_inertia(tables.fm, tables.im, tables.hm, fd, idt, hd, tables.toff, loc.theta, loc.prepare, Mt,
+                          loc.status)
+    loc.prepare[:] = loc.status != K.OK
+    return loc.status.copy()

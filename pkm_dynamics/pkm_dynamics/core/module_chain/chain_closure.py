@@ -1,0 +1,114 @@
+"""Status codes of the compiled module-chain kernels and the closed-chain kinematics of one
+parallel module (paper 000 eqs. 2, 4-5, 7, 27-28, 61-64; its twist maps of eq. 6 applied to
+twists and wrenches: :func:`carry_to_bodies`, :func:`carry_back_to_base`), shared by the dynamics
+(:mod:`.chain_kernels`) and the kinematics (:mod:`.chain_kinematics`).  ``S`` (30,) is one
+module's row of the scratch laid out in :mod:`.chain_kernels`.
+"""
+from __future__ import annotations
+
+import math
+
+from ..bounds import MAX_EFFORT, MAX_POSITION, MAX_RATE
+from ..numba_support.cache import scratch_kernel
+from ..spatial.se3_kernels import ad_inv_pose_rz_T_add, ad_inv_pose_rz_vec
+
+#: NONFINITE_INPUT: an input is NaN/Inf or beyond its bound of :mod:`..bounds`
+OK, NONFINITE_INPUT, STROKE, CLOSURE, SINGULAR_ANGLE, SINGULAR_DET, SINGULAR_ALPHA, NONFINITE_RESULT = range(8)
+#: |sin| below which q, q1 or q2 count as singular (as parallel_module.SINGULAR_SIN)
+SINGULAR_SIN = 1e-9
+#: slack of the stroke check (as module_chain._check_actuators)
+STROKE_SLACK = 1e-12
+#: the input bounds of :mod:`..bounds` the kernels check (as module_chain._as_state): position of
+#: a joint without limits, velocity, acceleration, effort and wrench components
+BOUND_POSITION, BOUND_VELOCITY, BOUND_ACCELERATION, BOUND_EFFORT = (MAX_POSITION, MAX_RATE[1],
+                                                                    MAX_RATE[2], MAX_EFFORT)
+
+
+@scratch_kernel
+def check_strokes(geo, X, status):
+    """Every actuator of every row of ``X`` (B, n) within its stroke ``geo[k, 2:4]`` (as
+    module_chain._check_actuators); else STROKE with ``status = (STROKE, row, module)``."""
+    B, n = X.shape
+    for r in range(B):
+        for k in range(n):
+            if X[r, k] < geo[k, 2] - STROKE_SLACK or X[r, k] > geo[k, 3] + STROKE_SLACK:
+                status[0], status[1], status[2] = STROKE, r, k
+                return STROKE
+    return OK
+
+
+@scratch_kernel
+def closure(L, L1, Lc, Lc0, x, xd, S):
+    """Closed-chain kinematics of a parallel module (eqs. 2, 4-5, 7, 27-28) into ``S`` (30,):
+    x, xd, k1..k6, cos and sin of q, q1, q2 (the angles themselves, ``-acos`` of their cosines
+    (eq. 2), only where wanted: :func:`loop_angles`); returns CLOSURE / SINGULAR_ANGLE / OK as
+    :func:`.parallel_module.closure` raises."""
+    d = x + Lc + Lc0
+    if not (abs(L - L1) < d < L + L1):
+        return CLOSURE
+    cq = (d * d - L * L - L1 * L1) / (2.0 * L * L1)
+    c1 = (d * d + L * L - L1 * L1) / (2.0 * d * L)
+    c2 = (d * d + L1 * L1 - L * L) / (2.0 * d * L1)
+    cq, c1, c2 = min(1.0, max(-1.0, cq)), min(1.0, max(-1.0, c1)), min(1.0, max(-1.0, c2))
+    # q = -acos(cq) etc. (eq. 2), sin(-acos c) = -sqrt(1 - c^2): the sines without the angles
+    s, s1, s2 = -math.sqrt(1.0 - cq * cq), -math.sqrt(1.0 - c1 * c1), -math.sqrt(1.0 - c2 * c2)
+    if abs(s) < SINGULAR_SIN or abs(s1) < SINGULAR_SIN or abs(s2) < SINGULAR_SIN:
+        return SINGULAR_ANGLE
+    k1 = -d / (L * L1 * s)                                  # eq. 5a
+    k2 = -(d - L * c1) / (d * L * s1)                       # eq. 5b
+    k3 = -(d - L1 * c2) / (d * L1 * s2)                     # eq. 5c
+    qd, qd1, qd2 = k1 * xd, k2 * xd, k3 * xd                # eq. 4
+    k1d = -xd / (L * L1 * s) + d * cq * qd / (L * L1 * s * s)
+    num, den = -(d - L * c1), d * L * s1
+    k2d = (-(xd + L * s1 * qd1) * den - num * L * (xd * s1 + d * c1 * qd1)) / (den * den)
+    num, den = -(d - L1 * c2), d * L1 * s2
+    k3d = (-(xd + L1 * s2 * qd2) * den - num * L1 * (xd * s2 + d * c2 * qd2)) / (den * den)
+    S[0], S[1] = x, xd
+    S[5], S[6], S[7], S[8], S[9], S[10] = k1, k2, k3, k1d * xd, k2d * xd, k3d * xd   # eq. 28
+    S[24], S[25], S[26], S[27], S[28], S[29] = cq, s, c1, s1, c2, s2
+    return OK
+
+
+@scratch_kernel
+def loop_angles(S):
+    """The loop angles ``q, q1`` of a parallel module (eq. 2: ``-acos`` of the cosines that
+    :func:`closure` left in ``S``)."""
+    return -math.acos(S[24]), -math.acos(S[26])
+
+
+@scratch_kernel
+def actuator_force_coefficients(L1, Lc, Lc0, S):
+    """``k_a = x + Lc0``, ``k_b = -L1 sin q2``, ``k_e = k_a + Lc``, ``k_f = L1 cos q2 / (k_b k_e)``
+    of eqs. 62-64 into ``S`` after :func:`closure`; SINGULAR_DET when ``det A = k_b k_e``
+    vanishes (eq. 61, as :func:`.parallel_module.actuator_wrench_maps`)."""
+    ka = S[0] + Lc0
+    kb = -L1 * S[29]
+    ke = ka + Lc
+    if abs(kb * ke) < SINGULAR_SIN * max(1.0, L1 * ke):     # det A (eq. 61)
+        return SINGULAR_DET
+    S[13], S[14], S[15], S[16] = ka, kb, ke, L1 * S[28] / (kb * ke)
+    return OK
+
+
+@scratch_kernel
+def carry_to_bodies(S, L, h, v, out):
+    """``out[0], out[1], out[2] = A1 v, A3 v, A4 v`` (3, 6): a twist (or acceleration) of the
+    base frame Bc of a parallel module seen from B1, B3, B4, the maps of eq. 6 (``A1 =
+    Ad_inv(T([L, 0, h]) Rz(q))``, ``A3 = Ad_inv(Rz(q1))``, ``A4 = Ad_inv(T(k_a [cos q1, sin q1,
+    0]) Rz(q1))``) applied without the matrices, from the cosines and sines in ``S``."""
+    c, s, c1, s1, ka = S[24], S[25], S[26], S[27], S[13]
+    ad_inv_pose_rz_vec(c, s, L, 0.0, h, v, out[0])
+    ad_inv_pose_rz_vec(c1, s1, 0.0, 0.0, 0.0, v, out[1])
+    ad_inv_pose_rz_vec(c1, s1, c1 * ka, s1 * ka, 0.0, v, out[2])
+
+
+@scratch_kernel
+def carry_back_to_base(S, L, h, y1, y3, y4, out):
+    """``out += A1^T y1 + A3^T y3 + A4^T y4`` (6,): wrenches on B1, B3, B4 of a parallel module
+    carried to its base frame Bc by the transposes of the maps of eq. 6 (``A1 = Ad_inv(T([L, 0,
+    h]) Rz(q))``, ``A3 = Ad_inv(Rz(q1))``, ``A4 = Ad_inv(T(k_a [cos q1, sin q1, 0]) Rz(q1))``),
+    applied without the matrices from the cosines and sines in ``S``."""
+    c, s, c1, s1, ka = S[24], S[25], S[26], S[27], S[13]
+    ad_inv_pose_rz_T_add(c, s, L, 0.0, h, y1, out)
+    ad_inv_pose_rz_T_add(c1, s1, 0.0, 0.0, 0.0, y3, out)
+    ad_inv_pose_rz_T_add(c1, s1, c1 * ka, s1 * ka, 0.0, y4, out)

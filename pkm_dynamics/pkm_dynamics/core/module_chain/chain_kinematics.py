@@ -1,0 +1,110 @@
+"""Compiled kinematics of module chains (paper 000 eqs. 2-7, 27-28): every tree joint with the
+loops closed (:func:`tree_state`) and the end-effector pose (:func:`forward_kinematics`), the
+counterparts of :func:`~pkm_dynamics.core.module_chain.chain_tree_state` and
+:func:`~pkm_dynamics.core.module_chain.chain_forward_kinematics` (the reference route).  Model
+layouts as in :mod:`.chain_kernels`; each driver checks its inputs, loops over the batch and
+returns a status with ``status = (code, row, module)``.
+"""
+from __future__ import annotations
+
+
+from ..numba_support.cache import scratch_kernel
+from .chain_closure import (BOUND_ACCELERATION, BOUND_POSITION, BOUND_VELOCITY, NONFINITE_INPUT, OK,
+                            check_strokes, closure, loop_angles)
+from ..spatial.se3_kernels import exp_se3, pose_mul
+
+
+@scratch_kernel
+def check_states(geo, X, XD, XDD, status):
+    """Up to three (B, n) inputs (index 0-2: positions, velocities, accelerations) finite and
+    within their bounds, then the strokes of every row, as :func:`.chain_kernels.check_inputs`.
+    Returns the code."""
+    B, n = X.shape
+    for which in range(3):
+        Y = X if which == 0 else (XD if which == 1 else XDD)
+        bound = BOUND_POSITION if which == 0 else (BOUND_VELOCITY if which == 1 else BOUND_ACCELERATION)
+        for r in range(Y.shape[0]):
+            for k in range(n):
+                if not abs(Y[r, k]) <= bound:             # NaN fails too
+                    status[0], status[1], status[2] = NONFINITE_INPUT, r, which
+                    return NONFINITE_INPUT
+    return check_strokes(geo, X, status)
+
+
+@scratch_kernel
+def tree_state(geo, X, XD, XDD, Q, QD, QDD, S, status):
+    """Positions, velocities, accelerations (B, nq) of every tree joint for actuator states
+    (B, n): eqs. 2 (q, q1), 4-5 (rates), 7 and 27-28 (accelerations) per parallel module.
+    Returns the code."""
+    status[0], status[1], status[2] = OK, -1, -1
+    code = check_states(geo, X, XD, XDD, status)
+    if code != OK:
+        return code
+    B, n = X.shape
+    for r in range(B):
+        for k in range(n):
+            g = geo[k]
+            if g[0] == 0.0:
+                sx = g[1]
+                code = closure(g[4], g[5], g[6], g[7], sx * X[r, k], sx * XD[r, k], S[k])
+                if code != OK:
+                    status[0], status[1], status[2] = code, r, k
+                    return code
+                a = sx * XDD[r, k]
+                jl, jc, jp = int(g[15]), int(g[16]), int(g[17])
+                sl, sc, rl, rc = g[18], g[19], g[20], g[21]
+                s = S[k]
+                q, q1 = loop_angles(s)
+                Q[r, jl], QD[r, jl], QDD[r, jl] = sl * (q - rl), sl * s[5] * s[1], sl * (s[8] + s[5] * a)
+                Q[r, jc], QD[r, jc], QDD[r, jc] = sc * (q1 - rc), sc * s[6] * s[1], sc * (s[9] + s[6] * a)
+                Q[r, jp], QD[r, jp], QDD[r, jp] = X[r, k], XD[r, k], XDD[r, k]
+            else:
+                j = int(g[15])
+                Q[r, j], QD[r, j], QDD[r, j] = X[r, k], XD[r, k], XDD[r, k]
+    return OK
+
+
+@scratch_kernel
+def forward_kinematics(geo, mats, root, X, out, S, W, status):
+    """End-effector poses (B, 4, 4) in the root link for actuator positions (B, n): the
+    product of the module poses (eqs. 2-3), ``Bc_C_B1 = T([L, 0, h]) Rz(q)`` then ``B1_C_E``
+    for a parallel module, ``B exp(X x) B4_C_E`` for a serial one.  ``W`` (3, 6, 6): scratch.
+    Returns the code."""
+    status[0], status[1], status[2] = OK, -1, -1
+    code = check_states(geo, X, X[:0], X[:0], status)
+    if code != OK:
+        return code
+    B, n = X.shape
+    C, G, P = W[0, :4, :4], W[1, :4, :4], W[2, :4, :4]
+    for r in range(B):
+        for i in range(4):
+            for j in range(4):
+                C[i, j] = root[i, j]
+        for k in range(n):
+            g = geo[k]
+            if g[0] == 0.0:
+                code = closure(g[4], g[5], g[6], g[7], g[1] * X[r, k], 0.0, S[k])
+                if code != OK:
+                    status[0], status[1], status[2] = code, r, k
+                    return code
+                c, s = S[k, 24], S[k, 25]                           # cos q, sin q
+                for i in range(4):
+                    for j in range(4):
+                        G[i, j] = 0.0
+                G[0, 0], G[0, 1], G[1, 0], G[1, 1] = c, -s, s, c
+                G[2, 2], G[3, 3] = 1.0, 1.0
+                G[0, 3], G[2, 3] = g[4], g[8]                       # T([L, 0, h]) Rz(q)
+                pose_mul(C, G, P)
+            else:
+                exp_se3(g[9:15], X[r, k], G)
+                pose_mul(mats[k, 1, :4, :4], G, P)                  # B exp(X x)
+                for i in range(4):
+                    for j in range(4):
+                        G[i, j] = P[i, j]
+                pose_mul(C, G, P)
+            pose_mul(P, mats[k, 4, :4, :4], C)                      # then E
+        for i in range(4):
+            for j in range(4):
+                out[r, i, j] = C[i, j]
+    return OK
+

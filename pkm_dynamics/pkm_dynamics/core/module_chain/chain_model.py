@@ -1,0 +1,303 @@
+"""Model and data of the compiled module-chain dynamics, kept apart as in Pinocchio.
+
+:class:`ChainModel`: the :class:`~pkm_dynamics.core.module_chain.ModuleChain` of a robot as flat
+read-only arrays (layouts in :mod:`.chain_kernels`), built once at load and shared by every
+call.  :class:`ChainData`: the scratch of one call, preallocated per robot and per thread
+(:meth:`ChainModel.data`), never shared between threads.  :func:`chain_forward_dynamics` and
+:func:`chain_inverse_dynamics` are the thin Python layer: shapes, one kernel call for a whole
+batch, and the status turned into the named exception.
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import PkmDynamicsError, SingularityError, StateError
+from . import chain_kernels as K
+from . import chain_kinematics as KK
+
+_NAMES = ("x", "xd", "third", "wrench")
+
+
+@dataclass(frozen=True)
+class ChainData:
+    """Scratch of one call (n modules): ``A`` (n, 3, 6, 6), ``V`` (n, 5, 3, 6), ``S`` (n, 30),
+    ``W`` (6, 6, 6), ``w`` (12, 6) as laid out in :mod:`.chain_kernels`, views of the one buffer
+    ``flat`` (:func:`.chain_kernels.scratch_arrays`), ``status`` (3,), and ``no_wrench`` (1, 6)
+    zeros (never written)."""
+
+    A: np.ndarray
+    V: np.ndarray
+    S: np.ndarray
+    W: np.ndarray
+    w: np.ndarray
+    status: np.ndarray
+    no_wrench: np.ndarray
+    flat: np.ndarray
+
+    @classmethod
+    def allocate(cls, n: int) -> "ChainData":
+        sizes = (K.A_SIZE * n, K.V_SIZE * n, K.S_SIZE * n, K.W_SIZE, K.w_SIZE)
+        flat = np.zeros(sum(sizes))
+        A, V, S, W, w = np.split(flat, np.cumsum(sizes)[:-1])
+        return cls(A.reshape(n, 3, 6, 6), V.reshape(n, 5, 3, 6), S.reshape(n, 30), W.reshape(6, 6, 6),
+                   w.reshape(12, 6), np.zeros(3, dtype=np.int64), np.zeros((1, 6)), flat)
+
+
+@dataclass(frozen=True, eq=False)
+class ChainModel:
+    """Flat model of a module chain: ``geo`` (n, 22), ``mats`` (n, 5, 6, 6), ``nud0`` (6,)
+    (views of the one buffer ``flat``, :func:`.chain_kernels.model_arrays`), ``root`` (4, 4)
+    (see :mod:`.chain_kernels`), read-only; ``nq``: number of tree joints; ``shape1``: ``(n,)``,
+    the shape of one state; plus the chain it came from (for error messages and the reference
+    route)."""
+
+    chain: object
+    nq: int
+    geo: np.ndarray
+    mats: np.ndarray
+    nud0: np.ndarray
+    root: np.ndarray
+    shape1: tuple
+    flat: np.ndarray
+    _local: threading.local = field(default_factory=threading.local, repr=False)
+
+    @classmethod
+    def build(cls, chain, nq: int) -> "ChainModel":
+        """Compile ``chain`` (a :class:`~pkm_dynamics.core.module_chain.ModuleChain` of a tree
+        with ``nq`` moving joints) into arrays."""
+        n = chain.n
+        flat = np.zeros((K.GEO_SIZE + K.MATS_SIZE) * n + 6)
+        geo = flat[:K.GEO_SIZE * n].reshape(n, 22)
+        mats = flat[K.GEO_SIZE * n:-6].reshape(n, 5, 6, 6)
+        for k, (mod, info) in enumerate(zip(chain.modules, chain.info)):
+            geo[k, 1:4] = info.sx, info.lower, info.upper
+            geo[k, 15:15 + len(info.tree_idx)] = info.tree_idx
+            if info.kind == "parallel":
+                geo[k, 4:9] = mod.L, mod.L1, mod.Lc, mod.Lc0, mod.h
+                geo[k, 18:22] = *info.signs, *info.refs
+                mats[k, :3] = mod.M
+                mats[k, 4, :4, :4] = mod.B1_C_E
+            else:
+                geo[k, 0] = 1.0
+                geo[k, 9:15] = mod.X
+                mats[k, 0] = mod.M_B4
+                mats[k, 1, :4, :4] = mod.B
+                mats[k, 4, :4, :4] = mod.B4_C_E
+            mats[k, 3] = mod.AE
+        nud0 = flat[-6:]
+        nud0[:] = chain.nud_0
+        root = np.array(chain.root_C_Bc, dtype=float)
+        for a in (geo, mats, nud0, root, flat):
+            a.setflags(write=False)
+        return cls(chain, int(nq), geo, mats, nud0, root, (n,), flat)
+
+    @property
+    def n(self) -> int:
+        return self.geo.shape[0]
+
+    def __reduce__(self):
+        """Pickled as the chain it is built from (the per-thread scratch is not copied)."""
+        return ChainModel.build, (self.chain, self.nq)
+
+    def data(self) -> ChainData:
+        """The scratch of the calling thread (allocated on its first call)."""
+        d = getattr(self._local, "data", None)
+        if d is None:
+            d = self._local.data = ChainData.allocate(self.n)
+            self._local.head = (self.geo, self.mats, self.nud0, d.A, d.V, d.S, d.W, d.w)
+        return d
+
+    def head(self) -> tuple:
+        """The leading arguments of :func:`.chain_kernels.chain_dynamics` for the calling
+        thread: ``(geo, mats, nud0, A, V, S, W, w)``, built with its scratch."""
+        try:
+            return self._local.head
+        except AttributeError:
+            self.data()
+            return self._local.head
+
+
+def _rows(a, n: int, name: str) -> np.ndarray:
+    """``a`` as a C-contiguous writeable float (B, n) array (the one array type the kernels are
+    compiled for: another layout would compile them again); shape errors raise
+    :class:`StateError` as the reference route does."""
+    a = np.ascontiguousarray(a, dtype=float)
+    if a.shape[-1:] != (n,) or a.ndim not in (1, 2):
+        raise StateError(f"{name} has shape {a.shape}, expected ({n},) or (batch, {n})")
+    if not a.flags.writeable:
+        a = a.copy()
+    return a.reshape(-1, n)
+
+
+def _batch(model: ChainModel, data: ChainData, x, xd, t, f_ext):
+    """Inputs as (B, n) arrays (see :func:`_rows`) and the wrenches as (1, 6) (one for every
+    row) or (B, 6).  Returns (x, xd, third, f_ext, single)."""
+    n = model.n
+    x = np.ascontiguousarray(x, dtype=float)
+    xd = np.ascontiguousarray(xd, dtype=float)
+    t = np.ascontiguousarray(t, dtype=float)
+    shape = x.shape
+    if shape == xd.shape == t.shape == (n,) and x.flags.writeable and xd.flags.writeable and t.flags.writeable:
+        x, xd, t, single = x.reshape(1, n), xd.reshape(1, n), t.reshape(1, n), True
+    elif shape == xd.shape == t.shape and len(shape) == 2 and shape[1] == n and x.flags.writeable \
+            and xd.flags.writeable and t.flags.writeable:
+        single = False
+    else:                                          # the careful path: names a bad shape, copies
+        shapes = {shape, xd.shape, t.shape}
+        x, xd, t = (_rows(a, n, _NAMES[i]) for i, a in enumerate((x, xd, t)))
+        if len(shapes) > 1:
+            raise StateError(f"state arrays have different shapes {sorted(shapes)}")
+        single = len(shape) == 1
+    if f_ext is None:
+        return x, xd, t, data.no_wrench, single
+    fe = np.asarray(f_ext, dtype=float)
+    B = x.shape[0]
+    if fe.shape != (6,) and (fe.shape != (B, 6) or single):
+        raise StateError(f"wrench has shape {fe.shape}, expected (6,)" + ("" if single else f" or ({B}, 6)"))
+    return x, xd, t, _rows(fe, 6, "wrench"), single
+
+
+def _raise(model: ChainModel, status, arrays, reference, fe=None, names=("x", "xd", "xdd")) -> None:
+    """Turn a kernel status into the exception of the reference route: the culprit row goes
+    through the numpy functions of :mod:`~pkm_dynamics.core.module_chain` (``reference(*rows)``
+    raises the named exception with its message); the status alone words the message if they
+    do not.  ``names``: the names of the inputs (their bounds, :mod:`..bounds`)."""
+    from ..bounds import check_effort
+    from .module_chain_dynamics import _as_state, _check_actuators
+    code, row, idx = (int(v) for v in status)
+    chain = model.chain
+    rows = [a[row] for a in arrays]
+    if code == K.NONFINITE_INPUT:
+        if idx == 3:
+            check_effort(fe, "wrench")
+            raise StateError(f"wrench is not finite: {fe.tolist()}")
+        _as_state(names[idx], rows[idx], model.n)
+    if code == K.STROKE:
+        _check_actuators(chain, rows[0])
+    if code in (K.CLOSURE, K.SINGULAR_ANGLE, K.SINGULAR_DET, K.SINGULAR_ALPHA):
+        with np.errstate(all="ignore"):                  # its NaN warnings: it raises anyway
+            reference(*rows)
+        raise SingularityError(f"module '{chain.info[idx].name}': singular state at x = {rows[0][idx]:.6g} "
+                               f"(status {code})")
+    if code == K.NONFINITE_RESULT:
+        raise StateError(f"the result is not finite at module '{chain.info[idx].name}' "
+                         f"(row {row}): the state is too large for the dynamics")
+    raise PkmDynamicsError(f"compiled chain kernel failed with status {code} at row {row}, index {idx}")
+
+
+def _entry_point(kernel):
+    """The machine code of ``kernel``'s one compiled signature (numba's
+    ``overloads[signature].entry_point``), called without the dispatcher's per-argument type
+    matching; ``kernel`` itself until it has been compiled (or loaded from the cache) by a
+    first call.  Only for arguments of that signature: :func:`_batch` makes every input the one
+    layout, the model and scratch arrays are fixed at build."""
+    sigs = kernel.signatures
+    return kernel.overloads[sigs[0]].entry_point if len(sigs) == 1 else kernel
+
+
+#: each kernel of a public call, or its entry point once compiled (see :func:`_entry_point`)
+_ENTRY = {}
+
+
+def _one(model: ChainModel) -> tuple:
+    """The calling thread's ``(entry, model_flat, data_flat, no_wrench, status, n, shape1)`` for
+    one state: the entry point of :func:`.chain_kernels.chain_dynamics_one` (see
+    :func:`_entry_point`; None until that kernel has one, it is loaded when the first chain is
+    built), its leading arguments (the flat model and scratch buffers), the scratch and the shape
+    of one state.  Kept per thread as ``model._local.one`` once the entry point is known: the
+    short path of the robot's ``forward_dynamics`` / ``inverse_dynamics`` reads it there (one
+    lookup, no call of this layer)."""
+    run = _ENTRY.get(K.chain_dynamics_one)
+    model.data()
+    d = model._local.data
+    one = (None if run is K.chain_dynamics_one else run, model.flat, d.flat, d.no_wrench, d.status, model.n,
+           model.shape1)
+    if one[0] is not None:
+        model._local.one = one
+    return one
+
+
+def _call(model: ChainModel, inverse: bool, x, xd, t, f_ext):
+    """One kernel call.  One state of float arrays (n,) without a wrench goes straight to the
+    entry point of :func:`.chain_kernels.chain_dynamics_one` (no type dispatch; read-only inputs
+    are fine there: the kernel does not write them); everything else through :func:`_batch` to
+    :func:`.chain_kernels.chain_dynamics`.  (``np.ascontiguousarray(a, float)``: the dtype
+    given by position is parsed faster than by keyword.)"""
+    x = np.ascontiguousarray(x, float)
+    xd = np.ascontiguousarray(xd, float)
+    t = np.ascontiguousarray(t, float)
+    try:
+        run, mflat, dflat, fe, status, n, shape1 = model._local.one
+    except AttributeError:
+        run, mflat, dflat, fe, status, n, shape1 = _one(model)
+    if f_ext is None and run is not None and x.shape == xd.shape == t.shape == shape1:
+        out = np.empty(n)
+        if run(inverse, mflat, dflat, x, xd, t, fe, out, status) == K.OK:
+            return out
+        single = True
+    else:
+        d = model._local.data
+        x, xd, t, fe, single = _batch(model, d, x, xd, t, f_ext)
+        if single and f_ext is None:
+            kernel, head, x, xd, t = K.chain_dynamics_one, (model.flat, d.flat), x[0], xd[0], t[0]
+        else:
+            kernel, head = K.chain_dynamics, model.head()
+        out = np.empty_like(x)
+        if _ENTRY.get(kernel, kernel)(inverse, *head, x, xd, t, fe, out, status) == K.OK:
+            if kernel not in _ENTRY:
+                _ENTRY[kernel] = _entry_point(kernel)
+            return out[0] if single and out.ndim == 2 else out
+    from .module_chain_dynamics import chain_inverse_dynamics, parallel_serial_forward_dynamics
+    row = int(status[1])
+    w = fe[row if len(fe) > 1 else 0]
+    fn = chain_inverse_dynamics if inverse else parallel_serial_forward_dynamics
+    rows = tuple(a.reshape(-1, model.n) for a in (x, xd, t))
+    _raise(model, status, rows, lambda a, b, c: fn(model.chain, a, b, c, w), w,
+           ("x", "xd", "xdd" if inverse else "f"))
+
+
+def chain_forward_dynamics(model: ChainModel, x, xd, f, f_ext=None) -> np.ndarray:
+    """Algorithm 1 of paper 000 (compiled): actuator accelerations (n,) or (B, n) from positions,
+    velocities and forces of the same shape; ``f_ext`` (6,) or (B, 6): wrench (moment, force) on
+    the end effector in its frame.  Raises what
+    :func:`~pkm_dynamics.core.module_chain.parallel_serial_forward_dynamics` raises."""
+    return _call(model, False, x, xd, f, f_ext)
+
+
+def chain_inverse_dynamics(model: ChainModel, x, xd, xdd, f_ext=None) -> np.ndarray:
+    """Analytic chain inverse dynamics (compiled): actuator forces (n,) or (B, n); as
+    :func:`~pkm_dynamics.core.module_chain.chain_inverse_dynamics`."""
+    return _call(model, True, x, xd, xdd, f_ext)
+
+
+def chain_tree_state(model: ChainModel, x, xd=None, xdd=None) -> tuple:
+    """Positions, velocities, accelerations of every tree joint ((nq,) or (B, nq) each) with all
+    loops closed (compiled); ``xd``, ``xdd`` default to zero.  As
+    :func:`~pkm_dynamics.core.module_chain.chain_tree_state`."""
+    d = model.data()
+    x = np.asarray(x, dtype=float)
+    xd = np.zeros_like(x) if xd is None else xd
+    xdd = np.zeros_like(x) if xdd is None else xdd
+    *arrays, _, single = _batch(model, d, x, xd, xdd, None)
+    B = arrays[0].shape[0]
+    Q, QD, QDD = (np.zeros((B, model.nq)) for _ in range(3))
+    if KK.tree_state(model.geo, *arrays, Q, QD, QDD, d.S, d.status) != K.OK:
+        from .module_chain_dynamics import chain_tree_state as reference
+        _raise(model, d.status, arrays, lambda a, b, c: reference(model.chain, model.nq, a, b, c))
+    return (Q[0], QD[0], QDD[0]) if single else (Q, QD, QDD)
+
+
+def chain_forward_kinematics(model: ChainModel, x) -> np.ndarray:
+    """End-effector pose (4, 4) or (B, 4, 4) in the root link (compiled); as
+    :func:`~pkm_dynamics.core.module_chain.chain_forward_kinematics`."""
+    d = model.data()
+    x = np.asarray(x, dtype=float)
+    *arrays, _, single = _batch(model, d, x, x, x, None)
+    out = np.empty((arrays[0].shape[0], 4, 4))
+    if KK.forward_kinematics(model.geo, model.mats, model.root, arrays[0], out, d.S, d.W, d.status) != K.OK:
+        from .module_chain_dynamics import chain_forward_kinematics as reference
+        _raise(model, d.status, arrays, lambda a, b, c: reference(model.chain, a))
+    return out[0] if single else out

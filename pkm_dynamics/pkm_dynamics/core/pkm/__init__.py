@@ -1,0 +1,5 @@
+"""Parallel kinematic manipulators (paper 001 Secs. 3.6-5): the robot object
+(:mod:`.parallel_robot`), its inverse kinematics over every limb (:mod:`.pkm_kinematics`, its
+results :mod:`.pkm_solution`, working modes and joint limits :mod:`.working_mode`), the
+task-space dynamics (:mod:`.pkm_task_dynamics`), the robot-level kernels (:mod:`.robot_kernels`,
+:mod:`.robot_dynamics`) and a module chain solved as one limb (:mod:`.limb_chain`)."""

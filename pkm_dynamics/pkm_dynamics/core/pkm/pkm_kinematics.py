@@ -1,0 +1,321 @@
+"""The kinematics of a :class:`~.pkm.ParallelRobot` (paper 001 Secs. 3.6-4): inverse
+kinematics of every limb (nested Algorithms 1+2 or compound Algorithm 3, one compiled call per
+reference where the kernels can take it: :mod:`.compiled.robot_kernels`), velocity and
+acceleration IK (eqs. 27-29) and ``J_IK`` (eq. 30); the IK of a Newton iterate of the forward
+kinematics (:mod:`.pkm_forward_kinematics`).  :class:`PkmKinematics` is a part of
+:class:`~.pkm.ParallelRobot` (a mixin: it uses the robot's limbs, platform, options and
+compiled tables)."""
+from __future__ import annotations
+
+from typing import Callable, NamedTuple
+
+import numpy as np
+
+from ..bounds import MAX_RATE, check_rate
+from ..errors import ConvergenceError, SingularityError, StateError
+from ..limb.limb_tables import (CompiledIK, LazyLimbs, compiled_ik, compiled_reference)
+from .robot_kernels import BAD_INPUT as REFERENCE_BAD_INPUT
+from ..limb.limb_kernels import LIMITS as LIMB_LIMITS
+from ..limb.limb_kernels import OK as LIMB_OK
+from .robot_kernels import MANIFOLD_TOLERANCE, ORTHONORMAL_TOLERANCE, task_manifold_offset
+from ..limb.limb_ik import limb_inverse_kinematics_compound, limb_inverse_kinematics_nested, limb_jacobians
+from ..limb.limb_kinematics import limb_platform_pose, limb_state
+from ..limb.limb_model import TWIST_COMPONENTS
+from ..limb.ik_refinement import check_loop_conditions, refine_to_round_off
+from ..interface import IKSolution
+from ..spatial.se3 import log_se3, pose_inv
+from .working_mode import DIRECT_STEP, apply_joint_limits, solve_direct, solve_on_working_mode
+from .pkm_solution import PkmIKSolution, jacobians_of_views, stack_solutions
+
+
+class ReferenceMotion(NamedTuple):
+    """The actuator motion of one feedforward reference (:meth:`PkmKinematics.reference_motion`):
+    positions, rates, accelerations, forces (n_act,) each, the worst ``kappa(F)`` of the limbs,
+    the flat limb joint vector ``theta`` (where the next reference's IK starts), and
+    ``tree_q()``: the tree-joint values (n,), made when asked."""
+    actuators: np.ndarray
+    actuators_d: np.ndarray
+    actuators_dd: np.ndarray
+    u: np.ndarray
+    condition: float
+    theta: np.ndarray
+    tree_q: Callable[[], np.ndarray]
+
+
+#: the compiled limb IK's status codes (:mod:`.compiled.limb_kernels`) in words
+LIMB_STATUS_WORDS = ("solved", "a singular matrix", "no convergence", "kappa(F) beyond the threshold",
+                     "a joint moved beyond the direct step", "another assembly branch",
+                     "a loop near a singularity", "a joint beyond its limits")
+#: largest loop residual (m, rad) of a start configuration regarded as assembled
+ASSEMBLED = 1e-6
+#: largest deviation (m, rad) of a requested pose from the task manifold C_ref exp(P_p x)
+TASK_MANIFOLD_TOLERANCE = MANIFOLD_TOLERANCE
+
+
+class PkmKinematics:
+    """Inverse and forward kinematics of a parallel robot (part of the robot class)."""
+
+    def _initial_thetas(self, initial):
+        if initial is None:
+            return [np.zeros(limb.n) for limb in self.limbs]
+        if isinstance(initial, PkmIKSolution):
+            th = initial.limb_theta
+            if np.asarray(th[0]).ndim == 2:
+                th = [t[-1] for t in th]
+            return [np.array(t, dtype=float) for t in th]
+        q = np.asarray(initial, dtype=float)
+        if q.shape != (self.tree.nq,):
+            raise StateError(f"initial configuration has shape {q.shape}, expected ({self.tree.nq},)")
+        return [np.where(limb.whole_index >= 0, q[np.maximum(limb.whole_index, 0)], 0.0)
+                for limb in self.limbs]
+
+    def _whole_flat(self, flat):
+        """Tree-joint values (n,) from the flat joint vector of the limbs (:meth:`_whole`)."""
+        out = np.zeros(self.tree.nq)
+        out[self._whole_dst] = flat[self._whole_src]
+        return out
+
+    def _check_pose(self, pose):
+        pose = np.array(pose, dtype=float)          # a copy, of the one type the kernels take
+        if pose.shape != (4, 4) or not np.isfinite(pose).all():
+            raise StateError(f"platform pose must be a finite 4x4 matrix, got shape {pose.shape}")
+        R = pose[:3, :3]
+        if np.linalg.norm(R.T @ R - np.eye(3)) > ORTHONORMAL_TOLERANCE:
+            raise StateError("platform pose: the rotation part is not orthonormal")
+        return pose
+
+    def _check_task_manifold(self, pose):
+        """A pose must be ``C_ref exp(P_p x)`` for task coordinates ``x``: the platform of a
+        ``delta_p < 6`` PKM cannot leave that manifold (e.g. a planar robot its plane)."""
+        if self.dof == 6:
+            return
+        off = np.empty(6)
+        task_manifold_offset(self.reference_pose, self.P_p, pose, off, np.empty((3, 4, 4)), np.empty(6))
+        if np.abs(off).max() > TASK_MANIFOLD_TOLERANCE:
+            bad = [f"{c} {v:.3g}" for c, v in zip(TWIST_COMPONENTS, off) if abs(v) > TASK_MANIFOLD_TOLERANCE]
+            raise StateError(f"platform pose is off the task manifold of robot '{self.description.name}': "
+                             f"its platform moves only in ({', '.join(self.task_space)}) from the reference "
+                             f"pose, the requested pose departs from it by {', '.join(bad)} (m, rad; "
+                             "body-fixed components)")
+
+    def _vec(self, v, name):
+        v = np.asarray(v, dtype=float)
+        bound = MAX_RATE[2 if name == "acceleration" else 1]
+        if v.shape == (self.dof,) and np.abs(v).max() <= bound:     # finite, within the bound
+            return v
+        if v.shape != (self.dof,) or not np.isfinite(v).all():
+            raise StateError(f"{name} must be {self.dof} finite task-space values "
+                             f"({' '.join(self.task_space)}), got shape {v.shape}")
+        return check_rate(v, name, 2 if name == "acceleration" else 1)
+
+    def _limb_ik_reference(self, limb, pose, th0, scheme, tol, iterate=False):
+        """One limb's IK by the numpy route (:mod:`.limb_ik`, :mod:`.working_mode`,
+        :mod:`.ik_refinement`) with every refusal: ``(theta, outer, inner, jac, state, kappa(F))``.
+        The compiled kernel (:func:`.compiled.limb_tables.compiled_ik`) does the same for the
+        common case and hands every other one over to this.  ``iterate``: a Newton iterate of the
+        forward kinematics: the direct solve only (:func:`.working_mode.solve_direct`), the
+        joint limits not enforced (they are checked on the forward kinematics' solution)."""
+        solver = limb_inverse_kinematics_nested if scheme == "nested" else limb_inverse_kinematics_compound
+        solve = solve_direct if iterate else solve_on_working_mode
+        try:
+            theta, info = solve(solver, limb, pose, th0, tol=tol, max_iter=self.max_iter,
+                                singularity_threshold=self.singularity_threshold)
+        except ConvergenceError as exc:
+            k0 = limb_jacobians(limb, th0).condition
+            raise ConvergenceError(
+                f"{exc}; the platform pose (position {np.round(pose[:3, 3], 6).tolist()}) is out of "
+                f"reach of {limb.name} or too far from the start configuration (kappa(F) there: "
+                f"{k0:.3g})") from None
+        theta, state = refine_to_round_off(limb, pose, theta, info.state)
+        full = pose_inv(limb_platform_pose(limb, theta, state[0])) @ pose
+        miss = np.linalg.norm(log_se3(full))
+        if miss > 1e-6:
+            raise ConvergenceError(
+                f"{limb.name}: inverse kinematics converged on its {len(limb.task_rows)} platform "
+                f"coordinates to a configuration whose platform pose is {miss:.3g} away from the "
+                "requested one (another assembly branch of the separated limb); start closer")
+        check_loop_conditions(limb, state, self.loop_singularity_threshold)
+        theta = apply_joint_limits(limb, theta, th0, check=not iterate)
+        jac = limb_jacobians(limb, theta, state)
+        k = jac.condition
+        if self.singularity_threshold is not None and not k <= self.singularity_threshold:
+            raise SingularityError(f"{limb.name}: inverse kinematics Jacobian F is ill-conditioned "
+                                   f"(kappa(F) = {k:.3g} > threshold {self.singularity_threshold:.3g}) "
+                                   "at the requested pose: near an input singularity")
+        return theta, info.outer, info.inner, jac, state, k
+
+    def _reference_kernel(self, pose, twist, acceleration, theta0, scheme, tol, keep=True):
+        """The compiled reference (:func:`.compiled.limb_tables.compiled_reference`, ``keep``
+        as there) from the flat limb joint vector ``theta0`` when the inputs have the shapes it
+        takes; None where the Python checks must run first."""
+        pose = np.asarray(pose, dtype=float)
+        level = 0 if twist is None else (1 if acceleration is None else 2)
+        V = A = np.zeros(self.dof)
+        if level:
+            V = np.asarray(twist, dtype=float)
+            if level == 2:
+                A = np.asarray(acceleration, dtype=float)
+        if pose.shape != (4, 4) or V.shape != (self.dof,) or A.shape != (self.dof,):
+            return None
+        thr, lthr = self.singularity_threshold, self.loop_singularity_threshold
+        r = compiled_reference(self._limb_tables, self._rc, self._K_rows, pose,
+                               theta0, scheme == "nested", tol, -1.0 if thr is None else float(thr),
+                               -1.0 if lthr is None else float(lthr), V, A, level, keep)
+        return None if r.code == REFERENCE_BAD_INPUT else r
+
+    def _ik_one(self, pose, twist, acceleration, thetas, scheme, tol=None, iterate=False):
+        tol = self.tol if tol is None else tol
+        r = (self._reference_kernel(pose, twist, acceleration, np.concatenate(thetas), scheme, tol)
+             if self.compiled else None)
+        return self._ik_solution(pose, twist, acceleration, thetas, scheme, tol, r, iterate)
+
+    def _ik_solution(self, pose, twist, acceleration, thetas, scheme, tol, r, iterate=False):
+        """The :class:`PkmIKSolution` of one reference from the compiled reference's result
+        ``r`` (:meth:`_reference_kernel`; None: it did not run or refused the input's shape):
+        the checks that word a refusal, and the reference route for every limb the kernel
+        handed over (``thetas``: the start, per limb).  ``iterate``: a Newton iterate of the
+        forward kinematics (:meth:`_limb_ik_reference`): a limb the kernel stopped for another
+        reason than its joint limits is refused at once (:class:`ConvergenceError`)."""
+        T = self._limb_tables
+        if iterate and r is not None:
+            for li in np.flatnonzero((r.status != LIMB_OK) & (r.status != LIMB_LIMITS)):
+                raise ConvergenceError(f"{self.limbs[li].name}: no direct inverse kinematics solve from "
+                                       f"the previous iterate ({LIMB_STATUS_WORDS[r.status[li]]})")
+        if r is None:                            # the checks word a refusal
+            pose = self._check_pose(pose)
+            self._check_task_manifold(pose)
+        else:
+            pose = np.array(pose, dtype=float)
+        if r is None and self.compiled:
+            r = compiled_ik(T, pose, np.concatenate(thetas), scheme == "nested", tol, self.singularity_threshold,
+                            self.loop_singularity_threshold)
+        elif r is None:                          # every limb by the reference route
+            r = CompiledIK(np.concatenate(thetas), np.ones(len(self.limbs), dtype=int), np.zeros((len(self.limbs), 3)),
+                           None, np.zeros(self._K_rows.max() + 1))
+        flat = r.theta
+        its, cond = r.out[:, 0].astype(int), r.out[:, 1].copy()
+        res = float(r.out[:, 2].max(initial=0.0))
+        fd = r.fd
+        jacs = LazyLimbs(len(self.limbs), lambda l: jacobians_of_views(T.state(l, fd)[1]))
+        states = LazyLimbs(len(self.limbs), lambda l: T.state(l, fd)[0])
+        inner = [T.inner(l, r.inner, its[l]) if scheme == "nested" and r.status[l] == 0 else []
+                 for l in range(len(self.limbs))]
+        J_IK = fd[self._K_rows] if r.J is None else r.J
+        continued = False
+        for li in np.flatnonzero(r.status != 0) if r.J is None else ():   # a refusal or the continuation
+            limb, th0 = self.limbs[li], thetas[li]
+            theta, its[li], inner[li], jacs[li], states[li], cond[li] = \
+                self._limb_ik_reference(limb, pose, th0, scheme, tol, iterate)
+            continued = continued or np.abs(theta - th0).max(initial=0.0) > DIRECT_STEP
+            flat[T.toff[li]:T.toff[li + 1]] = theta
+            res = max([res] + [np.max(np.abs(g)) for g, _, _ in states[li][2] if len(g)])
+            for a, (l, j) in enumerate(self._act):
+                if l == li:
+                    J_IK[a] = jacs[li].K[j]
+        if continued:
+            self._check_assembly_mode(thetas, J_IK)
+        sol = PkmIKSolution(pose, flat[self._act_flat], self._whole_flat(flat), J_IK, cond, its,
+                            np.array(res), T.split(flat), inner=inner)
+        sol._jacs, sol._states, sol._flat = jacs, states, flat
+        if twist is not None:
+            if r.thd is None:
+                V = self._vec(twist, "twist").copy()
+                A = None if acceleration is None else self._vec(acceleration, "acceleration").copy()
+                thd, thdd, W = self._rates(sol, V, A)
+            else:                        # the kernel's rates (its checks of V, A passed)
+                V = np.array(twist, dtype=float)
+                A = None if acceleration is None else np.array(acceleration, dtype=float)
+                thd, thdd, W = r.thd, r.thdd, r.W
+            if A is not None:            # the limbs' forces of this motion, for the ID of sol
+                sol._limb_forces = (V, A, W)
+                if r.u is not None:      # and the ID itself (eq. 45, J_IK checked)
+                    sol._u = (V, A, r.u)
+            sol.limb_thetad, sol.qd = T.split(thd), self._whole_flat(thd)
+            sol.actuators_d = thd[self._act_flat]
+            if A is not None:
+                sol.limb_thetadd, sol.qdd = T.split(thdd), self._whole_flat(thdd)
+                sol.actuators_dd = thdd[self._act_flat]
+        elif acceleration is not None:
+            raise StateError("an acceleration needs a twist")
+        return sol
+
+    def _check_assembly_mode(self, thetas, J_IK):
+        """The continuation of a limb's IK (:func:`.working_mode.solve_on_working_mode`) follows
+        the straight task-space path from the start configuration ``thetas`` (per limb); a limb
+        stays on its working mode, but the robot may cross an actuation singularity on the way
+        (``J_IK`` singular, eq. 30: the platform moves with the actuators locked) onto another
+        assembly mode, which the robot cannot reach from the start and the forward kinematics
+        from the start's actuators does not return.  Raises :class:`SingularityError` when
+        ``det J_IK`` (n_act = delta_p) at the solution (``J_IK``) and at the start have opposite
+        signs.  A start that is not assembled (a loop open, or the limbs' platform poses apart:
+        tree-joint values given as a seed) is on no assembly mode: not checked."""
+        if J_IK.shape[0] != J_IK.shape[1]:
+            return
+        states = [limb_state(limb, th) for limb, th in zip(self.limbs, thetas)]
+        poses = [limb_platform_pose(limb, th, st[0]) for limb, th, st in zip(self.limbs, thetas, states)]
+        gap = max([np.abs(g).max(initial=0.0) for st in states for g, _, _ in st[2]]
+                  + [np.abs(log_se3(pose_inv(poses[0]) @ C)).max() for C in poses])
+        if gap > ASSEMBLED:
+            return
+        J0 = np.array([limb_jacobians(self.limbs[l], thetas[l], states[l]).K[j] for l, j in self._act])
+        if np.linalg.det(J0) * np.linalg.det(J_IK) < 0:
+            raise SingularityError("the straight task-space path from the start configuration to the requested "
+                                   "pose crosses an actuation singularity (det J_IK changes sign: the platform "
+                                   "would move with the actuators locked): the pose is on another assembly "
+                                   "mode of the robot than the start; start on that mode, or closer")
+
+    def reference_motion(self, pose, twist, acceleration, warm=None) -> ReferenceMotion:
+        """One reference of a feedforward stream: the :class:`ReferenceMotion` (actuator
+        positions, rates, accelerations and forces ``u`` of eq. 45) of the task motion ``pose``
+        (4, 4), ``V_t``, ``Vdot_t`` (delta_p,), the same numbers as :meth:`inverse_kinematics`
+        then :meth:`inverse_dynamics`.  ``warm``: the ``theta`` of the previous reference's
+        result (where the IK starts; None: the reference configuration).  One compiled call
+        (:func:`.compiled.limb_tables.compiled_reference`) when it completes; else the IK
+        solution of its result and the ID of that, which word any refusal."""
+        flat = np.zeros(self._limb_tables.n) if warm is None else warm
+        scheme, tol = self.ik_scheme, self.tol
+        r = (self._reference_kernel(pose, twist, acceleration, flat, scheme, tol, keep=False)
+             if self.compiled else None)
+        if r is not None and r.u is not None:
+            act = self._act_flat
+            return ReferenceMotion(r.theta[act], r.thd[act], r.thdd[act], r.u, max(r.out[:, 1].tolist()),
+                                   r.theta, lambda: self._whole_flat(r.theta))
+        sol = self._ik_solution(pose, twist, acceleration, self._limb_tables.split(flat), scheme, tol, r)
+        u = self.inverse_dynamics(sol, twist, acceleration)
+        return ReferenceMotion(sol.actuators, sol.actuators_d, sol.actuators_dd, u, float(np.max(sol.condition)),
+                               sol._flat, lambda: sol.q)
+
+    def inverse_kinematics(self, pose, twist=None, acceleration=None, initial=None, *,
+                           scheme: str | None = None, tol: float | None = None) -> IKSolution:
+        """Actuator values and every tree-joint value for the platform pose ``pose`` (4, 4)
+        (paper 001 eq. 23 per limb, Algorithms 1-3), plus their rates and accelerations when the
+        task twist ``V_t`` (delta_p,) and acceleration ``Vdot_t`` (delta_p,) are given (eqs.
+        27-30).  Batched: ``pose`` (N, 4, 4), ``twist``/``acceleration`` (N, delta_p); each
+        sample starts from the previous solution.  ``initial``: start configuration (a previous
+        :class:`PkmIKSolution` or tree-joint values (n,); default: the reference configuration).
+        ``scheme``: ``"nested"`` or ``"compound"``, ``tol``: accuracy goal (defaults: the robot's
+        ``options``; per call, for comparing schemes and for the forward kinematics' inner solves)."""
+        scheme = self.ik_scheme if scheme is None else scheme
+        if scheme not in ("nested", "compound"):
+            raise StateError(f"IK scheme '{scheme}' is not 'nested' or 'compound'")
+        pose = np.asarray(pose, dtype=float)
+        thetas = self._initial_thetas(initial)
+        if pose.ndim == 2:
+            return self._ik_one(pose, twist, acceleration, thetas, scheme, tol)
+        N = pose.shape[0]
+        tw = [None] * N if twist is None else np.asarray(twist, dtype=float)
+        ac = [None] * N if acceleration is None else np.asarray(acceleration, dtype=float)
+        sols = []
+        for i in range(N):
+            s = self._ik_one(pose[i], tw[i], ac[i], thetas, scheme, tol)
+            thetas = s.limb_theta
+            sols.append(s)
+        return stack_solutions(sols)
+
+    # -- task-space dynamics ------------------------------------------------------------------
+    def _solution(self, pose, twist, acceleration, initial):
+        if isinstance(pose, PkmIKSolution):
+            if getattr(pose, "_jacs", None) is None:
+                pose._jacs = [limb_jacobians(limb, th) for limb, th in zip(self.limbs, pose.limb_theta)]
+            return pose
+        return self.inverse_kinematics(pose, twist, acceleration, initial)

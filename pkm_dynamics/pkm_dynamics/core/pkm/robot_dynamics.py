@@ -1,0 +1,289 @@
+"""Compiled forward dynamics of a parallel robot in task space (paper 001 eq. 39): one kernel call
+from the IK solution the limb scratch holds to the task acceleration ``Vdot_t``.
+
+:func:`robot_forward_dynamics` runs, on the packed model and scratch of :mod:`.robot_kernels`:
+
+* each limb's rates and its share of the bias, ``K^T tau`` with the RNEA ``tau`` of the limb tree
+  at ``thetad = K V_t`` and ``thetadd = Kdot V_t`` (eqs. 27-29 at zero task acceleration, eq. 37;
+  :func:`serial_limb_bias` for a limb without loops whose rate map is ``K`` itself, else
+  :func:`.limb_dynamics_kernels.limb_rates_rnea`), and its share ``K^T H_l K`` of ``M_t`` (eq. 40;
+  :func:`.limb_dynamics_kernels.limb_task_inertia`);
+* the platform's own Newton-Euler terms (eq. 38): ``P_p^T M_p P_p`` and
+  ``P_p^T (-M_p (0, R^T g) - ad(V_p)^T M_p V_p)``;
+* ``rhs = J_IK^T u + P_p^T W_EE - bias``, the conditioning checks ``kappa(J_IK) <= threshold``
+  (output singularity) and ``kappa(M_t) <= threshold^2``, and ``Vdot_t = M_t^-1 rhs`` (LU).
+
+The inputs are checked first (finite, within the bounds of :mod:`..bounds`).  The kernel returns a
+status and a culprit index; the Python layer (:func:`compiled_forward_dynamics`, then
+:meth:`..pkm.ParallelRobot.forward_dynamics`) words the named exception, or runs the reference
+route for a limb whose kernel stopped.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..bounds import MAX_EFFORT, MAX_RATE
+from ..limb import limb_kernels as K
+from ..numba_support.cache import kernel, scratch_kernel
+from ..limb.limb_dynamics_kernels import (_frame_acceleration, body_motion, limb_rates_rnea, limb_task_inertia,
+                                    rnea_spatial, spatial_motion)
+from ..limb.limb_ik_kernels import limb_prepare
+from .robot_kernels import _f1, _f2, _f3, data_views, model_views
+from ..spatial.small_linalg import condition_at_most, lu_solve
+
+#: statuses of :func:`robot_forward_dynamics` (culprit: the entry, the limb, or -1)
+FD_OK, FD_BAD_TWIST, FD_BAD_EFFORT, FD_BAD_WRENCH, FD_LIMB, FD_ACTUATION, FD_MASS = range(7)
+#: the bounds of a task twist and of efforts (:mod:`..bounds`), as constants of the kernel
+MAX_TWIST = float(MAX_RATE[1])
+MAX_FORCE = float(MAX_EFFORT)
+
+
+@kernel
+def first_out_of_bound(v, bound):
+    """Index of the first entry of ``v`` that is not finite or beyond ``+-bound``, else -1
+    (:func:`..bounds.check_bound`'s test)."""
+    for i in range(len(v)):
+        if not abs(v[i]) <= bound:
+            return i
+    return -1
+
+
+@kernel
+def lean_views(fm, im, hm, fd, idt, hd, l):
+    """``(lm, ld, lx)`` of limb ``l`` as :func:`.robot_kernels.model_views` and ``data_views``
+    build them, with only the entries the rates and the RNEA read at a state
+    the scratch holds (model 0, 7-10, 13-19, 25, 26; data 0-10, 12, 13, 18; extra 0-11); every
+    other entry is ``hm`` (an int array of three dimensions, so that a read of it does not
+    compile): a view costs more to build than most of the arithmetic on it."""
+    x = hm
+    lm = (_f1(im, hm, l, 0), x, x, x, x, x, x, _f2(im, hm, l, 7), _f1(im, hm, l, 8), _f2(fm, hm, l, 9),
+          _f1(im, hm, l, 10), x, x, _f2(im, hm, l, 13), _f3(fm, hm, l, 14), _f3(fm, hm, l, 15),
+          _f2(im, hm, l, 16), _f2(im, hm, l, 17), _f2(im, hm, l, 18), _f2(im, hm, l, 19), x, x, x, x, x,
+          _f3(fm, hm, l, 25), _f1(fm, hm, l, 26))
+    ld = (_f3(fd, hd, l, 0), _f2(fd, hd, l, 1), x, _f3(fd, hd, l, 3), _f2(fd, hd, l, 4),
+          _f2(fd, hd, l, 5), _f2(fd, hd, l, 6), _f2(fd, hd, l, 7), _f2(fd, hd, l, 8), _f2(fd, hd, l, 9),
+          _f2(fd, hd, l, 10), x, _f1(fd, hd, l, 12), _f1(fd, hd, l, 13), x, x, x, x, _f2(fd, hd, l, 18))
+    lx = (_f2(fd, hd, l, 19), _f2(fd, hd, l, 20), _f1(fd, hd, l, 21), _f1(fd, hd, l, 22), _f2(fd, hd, l, 23),
+          _f2(fd, hd, l, 24), _f2(fd, hd, l, 25), _f2(fd, hd, l, 26), _f1(fd, hd, l, 27), _f1(fd, hd, l, 28),
+          _f1(fd, hd, l, 29), _f1(fd, hd, l, 30), x)
+    return lm, ld, lx
+
+
+@kernel
+def platform_terms(P_p, M_p, R, g, Vp, Mt, bias, S):
+    """Eq. 38 projected on the task space: ``Mt += P_p^T M_p P_p``, ``bias += P_p^T (-M_p (0,
+    R^T g) - ad(V_p)^T M_p V_p)`` (``R`` the platform's pose (4, 4), its rotation read, ``g`` (3,)
+    gravity in the base frame, ``Vp = P_p V_t`` (6,)); ``S`` (3, 6) scratch."""
+    dp = P_p.shape[1]
+    a0, h, w = S[0], S[1], S[2]
+    for a in range(3):                           # (0, R^T g)
+        a0[a] = 0.0
+        a0[3 + a] = R[0, a] * g[0] + R[1, a] * g[1] + R[2, a] * g[2]
+    for a in range(6):                           # h = M_p V_p
+        s = 0.0
+        for b in range(6):
+            s += M_p[a, b] * Vp[b]
+        h[a] = s
+    wx, wy, wz, vx, vy, vz = Vp[0], Vp[1], Vp[2], Vp[3], Vp[4], Vp[5]
+    # -ad(V)^T h: moment w x h_m + v x h_f, force w x h_f
+    w[0] = wy * h[2] - wz * h[1] + vy * h[5] - vz * h[4]
+    w[1] = wz * h[0] - wx * h[2] + vz * h[3] - vx * h[5]
+    w[2] = wx * h[1] - wy * h[0] + vx * h[4] - vy * h[3]
+    w[3] = wy * h[5] - wz * h[4]
+    w[4] = wz * h[3] - wx * h[5]
+    w[5] = wx * h[4] - wy * h[3]
+    for a in range(6):
+        s = w[a]
+        for b in range(6):
+            s -= M_p[a, b] * a0[b]
+        w[a] = s
+    for c in range(dp):
+        s = 0.0
+        for a in range(6):
+            s += P_p[a, c] * w[a]
+        bias[c] += s
+        for d in range(dp):
+            s = 0.0
+            for a in range(6):
+                for b in range(6):
+                    s += P_p[a, c] * M_p[a, b] * P_p[b, d]
+            Mt[c, d] += s
+
+
+@kernel
+def serial_limb_bias(parent, sup, M, a0, offset, pb, C, Y, Kl, P_p, Vt, zero, thd, thdd, V, A, Vs, As, tau, ap, tmp,
+                     Wl):
+    """A limb without loops, with 6 joints, 6 constrained directions and 6 task coordinates
+    (``P_p`` square), at zero task acceleration: its share ``Wl = K^T tau`` (dp,) of the bias
+    of eq. 39.  There ``J_p K = P_p`` (eq. 28, ``J_p`` square), so ``K`` (n, dp) is the rate map
+    itself: ``thd = K V_t`` (eq. 27) and ``thdd = -K P_p^T A0_p`` (eq. 29), ``A0_p`` the
+    platform frame's acceleration at ``thdd = 0`` without gravity (one pass of spatial velocity
+    products), with no least-squares refinement; then one body-motion pass with gravity ``a0``
+    and the RNEA.  ``sup`` (n, n) the support table, ``offset`` (4, 4) the platform frame on
+    body ``pb``; ``zero`` (6,) zeros; ``V``, ``A``, ``Vs``, ``As`` (n, 6), ``tau`` (n,),
+    ``ap``, ``tmp`` (6,) scratch.  Returns False if ``Wl`` is not finite (the reference route takes over)."""
+    n, dp = Kl.shape[0], Kl.shape[1]
+    for i in range(n):                           # thd = K V_t
+        s = 0.0
+        for c in range(dp):
+            s += Kl[i, c] * Vt[c]
+        thd[i] = s
+        thdd[i] = 0.0
+    spatial_motion(parent, Y, thd, thdd, zero, Vs, As)
+    _frame_acceleration(C, pb, offset, As, ap, tmp)
+    for c in range(dp):                          # tmp = P_p^T A0_p
+        s = 0.0
+        for a in range(6):
+            s += P_p[a, c] * ap[a]
+        tmp[c] = s
+    for i in range(n):                           # thdd = -K P_p^T A0_p
+        s = 0.0
+        for c in range(dp):
+            s -= Kl[i, c] * tmp[c]
+        thdd[i] = s
+    body_motion(parent, C, Y, thd, thdd, a0, V, A, Vs, As)
+    rnea_spatial(sup, M, C, Y, V, A, Vs, tau)
+    finite = True
+    for c in range(dp):                          # Wl = K^T tau
+        s = 0.0
+        for i in range(n):
+            s += Kl[i, c] * tau[i]
+        Wl[c] = s
+        finite = finite and abs(s) < np.inf
+    return finite
+
+
+@scratch_kernel
+def robot_forward_dynamics(fm, im, hm, fd, idt, hd, toff, theta, held, prepare, Vt, u, wrench, has_wrench,
+                           P_p, M_p, pose, g, J_IK, threshold, Mt, bias, Wl, W, S, thd, thdd, acc, status):
+    """``acc = Vdot_t`` (dp,) of eq. 39 at the flat IK solution ``theta`` for the task twist
+    ``Vt`` (dp,), actuator forces ``u`` (n_act,), platform wrench ``wrench`` (6,) (body-fixed;
+    used if ``has_wrench``); ``P_p`` (6, dp), ``M_p`` (6, 6), ``pose`` the platform pose (4, 4),
+    ``g`` (3,) gravity, ``J_IK`` (n_act, dp) (eq. 30); ``threshold`` on kappa (< 0: no check).
+    ``held`` (flat): the joint vector whose state the scratch holds, ``prepare[l]``: not for
+    limb l; where ``held`` differs from ``theta`` every limb is prepared again and ``held``
+    becomes ``theta``; past the input checks ``prepare[l]`` is left True only for a limb that
+    stopped.  Scratch: ``Mt`` (dp, dp) (left holding ``M_t``), ``bias`` (dp,) (left
+    holding ``C_t V_t + W_grav``), ``Wl`` (dp,), ``W`` (>= 2 max(n_act, dp), >= max(n_act,
+    dp)), ``S`` (5, 6), ``thd``, ``thdd`` (flat, the limbs' rates); ``status`` (L,) each
+    limb's.  Returns ``(status, culprit)`` (:data:`FD_OK` ...)."""
+    dp, na = Vt.shape[0], u.shape[0]
+    c = first_out_of_bound(Vt, MAX_TWIST)
+    if c >= 0:
+        return FD_BAD_TWIST, c
+    c = first_out_of_bound(u, MAX_FORCE)
+    if c >= 0:
+        return FD_BAD_EFFORT, c
+    if has_wrench:
+        c = first_out_of_bound(wrench, MAX_FORCE)
+        if c >= 0:
+            return FD_BAD_WRENCH, c
+    zero, Vp = S[3], S[4]
+    for a in range(6):                           # Vp = P_p Vt
+        zero[a] = 0.0
+        v = 0.0
+        for k in range(dp):
+            v += P_p[a, k] * Vt[k]
+        Vp[a] = v
+    for i in range(len(theta)):
+        if held[i] != theta[i]:
+            for k in range(len(theta)):
+                held[k] = theta[k]
+            for k in range(len(prepare)):
+                prepare[k] = True
+            break
+    for a in range(dp):
+        bias[a] = 0.0
+        Wl[a] = 0.0
+        for b in range(dp):
+            Mt[a, b] = 0.0
+    failed = -1
+    for l in range(len(toff) - 1):               # limbs: K^T tau at thetadd = Kdot V, K^T H K
+        a, b = toff[l], toff[l + 1]
+        if prepare[l]:
+            status[l] = limb_prepare(model_views(fm, im, hm, l), data_views(fd, idt, hd, l)[0], theta[a:b])
+            if status[l] != K.OK:
+                failed = l if failed < 0 else failed
+                continue
+        parent, M, C, Y, Kl = _f1(im, hm, l, 0), _f3(fm, hm, l, 25), _f3(fd, hd, l, 0), _f2(fd, hd, l, 1), \
+            _f2(fd, hd, l, 8)
+        sizes = _f1(im, hm, l, 8)
+        if sizes[4] == 0 and sizes[1] == 6 and b - a == 6 and dp == 6:
+            ok = serial_limb_bias(parent, _f2(im, hm, l, 7), M, _f1(fm, hm, l, 26), _f2(fm, hm, l, 9), sizes[0], C, Y,
+                                  Kl, P_p, Vt, zero, thd[a:b], thdd[a:b], _f2(fd, hd, l, 23), _f2(fd, hd, l, 24),
+                                  _f2(fd, hd, l, 25), _f2(fd, hd, l, 26), _f1(fd, hd, l, 22), _f1(fd, hd, l, 30),
+                                  _f1(fd, hd, l, 28), Wl)
+            status[l] = K.OK if ok else K.SINGULAR
+        else:
+            lm, ld, lx = lean_views(fm, im, hm, fd, idt, hd, l)
+            status[l] = limb_rates_rnea(lm, ld, lx, Vt, zero[:dp], Vp, zero, True, thd[a:b], thdd[a:b], Wl)
+        prepare[l] = status[l] != K.OK           # a limb that stopped is prepared at the next call
+        if status[l] != K.OK:
+            failed = l if failed < 0 else failed
+            continue
+        for k in range(dp):
+            bias[k] += Wl[k]
+        limb_task_inertia(parent, M, C, Y, Kl, _f3(fd, hd, l, 31), Mt)
+    if failed >= 0:
+        return FD_LIMB, failed
+    platform_terms(P_p, M_p, pose, g, Vp, Mt, bias, S)
+    for k in range(dp):                          # rhs = J_IK^T u + P_p^T W_EE - bias
+        s = -bias[k]
+        for i in range(na):
+            s += J_IK[i, k] * u[i]
+        if has_wrench:
+            for i in range(6):
+                s += P_p[i, k] * wrench[i]
+        acc[k] = s
+    if threshold >= 0.0:
+        for i in range(na):
+            for k in range(dp):
+                if not abs(J_IK[i, k]) < np.inf:
+                    return FD_ACTUATION, i
+        if not condition_at_most(J_IK, na, dp, W, threshold):
+            return FD_ACTUATION, -1
+        if not condition_at_most(Mt, dp, dp, W, threshold * threshold):
+            return FD_MASS, -1
+    for a in range(dp):                          # M_t Vdot_t = rhs
+        W[dp + a, 0] = acc[a]
+        for b in range(dp):
+            W[a, b] = Mt[a, b]
+    if not lu_solve(W[:dp], dp, W[dp:2 * dp], 1):
+        return FD_MASS, -1
+    for a in range(dp):
+        acc[a] = W[dp + a, 0]
+    return FD_OK, -1
+
+
+class _Scratch:
+    """The per-thread scratch of :func:`compiled_forward_dynamics` (sizes of one robot)."""
+
+    def __init__(self, n: int, dp: int, na: int):
+        side = max(na, dp)
+        self.Mt, self.bias, self.Wl = np.zeros((dp, dp)), np.zeros(dp), np.zeros(dp)
+        self.W, self.S = np.zeros((2 * side, side)), np.zeros((5, 6))
+        self.thd, self.thdd = np.zeros(n), np.zeros(n)
+
+
+def compiled_forward_dynamics(tables, theta, V_t, u, wrench, P_p, M_p, pose, g, J_IK, threshold):
+    """``(Vdot_t (dp,) fresh, status, culprit)`` of :func:`robot_forward_dynamics` at the flat IK
+    solution ``theta`` (the limb scratch of the calling thread, :meth:`.limb_tables.LimbTables.data`,
+    is prepared again where it holds another state); ``wrench`` None: none; ``threshold`` None: no
+    conditioning check."""
+    fd, idt, hd = tables.data()
+    loc = tables._local
+    dp = len(V_t)
+    s = getattr(loc, "fd_scratch", None)
+    if s is None or s.W.shape[1] < max(len(u), dp):
+        s = loc.fd_scratch = _Scratch(tables.n, dp, len(u))
+    if loc.theta is None or len(loc.theta) != len(theta):
+        loc.prepare[:] = True
+        loc.theta = np.array(theta, dtype=float)
+    acc = np.empty(dp)
+    has_wrench = wrench is not None
+    status, culprit = robot_forward_dynamics(
+        tables.fm, tables.im, tables.hm, fd, idt, hd, tables.toff, theta, loc.theta, loc.prepare, V_t, u,
+        wrench if has_wrench else s.Wl, has_wrench, P_p, M_p, pose, g, J_IK,
+        -1.0 if threshold is None else float(threshold), s.Mt, s.bias, s.Wl, s.W, s.S, s.thd, s.thdd, acc,
+        loc.status)
+    return acc, status, culprit

@@ -1,0 +1,334 @@
+"""Robot-level drivers of the compiled limb kernels: one call for the IK of every limb of a
+parallel robot (:func:`robot_ik`) and one for their rates and shares of the inverse dynamics
+(:func:`robot_rates`), on packed arrays; and one feedforward reference in one call
+(:func:`robot_reference`: input checks, IK, ``J_IK``, rates, the limbs' and the platform's
+shares of eq. 45 and ``u``), which leaves whatever it does not decide to the Python layer.
+
+A call into numba unboxes every array argument; the per-limb tuples of :mod:`.limb_kernels`
+(27 model and 31 scratch arrays) cost more to pass than to compute with.  So the model of all
+limbs is packed into one float array ``fm``, one int array ``im`` and a header ``hm`` (L, 27,
+4) of (offset, shape) per entry, the scratch likewise (``fd``, ``idt``, ``hd`` (L, 31, 4));
+:func:`model_views` and :func:`data_views` rebuild the tuples of one limb inside the kernel as
+views (no copy; :func:`view2`, :func:`view3`: ``as_strided``, cheaper than ``reshape``).  Entry
+kinds (float/int, dimensions) are fixed by the layouts of :mod:`.limb_kernels`;
+:mod:`.limb_tables` packs them.
+"""
+from __future__ import annotations
+
+import math
+
+from numpy.lib.stride_tricks import as_strided
+
+from ..bounds import MAX_RATE
+from ..numba_support.cache import kernel
+from ..limb.limb_dynamics_kernels import limb_rates_rnea, limb_task_inertia
+from ..limb.limb_ik_kernels import limb_ik, limb_prepare
+from ..limb.limb_kernels import OK
+from ..spatial.small_linalg import condition, lu_solve
+from ..spatial.se3_kernels import exp_se3, log_se3, pose_inv_mul, pose_mul
+
+#: :func:`robot_reference` outcomes: everything done (``u`` too); an input the Python checks
+#: refuse (they word it); a limb's IK stopped with a status (``status``); a limb's rates did;
+#: ``J_IK`` not finite, beyond the threshold, singular or not square (rates and ``W`` done)
+DONE, BAD_INPUT, LIMB_STATUS, RATES_STATUS, ACTUATION = range(5)
+#: largest ``|R^T R - I|`` of a pose's rotation and distance of a pose from the task manifold
+#: (:meth:`..pkm.ParallelRobot._check_pose`, ``_check_task_manifold``)
+ORTHONORMAL_TOLERANCE, MANIFOLD_TOLERANCE = 1e-6, 1e-9
+#: the bounds of a task twist and acceleration (:data:`..bounds.MAX_RATE`)
+MAX_TWIST, MAX_ACCELERATION = MAX_RATE[1], MAX_RATE[2]
+
+
+@kernel
+def view2(b, o, s0, s1):
+    """``b[o:o + s0 s1]`` as a C-ordered (s0, s1) view: ``as_strided`` with the strides of that
+    shape (numba's ``reshape`` checks and normalises the shape in a helper call, ~40 ns a view,
+    as much as the arithmetic on many entries; the packs' headers give sizes that fit)."""
+    e = b.itemsize
+    return as_strided(b[o:o + s0 * s1], (s0, s1), (s1 * e, e))
+
+
+@kernel
+def view3(b, o, s0, s1, s2):
+    """``b[o:o + s0 s1 s2]`` as a C-ordered (s0, s1, s2) view (as :func:`view2`)."""
+    e = b.itemsize
+    return as_strided(b[o:o + s0 * s1 * s2], (s0, s1, s2), (s1 * s2 * e, s2 * e, e))
+
+
+@kernel
+def _f1(b, h, l, k):
+    o = h[l, k, 0]
+    return b[o:o + h[l, k, 1]]
+
+
+@kernel
+def _f2(b, h, l, k):
+    return view2(b, h[l, k, 0], h[l, k, 1], h[l, k, 2])
+
+
+@kernel
+def _f3(b, h, l, k):
+    return view3(b, h[l, k, 0], h[l, k, 1], h[l, k, 2], h[l, k, 3])
+
+
+@kernel
+def model_views(fm, im, hm, l):
+    """The model tuple of limb ``l`` (layout of :mod:`.limb_kernels`) as views of the packs."""
+    return (_f1(im, hm, l, 0), _f3(fm, hm, l, 1), _f2(fm, hm, l, 2), _f3(fm, hm, l, 3), _f3(fm, hm, l, 4),
+            _f2(fm, hm, l, 5), _f2(fm, hm, l, 6), _f2(im, hm, l, 7), _f1(im, hm, l, 8), _f2(fm, hm, l, 9),
+            _f1(im, hm, l, 10), _f2(fm, hm, l, 11), _f1(im, hm, l, 12), _f2(im, hm, l, 13), _f3(fm, hm, l, 14),
+            _f3(fm, hm, l, 15), _f2(im, hm, l, 16), _f2(im, hm, l, 17), _f2(im, hm, l, 18), _f2(im, hm, l, 19),
+            _f2(im, hm, l, 20), _f1(im, hm, l, 21), _f1(fm, hm, l, 22), _f1(fm, hm, l, 23), _f1(im, hm, l, 24),
+            _f3(fm, hm, l, 25), _f1(fm, hm, l, 26))
+
+
+@kernel
+def data_views(fd, idt, hd, l):
+    """The scratch tuple of limb ``l`` (entries 0-18 of :mod:`.limb_kernels`) and the extra
+    scratch of :mod:`.limb_dynamics_kernels` (entries 19-30: :func:`limb_rates_rnea`'s, 31: the
+    (n, 6, dp) of :func:`limb_task_inertia`)."""
+    ld = (_f3(fd, hd, l, 0), _f2(fd, hd, l, 1), _f2(fd, hd, l, 2), _f3(fd, hd, l, 3), _f2(fd, hd, l, 4),
+          _f2(fd, hd, l, 5), _f2(fd, hd, l, 6), _f2(fd, hd, l, 7), _f2(fd, hd, l, 8), _f2(fd, hd, l, 9),
+          _f2(fd, hd, l, 10), _f2(fd, hd, l, 11), _f1(fd, hd, l, 12), _f1(fd, hd, l, 13), _f2(fd, hd, l, 14),
+          _f2(idt, hd, l, 15), _f1(fd, hd, l, 16), _f1(fd, hd, l, 17), _f2(fd, hd, l, 18))
+    lx = (_f2(fd, hd, l, 19), _f2(fd, hd, l, 20), _f1(fd, hd, l, 21), _f1(fd, hd, l, 22), _f2(fd, hd, l, 23),
+          _f2(fd, hd, l, 24), _f2(fd, hd, l, 25), _f2(fd, hd, l, 26), _f1(fd, hd, l, 27), _f1(fd, hd, l, 28),
+          _f1(fd, hd, l, 29), _f1(fd, hd, l, 30), _f3(fd, hd, l, 31))
+    return ld, lx
+
+
+@kernel
+def robot_ik(fm, im, hm, fd, idt, hd, toff, pose, theta0, theta, nested, tol, max_iter, threshold,
+             loop_threshold, out, status):
+    """:func:`.limb_ik_kernels.limb_ik` of every limb ``l`` for the platform pose ``pose``
+    (4,4) from ``theta0[toff[l]:toff[l+1]]`` into ``theta`` (flat); ``out`` (L, 3) outer
+    iterations, kappa(F), largest loop residual; ``status`` (L,) each limb's status (the limbs
+    after a failed one are still solved: the Python layer hands only the failed ones over)."""
+    for l in range(len(toff) - 1):
+        lm = model_views(fm, im, hm, l)
+        ld, _ = data_views(fd, idt, hd, l)
+        a, b = toff[l], toff[l + 1]
+        status[l] = limb_ik(lm, ld, pose, theta0[a:b], theta[a:b], nested, tol, max_iter, threshold,
+                            loop_threshold, out[l])
+
+
+@kernel
+def robot_rates(fm, im, hm, fd, idt, hd, toff, theta, prepare, Vt, At, Vp, Ap, with_acc, thd, thdd, W, Wl,
+                status):
+    """Rates (eqs. 27-29, refined) of every limb at ``theta`` (flat) into ``thd``, ``thdd``
+    (flat), and with ``with_acc`` the sum of the limbs' shares ``K^T tau`` of eq. 45 into ``W``
+    (dp,) (``Wl`` (dp,) scratch); ``prepare[l]``: the scratch does not hold limb l's state at
+    ``theta`` (:func:`.limb_ik_kernels.limb_prepare` first).  ``status`` (L,) as
+    :func:`robot_ik`."""
+    for c in range(len(W)):
+        W[c] = 0.0
+    for l in range(len(toff) - 1):
+        lm = model_views(fm, im, hm, l)
+        ld, lx = data_views(fd, idt, hd, l)
+        a, b = toff[l], toff[l + 1]
+        if prepare[l]:
+            status[l] = limb_prepare(lm, ld, theta[a:b])
+            if status[l] != OK:
+                continue
+        status[l] = limb_rates_rnea(lm, ld, lx, Vt, At, Vp, Ap, with_acc, thd[a:b], thdd[a:b], Wl)
+        if status[l] == OK and with_acc:
+            for c in range(len(W)):
+                W[c] += Wl[c]
+
+
+@kernel
+def task_manifold_offset(C_ref, P_p, pose, out, S, X):
+    """``log(C(x)^-1 pose)`` (6,) into ``out``, ``C(x) = C_ref exp(P_p x)`` with the task
+    coordinates ``x = P_p^T log(C_ref^-1 pose)`` (:meth:`..pkm.ParallelRobot.task_pose`,
+    ``task_coordinates``): how far a pose is off the task manifold.  ``S`` (3, 4, 4) and ``X``
+    (6,) scratch."""
+    pose_inv_mul(C_ref, pose, S[0])
+    log_se3(S[0], out)
+    for a in range(6):                          # X = P_p P_p^T xi
+        v = 0.0
+        for c in range(P_p.shape[1]):
+            x = 0.0
+            for b in range(6):
+                x += P_p[b, c] * out[b]
+            v += P_p[a, c] * x
+        X[a] = v
+    exp_se3(X, 1.0, S[1])
+    pose_mul(C_ref, S[1], S[2])
+    pose_inv_mul(S[2], pose, S[0])
+    log_se3(S[0], out)
+
+
+@kernel
+def robot_task_inertia(fm, im, hm, fd, idt, hd, toff, theta, prepare, Mt, status):
+    """``Mt += sum_l K_l^T H_l K_l`` (eq. 40 without the platform) at the flat IK solution
+    ``theta``; ``prepare``, ``status`` as :func:`robot_rates`."""
+    for l in range(len(toff) - 1):
+        lm = model_views(fm, im, hm, l)
+        ld, lx = data_views(fd, idt, hd, l)
+        if prepare[l]:
+            status[l] = limb_prepare(lm, ld, theta[toff[l]:toff[l + 1]])
+            if status[l] != OK:
+                continue
+        status[l] = OK
+        limb_task_inertia(lm[0], lm[25], ld[0], ld[1], ld[8], lx[12], Mt)
+
+
+@kernel
+def robot_views(rc, rs, dp):
+    """The robot constants ``rc`` as ``(C_ref (4,4), P_p (6,dp), M_p (6,6), gravity (3,))``
+    and the per-thread scratch ``rs`` as ``(S (3,4,4), X, off, Vp, Ap, h, Wp (6,) each, A
+    (dp,dp), B (dp,1), Wc (dp,dp))`` (:class:`.limb_tables.RobotTables`)."""
+    o, q = 16 + 6 * dp, 84 + dp * dp
+    return (view2(rc, 0, 4, 4), view2(rc, 16, 6, dp), view2(rc, o, 6, 6), rc[o + 36:o + 39],
+            view3(rs, 0, 3, 4, 4), rs[48:54], rs[54:60], rs[60:66], rs[66:72], rs[72:78], rs[78:84],
+            view2(rs, 84, dp, dp), view2(rs, q, dp, 1), view2(rs, q + dp, dp, dp))
+
+
+@kernel
+def _within(v, bound):
+    """Every entry of ``v`` finite and of magnitude at most ``bound`` (:func:`..bounds.check_bound`)."""
+    for a in range(len(v)):
+        if not abs(v[a]) <= bound:
+            return False
+    return True
+
+
+@kernel
+def reference_input_ok(C_ref, P_p, pose, Vt, At, level, S, X, off):
+    """The checks of :meth:`..pkm.ParallelRobot._check_pose`, ``_check_task_manifold`` and
+    ``_vec`` on a pose (4,4), task twist and acceleration (``level`` >= 1, 2): True when none
+    refuses (False: the Python layer runs them and words the refusal)."""
+    for a in range(4):
+        for b in range(4):
+            if not math.isfinite(pose[a, b]):
+                return False
+    e = 0.0
+    for a in range(3):                            # |R^T R - I|_F
+        for b in range(3):
+            v = pose[0, a] * pose[0, b] + pose[1, a] * pose[1, b] + pose[2, a] * pose[2, b]
+            v -= 1.0 if a == b else 0.0
+            e += v * v
+    if not math.sqrt(e) <= ORTHONORMAL_TOLERANCE:
+        return False
+    if P_p.shape[1] < 6:
+        task_manifold_offset(C_ref, P_p, pose, off, S, X)
+        for a in range(6):
+            if not abs(off[a]) <= MANIFOLD_TOLERANCE:
+                return False
+    return (level < 1 or _within(Vt, MAX_TWIST)) and (level < 2 or _within(At, MAX_ACCELERATION))
+
+
+@kernel
+def platform_share(R, P_p, M_p, g, Vt, At, Vp, Ap, h, Wp, W):
+    """``W += P_p^T (M_p Vdot_p - ad(V_p)^T M_p V_p - M_p (0, R^T g))`` (eq. 38 projected, the
+    platform's share of eq. 45) with ``V_p = P_p V_t``, ``Vdot_p = P_p Vdot_t``; ``R`` the
+    platform's rotation (3,3 of the pose); ``Vp``, ``Ap``, ``h``, ``Wp`` (6,) scratch."""
+    dp = len(Vt)
+    for a in range(6):
+        s, t = 0.0, 0.0
+        for c in range(dp):
+            s += P_p[a, c] * Vt[c]
+            t += P_p[a, c] * At[c]
+        Vp[a], Ap[a] = s, t
+    for a in range(3):                            # Ap - (0, R^T g)
+        Ap[3 + a] -= R[0, a] * g[0] + R[1, a] * g[1] + R[2, a] * g[2]
+    for a in range(6):
+        s, t = 0.0, 0.0
+        for b in range(6):
+            s += M_p[a, b] * Vp[b]
+            t += M_p[a, b] * Ap[b]
+        h[a], Wp[a] = s, t
+    w0, w1, w2, v0, v1, v2 = Vp[0], Vp[1], Vp[2], Vp[3], Vp[4], Vp[5]
+    # ad(V)^T h = (-w x h_w - v x h_v, -w x h_v)
+    Wp[0] += (w1 * h[2] - w2 * h[1]) + (v1 * h[5] - v2 * h[4])
+    Wp[1] += (w2 * h[0] - w0 * h[2]) + (v2 * h[3] - v0 * h[5])
+    Wp[2] += (w0 * h[1] - w1 * h[0]) + (v0 * h[4] - v1 * h[3])
+    Wp[3] += w1 * h[5] - w2 * h[4]
+    Wp[4] += w2 * h[3] - w0 * h[5]
+    Wp[5] += w0 * h[4] - w1 * h[3]
+    for c in range(dp):
+        s = 0.0
+        for a in range(6):
+            s += P_p[a, c] * Wp[a]
+        W[c] += s
+
+
+@kernel
+def actuator_forces(J, W, threshold, A, B, Wc, u):
+    """``u = J_IK^-T W`` (eq. 45) after the check of
+    :meth:`..pkm.ParallelRobot.check_actuation` (``kappa(J_IK)`` at most ``threshold``, < 0:
+    none); False when ``J_IK`` is not finite, beyond the threshold, singular or not square
+    (the Python layer decides)."""
+    na, dp = J.shape
+    if na != dp:
+        return False
+    for a in range(na):
+        for c in range(dp):
+            if not math.isfinite(J[a, c]):
+                return False
+    if threshold >= 0.0 and not condition(J, na, dp, Wc) <= threshold:
+        return False
+    for a in range(dp):
+        B[a, 0] = W[a]
+        for c in range(na):
+            A[a, c] = J[c, a]
+    if not lu_solve(A, dp, B, 1):
+        return False
+    for a in range(na):
+        u[a] = B[a, 0]
+    return True
+
+
+@kernel
+def robot_reference(fm, im, hm, fd, idt, hd, toff, pose, theta0, theta, nested, tol, max_iter, threshold,
+                    loop_threshold, out, status, rc, rs, K_rows, Vt, At, level, thd, thdd, Wl, W, J, u):
+    """One feedforward reference in one call: the input checks (:func:`reference_input_ok`),
+    each limb's IK (as :func:`robot_ik`) into ``theta``, ``out``, ``status``, ``J_IK`` (eq. 30)
+    into ``J`` (na, dp)
+    from the positions ``K_rows`` of the rows of the limbs' ``K`` in ``fd``; with ``level`` >= 1
+    the rates ``thd`` (eqs. 27-28), with ``level`` 2 ``thdd`` (eq. 29), the limbs' share
+    ``W`` of eq. 45 (as :func:`robot_rates`, each limb right after its IK), the platform's
+    (:func:`platform_share`) and the actuator forces ``u`` (:func:`actuator_forces`, ``J_IK^-T
+    W`` with the limbs' share alone left in ``W``).  ``rc``, ``rs``: :func:`robot_views`.
+    Returns :data:`DONE` or where it stopped (the Python layer continues from there)."""
+    dp = len(Vt)
+    C_ref, P_p, M_p, g, S, X, off, Vp, Ap, h, Wp, A, B, Wc = robot_views(rc, rs, dp)
+    if not reference_input_ok(C_ref, P_p, pose, Vt, At, level, S, X, off):
+        return BAD_INPUT
+    for a in range(6):                            # V_p = P_p V_t, Vdot_p = P_p Vdot_t
+        v, w = 0.0, 0.0
+        for c in range(dp):
+            v += P_p[a, c] * Vt[c]
+            w += P_p[a, c] * At[c]
+        Vp[a], Ap[a] = v, w
+    for c in range(dp):
+        W[c] = 0.0
+    code = DONE
+    for l in range(len(toff) - 1):                # each limb's IK (robot_ik), then its rates (robot_rates)
+        lm = model_views(fm, im, hm, l)
+        ld, lx = data_views(fd, idt, hd, l)
+        a, b = toff[l], toff[l + 1]
+        status[l] = limb_ik(lm, ld, pose, theta0[a:b], theta[a:b], nested, tol, max_iter, threshold,
+                            loop_threshold, out[l])
+        if status[l] != OK:
+            code = LIMB_STATUS                    # the limbs after it are still solved
+        elif level >= 1 and code == DONE:
+            st = limb_rates_rnea(lm, ld, lx, Vt, At, Vp, Ap, level > 1, thd[a:b], thdd[a:b], Wl)
+            if st != OK:
+                code = RATES_STATUS
+            elif level > 1:
+                for c in range(dp):
+                    W[c] += Wl[c]
+    if code == LIMB_STATUS:
+        return code
+    for a in range(J.shape[0]):                   # J_IK (eq. 30): rows of the limbs' K
+        for c in range(dp):
+            J[a, c] = fd[K_rows[a, c]]
+    if level < 1 or code != DONE:
+        return code
+    if level < 2:
+        return DONE
+    Wt = X[:dp]
+    for c in range(dp):
+        Wt[c] = W[c]
+    platform_share(pose, P_p, M_p, g, Vt, At, Vp, Ap, h, Wp, Wt)
+    return DONE if actuator_forces(J, Wt, threshold, A, B, Wc, u) else ACTUATION

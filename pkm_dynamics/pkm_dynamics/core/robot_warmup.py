@@ -1,0 +1,122 @@
+"""Compile every kernel once and store it in numba's cache, so that tests, demo and node start
+warm (:mod:`.precompile`, the command, runs :func:`warm`), and load the kernels of one robot kind
+once per process (:func:`load_kernels`, called by :func:`.robot.robot_from_description`): a
+robot built without a valid cache compiles its kernels when it is built, never at its first call, and says so on the
+``pkm_dynamics.core`` logger.  It builds example robots and runs their calls, so it sits above
+the robots; the kernel-only warm-ups are in :mod:`.numba_support.warmup`."""
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import time
+
+import numpy as np
+
+from .module_chain.module_chain_robot import ModuleChainRobot
+from .numba_support.warmup import warm_hoid, warm_tree
+from .pkm.parallel_robot import ParallelRobot
+
+#: where :func:`load_kernels` reports kernels it had to compile (the node forwards it to ROS)
+LOG = logging.getLogger("pkm_dynamics.core")
+
+
+def installed_robots() -> str:
+    """The example robots of the installed package (``<prefix>/share/pkm_dynamics/robots``)."""
+    return os.path.join(sys.prefix, "share", "pkm_dynamics", "robots")
+
+
+def warm(trees: bool = True, families: tuple = ("chain", "pkm", "hoid"), robots: str | None = None) -> float:
+    """Run every compiled call of the kernel ``families`` once: ``"chain"`` (:func:`warm_chain`),
+    ``"pkm"`` the limb kernels (:func:`warm_pkm`, on the 3-RRR of ``robots``, default the
+    installed examples), ``"hoid"`` the higher-order ID kernels of paper 002, and with ``trees``
+    the tree kernels (FK, kinematics, RNEA, CRBA, ABA, frame Jacobian) on the spanning tree of a
+    generated chain.  Returns seconds."""
+    t = time.perf_counter()
+    tree = None
+    if "chain" in families:
+        tree = warm_chain()
+    if "pkm" in families:
+        warm_pkm(robots or installed_robots())
+    if "hoid" in families:
+        warm_hoid()
+    if trees:
+        if tree is None:
+            from .description.robot_description import parse_description
+            from .description.examples import module_chain_urdf
+            tree = parse_description(module_chain_urdf(2)).tree
+        warm_tree(tree)
+    return time.perf_counter() - t
+
+
+def warm_chain():
+    """The module-chain kernels: FD, ID, their derivatives, tree state, FK and joint reactions,
+    batched, FD for one state, and the IK solve from one start, on a generated chain (one
+    compilation covers every module kind: the kernels branch at run time).  Returns the chain's
+    spanning tree."""
+    from .description.examples import module_chain_urdf
+    robot = ModuleChainRobot(module_chain_urdf(2))
+    x = np.zeros((2, robot.n))
+    f = robot.inverse_dynamics(x, x, x, wrench=np.zeros(6))
+    robot.forward_dynamics(x, x, f)
+    robot.forward_dynamics(x[0], x[0], f[0])                 # one state: chain_dynamics_one
+    robot.forward_dynamics_derivatives(x, x, f)              # chain_derivatives (one signature)
+    robot.inverse_dynamics_derivatives(x, x, x, wrench=np.zeros(6))
+    robot.tree_state(x, x, x)
+    robot.forward_kinematics(x)
+    robot.joint_reactions(x, x, f)
+    robot.inverse_kinematics(robot.forward_kinematics(x[0]), search=False)    # chain_ik_kernels
+    return robot.tree
+
+
+def warm_pkm(robots: str) -> None:
+    """The limb kernels (:mod:`.limb.limb_ik_kernels`, :mod:`.pkm.robot_kernels`: both IK schemes,
+    rates, ID; :mod:`.pkm.robot_dynamics`: FD, with and without a wrench) on the example planar
+    3-RRR of the directory ``robots`` (skipped where it is not there: the kernels then compile
+    when the first parallel robot is built)."""
+    path = os.path.join(robots, "planar_3rrr.urdf")
+    if not os.path.exists(path):
+        return
+    robot = ParallelRobot(path)
+    pose = robot.task_pose(np.full(robot.dof, 0.01))
+    z = np.zeros(robot.dof)
+    for scheme in ("nested", "compound"):
+        sol = robot.inverse_kinematics(pose, z, z, scheme=scheme)
+    u = robot.inverse_dynamics(sol, z, z)
+    robot.forward_dynamics(sol, z, u)
+    robot.forward_dynamics(sol, z, u, wrench=np.zeros(6))
+
+
+#: the kernel families already in memory in this process (see :func:`load_kernels`)
+_loaded = set()
+
+
+def load_kernels(family: str | None = None) -> int:
+    """The kernels of one ``family`` (``"chain"``, ``"pkm"``, ``"hoid"``; None: every family)
+    in memory (loaded from numba's cache, or compiled where there is none) once per process,
+    when :func:`.robot.robot_from_description` builds the first robot of that kind: its first
+    call (a service's first request) then does not pay the ~0.5 s of loading them, and a robot
+    does not pay for the kernels of another kind.  The tree kernels are not among them (the
+    robots' calls do not use them; each loads on its first call, about 0.05 s).  Returns how many kernel signatures had to be
+    compiled (no valid cache); when any, a line on :data:`LOG` says so, how long it took and
+    where they are kept."""
+    from numba.core import event
+    wanted = tuple(f for f in (("chain", "pkm", "hoid") if family is None else (family,)) if f not in _loaded)
+    if not wanted:
+        return 0
+    _loaded.update(wanted)      # first: warm_chain() builds a robot itself
+    with event.install_recorder("numba:compile") as compiles:
+        seconds = warm(trees=False, families=wanted)
+    compiled = sum(1 for _, e in compiles.buffer if e.is_start)
+    if compiled:
+        LOG.warning("compiled %d numba kernel signatures (%s) in %.1f s: no valid cache of them "
+                    "in %s", compiled, ", ".join(wanted), seconds, cache_location())
+    return compiled
+
+
+def cache_location() -> str:
+    """Where the kernels are cached (:mod:`.numba_support.cache`), in words."""
+    from .numba_support.cache import CACHE_DIR
+    if CACHE_DIR is None:
+        return "no writable location: not cached, every process compiles them"
+    return f"{CACHE_DIR} (kept for the next start)"

@@ -1,0 +1,227 @@
+"""Small dense linear algebra for the compiled limb kernels, in scalar loops that allocate
+nothing: LU solves with partial pivoting (the ``numpy.linalg.solve`` of the numpy route),
+condition numbers from one-sided Jacobi singular values (its ``numpy.linalg.svd``),
+Householder least squares (its ``numpy.linalg.qr`` + triangular solve).
+
+Matrices are the leading ``m x k`` block of a larger scratch array, so one preallocated array
+serves every size of a limb.
+"""
+from __future__ import annotations
+
+import math
+
+from ..numba_support.cache import kernel
+
+
+@kernel
+def lu_solve(A, m, B, k):
+    """``B[:m, :k] <- A[:m, :m]^-1 B[:m, :k]`` by Gaussian elimination with partial pivoting;
+    ``A`` is overwritten.  Returns False when a pivot is zero or not finite (a singular
+    matrix: where ``numpy.linalg.solve`` raises ``LinAlgError``)."""
+    for c in range(m):
+        p, best = c, abs(A[c, c])
+        for i in range(c + 1, m):
+            if abs(A[i, c]) > best:
+                p, best = i, abs(A[i, c])
+        if not best > 0.0 or not math.isfinite(best):
+            return False
+        if p != c:
+            for j in range(m):
+                A[c, j], A[p, j] = A[p, j], A[c, j]
+            for j in range(k):
+                B[c, j], B[p, j] = B[p, j], B[c, j]
+        inv = 1.0 / A[c, c]
+        for i in range(c + 1, m):
+            f = A[i, c] * inv
+            if f != 0.0:
+                for j in range(c + 1, m):
+                    A[i, j] -= f * A[c, j]
+                for j in range(k):
+                    B[i, j] -= f * B[c, j]
+    for c in range(m - 1, -1, -1):
+        inv = 1.0 / A[c, c]
+        for j in range(k):
+            s = B[c, j]
+            for i in range(c + 1, m):
+                s -= A[c, i] * B[i, j]
+            B[c, j] = s * inv
+    return True
+
+
+@kernel
+def condition(A, m, k, W):
+    """``kappa(A[:m, :k])`` = largest / smallest of its ``min(m, k)`` singular values (inf
+    when the smallest is 0, 1 for an empty matrix), as ``s[0] / s[-1]`` of
+    ``numpy.linalg.svd``: one-sided Jacobi rotations on the columns of a copy in ``W`` (at
+    least ``max(m, k) x min(m, k)``) until they are orthogonal; the singular values are then
+    the column norms (to high relative accuracy)."""
+    if m == 0 or k == 0:
+        return 1.0
+    p, q = (m, k) if m >= k else (k, m)
+    for i in range(p):
+        for j in range(q):
+            W[i, j] = A[i, j] if m >= k else A[j, i]
+    for _ in range(60):
+        off = 0.0
+        for a in range(q - 1):
+            for b in range(a + 1, q):
+                alpha, beta, gamma = 0.0, 0.0, 0.0
+                for i in range(p):
+                    alpha += W[i, a] * W[i, a]
+                    beta += W[i, b] * W[i, b]
+                    gamma += W[i, a] * W[i, b]
+                if gamma == 0.0 or abs(gamma) <= 1e-15 * math.sqrt(alpha * beta):
+                    continue
+                off = max(off, abs(gamma) / math.sqrt(alpha * beta))
+                zeta = (beta - alpha) / (2.0 * gamma)
+                t = math.copysign(1.0, zeta) / (abs(zeta) + math.sqrt(1.0 + zeta * zeta))
+                c = 1.0 / math.sqrt(1.0 + t * t)
+                s = c * t
+                for i in range(p):
+                    wa, wb = W[i, a], W[i, b]
+                    W[i, a] = c * wa - s * wb
+                    W[i, b] = s * wa + c * wb
+        if off <= 1e-15:
+            break
+    smax, smin = 0.0, math.inf
+    for j in range(q):
+        s = 0.0
+        for i in range(p):
+            s += W[i, j] * W[i, j]
+        s = math.sqrt(s)
+        smax, smin = max(smax, s), min(smin, s)
+    if not math.isfinite(smax) or not math.isfinite(smin):
+        return math.inf
+    return smax / smin if smin > 0.0 else math.inf
+
+
+@kernel
+def least_squares_step(S, m, k, r, QR, tau):
+    """``r[:k] <- argmin |S[:m, :k] z - r[:m]|`` for a full-column-rank ``S`` (m >= k):
+    Householder QR of a copy in ``QR`` (``tau`` (k,) scratch), ``Q^T r``, back substitution
+    (the correction ``R^-1 Q^T (rhs - S x)`` of :func:`..ik_refinement.refine_rates`).
+    Returns False for a zero diagonal of ``R``."""
+    for i in range(m):
+        for j in range(k):
+            QR[i, j] = S[i, j]
+    for c in range(k):
+        nrm = 0.0
+        for i in range(c, m):
+            nrm += QR[i, c] * QR[i, c]
+        nrm = math.sqrt(nrm)
+        if nrm == 0.0:
+            return False
+        alpha = -nrm if QR[c, c] >= 0.0 else nrm
+        v0 = QR[c, c] - alpha
+        QR[c, c] = v0                                   # v = (v0, QR[c+1:, c])
+        vv = v0 * v0
+        for i in range(c + 1, m):
+            vv += QR[i, c] * QR[i, c]
+        tau[c] = 2.0 / vv if vv > 0.0 else 0.0
+        for j in range(c + 1, k):
+            s = 0.0
+            for i in range(c, m):
+                s += QR[i, c] * QR[i, j]
+            s *= tau[c]
+            for i in range(c, m):
+                QR[i, j] -= s * QR[i, c]
+        s = 0.0
+        for i in range(c, m):
+            s += QR[i, c] * r[i]
+        s *= tau[c]
+        for i in range(c, m):
+            r[i] -= s * QR[i, c]
+        QR[c, c] = alpha                                # R's diagonal; v0 is not needed again
+    for c in range(k - 1, -1, -1):
+        s = r[c]
+        for j in range(c + 1, k):
+            s -= QR[c, j] * r[j]
+        r[c] = s / QR[c, c]
+    return True
+
+
+@kernel
+def condition_at_most(A, m, k, W, threshold):
+    """Whether ``kappa(A[:m, :k]) <= threshold``, without singular values where a bound decides:
+    with the Gram matrix ``G`` of the smaller side (``A^T A`` or ``A A^T``, eigenvalues the
+    squared singular values) ``kappa^2 <= tr(G) tr(G^-1)``; only above ``threshold`` does
+    :func:`condition` decide.  ``W``: scratch of at least ``2 max(m, k)`` rows and
+    ``max(m, k)`` columns."""
+    if m == 0 or k == 0:
+        return 1.0 <= threshold
+    q = min(m, k)
+    for a in range(q):
+        for b in range(q):
+            s = 0.0
+            if m >= k:
+                for i in range(m):
+                    s += A[i, a] * A[i, b]
+            else:
+                for i in range(k):
+                    s += A[a, i] * A[b, i]
+            W[a, b] = s
+            W[q + a, b] = 1.0 if a == b else 0.0
+    tr = 0.0
+    for a in range(q):
+        tr += W[a, a]
+    G, X = W[:q], W[q:2 * q]
+    if lu_solve(G, q, X, q):
+        tri = 0.0
+        for a in range(q):
+            tri += X[a, a]
+        if tr * tri <= threshold * threshold:
+            return True
+    return condition(A, m, k, W) <= threshold
+
+
+@kernel
+def frobenius2(A, m, k) -> float:
+    """``|A[:m, :k]|_F^2``, the sum of the squared entries."""
+    s = 0.0
+    for i in range(m):
+        for j in range(k):
+            s += A[i, j] * A[i, j]
+    return s
+
+
+@kernel
+def lu_inverse(A, m, out) -> bool:
+    """``out[:m, :m] <- A[:m, :m]^-1`` by :func:`lu_solve` on the identity (``A`` is
+    overwritten): the ``numpy.linalg.inv`` of the numpy route.  False for a singular ``A``."""
+    for i in range(m):
+        for j in range(m):
+            out[i, j] = 1.0 if i == j else 0.0
+    return lu_solve(A, m, out, m)
+
+
+@kernel
+def norm1(A, m) -> float:
+    """``|A[:m, :m]|_1``: the largest column sum of absolute values (with :func:`lu_inverse`
+    the condition number ``kappa_1 = |A|_1 |A^-1|_1``)."""
+    best = 0.0
+    for j in range(m):
+        s = 0.0
+        for i in range(m):
+            s += abs(A[i, j])
+        best = max(best, s)
+    return best
+
+
+@kernel
+def mat_vec(A, m, k, v, out):
+    """``out[:m] = A[:m, :k] v[:k]``."""
+    for i in range(m):
+        s = 0.0
+        for j in range(k):
+            s += A[i, j] * v[j]
+        out[i] = s
+
+
+@kernel
+def matT_vec(A, m, k, v, out):
+    """``out[:k] = A[:m, :k]^T v[:m]``."""
+    for j in range(k):
+        s = 0.0
+        for i in range(m):
+            s += A[i, j] * v[i]
+        out[j] = s
