@@ -97,9 +97,9 @@ def load_kernels(family: str | None = None) -> int:
     when :func:`.robot.robot_from_description` builds the first robot of that kind: its first
     call (a service's first request) then does not pay the ~0.5 s of loading them, and a robot
     does not pay for the kernels of another kind.  The tree kernels are not among them (the
-    robots' calls do not use them; each loads on its first call, about 0.05 s).  Returns how many kernel signatures had to be
-    compiled (no valid cache); when any, a line on :data:`LOG` says so, how long it took and
-    where they are kept."""
+    robots' calls do not use them; each loads on its first call, about 0.05 s).  Returns how
+    many kernel signatures had to be compiled (no valid cache); when any, a line on :data:`LOG`
+    says so, how long it took and where they are kept."""
     from numba.core import event
     wanted = tuple(f for f in (("chain", "pkm", "hoid") if family is None else (family,)) if f not in _loaded)
     if not wanted:
