@@ -22,7 +22,7 @@ from pkm_dynamics.testing import Client
 
 SHARE = Path(sys.prefix) / 'share' / 'pkm_dynamics'
 EXAMPLES = sorted(p.stem for p in (SHARE / 'robots').glob('*.urdf'))
-LAUNCH_FILE = Path(__file__).resolve().parents[1] / 'launch' / 'pkm_dynamics.launch.py'
+LAUNCH_FILE = Path(__file__).resolve().parents[2] / 'launch' / 'pkm_dynamics.launch.py'
 
 
 @pytest.mark.parametrize('robot', EXAMPLES)

@@ -15,7 +15,7 @@ from pkm_dynamics.core.hoid.higher_order import higher_order_inverse_dynamics
 from pkm_dynamics.core.hoid.hoid_motions import pick_and_place
 from pkm_dynamics.core.hoid.reference_derivatives import MAX_GAP, StreamRates, hermite_rates
 
-RRR = os.path.join(os.path.dirname(__file__), "..", "robots", "planar_3rrr.urdf")
+RRR = os.path.join(os.path.dirname(__file__), "..", "..", "..", "robots", "planar_3rrr.urdf")
 #: a reference time as ROS stamps it (ns since 1970): the spacing must stay exact
 EPOCH = 1_795_000_000 * 10**9
 MS = 10**6
