@@ -18,10 +18,12 @@ from .compiled.robot_kernels import BAD_INPUT as REFERENCE_BAD_INPUT
 from .compiled.limb_kernels import LIMITS as LIMB_LIMITS
 from .compiled.limb_kernels import OK as LIMB_OK
 from .compiled.robot_kernels import MANIFOLD_TOLERANCE, ORTHONORMAL_TOLERANCE, task_manifold_offset
-from .limb_ik import limb_inverse_kinematics_compound, limb_inverse_kinematics_nested, limb_jacobians
+from .limb_ik import (limb_inverse_kinematics_compound, limb_inverse_kinematics_nested, limb_jacobians,
+                      step_partition)
 from .limb_kinematics import limb_platform_pose, limb_state
 from .limb_model import TWIST_COMPONENTS
 from .ik_refinement import check_loop_conditions, refine_to_round_off
+from .loop_partition import partition_at
 from .interface import IKSolution
 from .spatial import log_se3, pose_inv
 from .working_mode import DIRECT_STEP, apply_joint_limits, solve_direct, solve_on_working_mode
@@ -134,9 +136,12 @@ class PkmKinematics:
                 f"{limb.name}: inverse kinematics converged on its {len(limb.task_rows)} platform "
                 f"coordinates to a configuration whose platform pose is {miss:.3g} away from the "
                 "requested one (another assembly branch of the separated limb); start closer")
-        check_loop_conditions(limb, state, self.loop_singularity_threshold)
+        # Remarks 2-3: a loop whose partition is singular here takes the best one; refused only
+        # where that is singular too (:mod:`.loop_partition`)
+        lthr = self.loop_singularity_threshold
+        check_loop_conditions(partition_at(limb, state, lthr), state, lthr)
         theta = apply_joint_limits(limb, theta, th0, check=not iterate)
-        jac = limb_jacobians(limb, theta, state)
+        jac = step_partition(limb, theta, state, self.singularity_threshold, lthr, check=False)[1]
         k = jac.condition
         if self.singularity_threshold is not None and not k <= self.singularity_threshold:
             raise SingularityError(f"{limb.name}: inverse kinematics Jacobian F is ill-conditioned "

@@ -16,7 +16,8 @@ from .compiled.limb_tables import (compiled_rates, compiled_task_inertia)
 from .compiled.robot_dynamics import (FD_BAD_EFFORT, FD_BAD_TWIST, FD_BAD_WRENCH, FD_OK,
                                       compiled_forward_dynamics)
 from .compiled.small_linalg import condition
-from .limb_kinematics import body_jacobian_derivative, tree_coriolis_matrix
+from .limb_kinematics import body_jacobian_derivative, limb_state, tree_coriolis_matrix
+from .limb_ik import step_partition
 from .loop_constraints import constraint_resolution_derivative
 from .ik_refinement import limb_rates
 from .spatial import Ad_inv, ad
@@ -59,8 +60,10 @@ class TaskSpaceDynamics:
             thdd, W = (None, None) if Vdot_t is None else (np.zeros(len(flat)), np.zeros(self.dof))
         T = self._limb_tables
         for li in np.flatnonzero(status != 0):
-            limb, jac, th = self.limbs[li], sol._jacs[li], sol.limb_theta[li]
+            th = sol.limb_theta[li]
             st = (getattr(sol, "_states", None) or [None] * len(self.limbs))[li]
+            limb, jac = step_partition(self.limbs[li], th, limb_state(self.limbs[li], th) if st is None else st,
+                                       self.singularity_threshold, self.loop_singularity_threshold, check=False)
             pl = None if poses is None else poses[li]
             d, dd = limb_rates(limb, th, V_t, Vdot_t, self.P_p, jac, st, pl)
             thd[T.toff[li]:T.toff[li + 1]] = d
@@ -238,6 +241,8 @@ class TaskSpaceDynamics:
         Ct = self.P_p.T @ (-ad(Vp).T @ self.M_p) @ self.P_p
         Wg = self._platform_wrench(sol, np.zeros(self.dof), np.zeros(self.dof))
         for limb, th, jac in zip(self.limbs, sol.limb_theta, sol._jacs):
+            limb, jac = step_partition(limb, th, limb_state(limb, th), self.singularity_threshold,   # jac's H
+                                       self.loop_singularity_threshold, check=False)
             thd = jac.K @ V
             Hd = constraint_resolution_derivative(limb, th, thd, jac.H)
             _, C, Vb, _ = kinematics(limb.tree, th, thd)
