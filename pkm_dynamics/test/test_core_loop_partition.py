@@ -92,16 +92,25 @@ def test_the_compiled_route_hands_the_limb_over_and_serves_the_pose(pair, y):
     assert _rel(s.q, q) < 1e-9 and _rel(s.qd, qd) < 1e-9, (s.q, q, s.qd, qd)
 
 
-@pytest.mark.xfail(strict=True, reason="the compiled acceleration IK of a limb whose loop sits between "
-                   "two of its tree joints disagrees with the numpy route and the independent one "
-                   "(found with this robot; not a matter of the loop's partition: at the reference pose)")
-def test_compiled_accelerations_of_the_test_robot_at_the_reference_pose(pair):
+@pytest.mark.parametrize("y", (0.0,) + POSES_Y)
+def test_compiled_accelerations_and_dynamics_of_the_test_robot(pair, y):
+    """The kernels' tree accelerations, eq. 45 and eq. 39 against the independent route, at the
+    reference pose and past the partition's singularity: the kernels' cut-joint acceleration
+    bias had ``R_kr [w_r]x`` of ``Rdot_kr`` with the wrong sign (limb_dynamics_kernels.cut_bias),
+    which the IRSBot-2's loops did not reveal."""
     robot, ref = pair
     rng = np.random.default_rng(24)
-    pose = robot.task_pose(np.zeros(3))
+    pose = robot.task_pose(np.array([0.0, y, 0.0]))
     V, A = rng.uniform(-0.2, 0.2, 3), rng.uniform(-1.0, 1.0, 3)
-    qdd = ref.close(pose, V, A)[2]
-    assert _rel(robot.inverse_kinematics(pose, V, A).qdd, qdd) < 1e-9
+    q, qd, qdd = ref.close(pose, V, A)
+    s = robot.inverse_kinematics(pose, V, A)
+    assert _rel(s.qdd, qdd) < 1e-9, (s.qdd, qdd)
+    u_ref, _ = ref.inverse_dynamics(q, qd, qdd)
+    u = robot.inverse_dynamics(pose, V, A)
+    assert _rel(u, u_ref) < 1e-8, (u, u_ref)
+    f = u + rng.normal(scale=5.0, size=len(u))
+    a_ref = ref.task_acceleration(q, qd, ref.forward_dynamics(q, qd, f)[0])
+    assert _rel(robot.forward_dynamics(pose, V, f), a_ref) < 1e-8
 
 
 def test_the_kernels_condition_bound_refuses_nearly_singular_matrices():
