@@ -3,7 +3,7 @@ trajectory optimisation: the result type shared by every robot kind and the modu
 
 Module chains (actuator space): :func:`chain_forward_dynamics_derivatives` and
 :func:`chain_inverse_dynamics_derivatives` run the compiled kernel of
-:mod:`.compiled.chain_derivatives`, forward-mode tangents of the chain inverse dynamics in all
+:mod:`~pkm_dynamics.core.derivatives.chain_derivatives`, forward-mode tangents of the chain inverse dynamics in all
 ``3n`` directions in one sweep, exact to round-off (no differencing).  With ``M = dID/dxdd``
 (the actuator-space mass matrix) the forward-dynamics derivatives follow from those of the ID at
 the FD's accelerations: ``FD(x, xd, ID(x, xd, xdd)) = xdd`` gives ``dFD/df = M^-1`` and
@@ -41,7 +41,7 @@ class DynamicsDerivatives:
 @dataclass(frozen=True)
 class ChainTangents:
     """Scratch of the derivative kernel for n modules and ``D = 3n`` directions (layouts in
-    :mod:`.compiled.chain_derivatives`), allocated per robot and thread."""
+    :mod:`~pkm_dynamics.core.derivatives.chain_derivatives`), allocated per robot and thread."""
 
     loc: np.ndarray
     dA: np.ndarray
@@ -105,12 +105,12 @@ def _call(model: ChainModel, inverse: bool, x, xd, t, wrench) -> DynamicsDerivat
 def chain_forward_dynamics_derivatives(model: ChainModel, x, xd, f, wrench=None) -> DynamicsDerivatives:
     """Forward dynamics of a module chain (Algorithm 1 of paper 000) and its derivatives:
     ``value = xdd``, ``d_x = dxdd/dx``, ``d_xd = dxdd/dxd``, ``d_u = dxdd/df = M^-1``; inputs and
-    errors as :func:`.compiled.chain_forward_dynamics` (``wrench`` held constant)."""
+    errors as :func:`~pkm_dynamics.core.module_chain.chain_model.chain_forward_dynamics` (``wrench`` held constant)."""
     return _call(model, False, x, xd, f, wrench)
 
 
 def chain_inverse_dynamics_derivatives(model: ChainModel, x, xd, xdd, wrench=None) -> DynamicsDerivatives:
     """Inverse dynamics of a module chain and its derivatives: ``value = f``, ``d_x = df/dx``,
     ``d_xd = df/dxd``, ``d_u = df/dxdd = M``; inputs and errors as
-    :func:`.compiled.chain_inverse_dynamics` (``wrench`` held constant)."""
+    :func:`~pkm_dynamics.core.module_chain.chain_model.chain_inverse_dynamics` (``wrench`` held constant)."""
     return _call(model, True, x, xd, xdd, wrench)

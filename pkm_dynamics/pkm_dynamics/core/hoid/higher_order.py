@@ -6,7 +6,7 @@ Two routes give ``u, du, ddu`` (and the series-elastic motor feedforward, :mod:`
 * ``"recursive"``: paper 002's recursion for a non-redundant PKM with simple limbs --
   the limbs (:mod:`.simple_limb`), their zeroth-order inverse kinematics, the four-pass
   4th-order kinematics and the second-order inverse dynamics (:mod:`.hoid_recursion`), run by
-  the compiled kernels of :mod:`.compiled.hoid_kernels` in one call per request;
+  the compiled kernels of :mod:`~pkm_dynamics.core.hoid.hoid_kernels` in one call per request;
 * ``"taylor"``: the general route (:mod:`.jet_dynamics`, Taylor polynomials) for every robot
   kind: module chains (heavy-duty manipulators, actuator-space motion) and PKM with hybrid
   limbs.  It stays numpy and is the independent check of the recursion.
@@ -94,7 +94,7 @@ def hoid_model(robot_or_desc) -> HoidModel:
     """The :class:`HoidModel` of a robot object or a :class:`RobotDescription`, built on first
     use and kept on the description (it lives and dies with the robot's model).  Read-only once
     built: every thread shares it (each has its own kernel scratch,
-    :meth:`.compiled.hoid_model.HoidKernelModel.data`)."""
+    :meth:`~pkm_dynamics.core.hoid.hoid_model.HoidKernelModel.data`)."""
     desc = getattr(robot_or_desc, "description", robot_or_desc)
     if not isinstance(desc, RobotDescription):
         raise StateError(f"expected a robot or a RobotDescription, got {type(robot_or_desc).__name__}")
@@ -151,7 +151,7 @@ def _one(m: HoidModel, x, derivs, method, q_guess, gravity):
 
 def _recursive(m: HoidModel, X, Vt, q_guess, gravity) -> tuple:
     """Paper 002's recursion for a batch (``X`` (B, 4, 4), ``Vt`` (B, 4, delta)) by the compiled
-    kernel (:func:`.compiled.hoid_model.hoid_full_call`: limb closure, recursion and SEA in one
+    kernel (:func:`~pkm_dynamics.core.hoid.hoid_model.hoid_full_call`: limb closure, recursion and SEA in one
     call); without ``q_guess`` row 0 is first closed from the zero configuration by
     continuation (:func:`.simple_limb.simple_limb_inverse_kinematics`).  A refused row goes
     through the numpy route (:func:`_one`, same start), which raises the named error; the
@@ -311,7 +311,7 @@ def _plain(a, shape) -> bool:
 def _one_sample(m: HoidModel, x, ders, q_guess):
     """The compiled route's short path: one sample given as arrays that need no conversion
     (``x`` (4, 4), the rates ``ders`` (D,) each, ``q_guess`` (nq,), float64; the description's
-    gravity) straight to the kernel (:func:`.compiled.hoid_model.hoid_one`, which checks the
+    gravity) straight to the kernel (:func:`~pkm_dynamics.core.hoid.hoid_model.hoid_one`, which checks the
     bounds) and its arrays into the result.  None for any other input or when the kernel
     refuses the sample: the full route then runs and names the error as before."""
     k = m.kernel

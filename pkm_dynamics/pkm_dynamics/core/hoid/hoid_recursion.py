@@ -1,7 +1,7 @@
 """Paper 002's recursion (Mueller, Kumar, Kordik): fourth-order kinematics (Sec. IV-B) and
 second-order inverse dynamics (Sec. V) of a PKM with simple limbs (:mod:`.simple_limb`), in
 numpy, every limb at once (batched arrays).  The compiled form is
-:mod:`.compiled.hoid_kernels`; this one is the reference it is tested against.
+:mod:`~pkm_dynamics.core.hoid.hoid_kernels`; this one is the reference it is tested against.
 
 * :func:`fourth_order_kinematics` is the four-pass recursion of Sec. IV-B: pass ``nu`` solves
   the ``nu``-th order limb inverse kinematics (eqs. 15-18, ``(*)``) with the closed-form

@@ -29,6 +29,7 @@ from .limb_ik import (LimbJacobians, compound_newton_step, limb_acceleration_ik,
 from .limb_kinematics import limb_platform_pose, limb_state
 from .limb_model import Limb
 from .loop_constraints import _cut_bias, _resolve
+from .loop_partition import partition_at
 from ..spatial.se3 import Ad_inv
 from ..tree.tree_dynamics import kinematics
 
@@ -53,7 +54,8 @@ def refine_to_round_off(limb: Limb, C_target, theta, state=None, max_steps: int 
         g = max([np.abs(g).max(initial=0.0) for g, _, _ in state[2]], default=0.0)
         if max(np.abs(dx).max(initial=0.0), g) <= ROUND_OFF:
             break
-        theta = theta + compound_newton_step(limb, state, limb_jacobians(limb, theta, state), dx)
+        lk = partition_at(limb, state)            # Remarks 2-3: G_y well conditioned here
+        theta = theta + compound_newton_step(lk, state, limb_jacobians(lk, theta, state), dx)
         state = limb_state(limb, theta)
     return theta, state
 

@@ -96,7 +96,7 @@ def cut_bias(lm, c, C, V, A0, out, row0, S):
     for a in range(3):
         for b in range(3):
             # (R_kr [wr]x)[a, b] = sum_m R[a, m] [wr]x[m, b]
-            x1 = S[a, (b + 2) % 3] * wr[(b + 1) % 3] - S[a, (b + 1) % 3] * wr[(b + 2) % 3]
+            x1 = S[a, (b + 1) % 3] * wr[(b + 2) % 3] - S[a, (b + 2) % 3] * wr[(b + 1) % 3]
             # ([wk]x R_kr)[a, b] = (wk x R[:, b])[a]
             x2 = wk[(a + 1) % 3] * S[(a + 2) % 3, b] - wk[(a + 2) % 3] * S[(a + 1) % 3, b]
             dR[a, b] = x1 - x2

@@ -20,6 +20,7 @@ import numpy as np
 from ..errors import ConvergenceError, SingularityError
 from .limb_kinematics import _spatial_to_body, limb_platform_pose, limb_state
 from .loop_constraints import _resolve, _solve, constraint_resolution, loop_acceleration_bias, solve_loop_constraints
+from .loop_partition import PARTITION_SWITCH, partition_at, same_partition
 from ..spatial.se3 import Ad_inv, log_so3, pose_inv
 from ..tree.tree_dynamics import kinematics
 
@@ -109,7 +110,8 @@ def limb_inverse_kinematics_nested(limb: Limb, C_target, theta0, tol: float = 1e
     frame reaches ``C_target`` (4x4), starting from the admissible ``theta0`` (n_l,).
 
     Outer step (eq. 31): ``Delta q = F_t Delta x_t`` with ``F_t = L_t^-1``; then
-    ``theta = psi(q)`` by :func:`solve_loop_constraints`.  Returns ``(theta, LimbIKInfo)``.
+    ``theta = psi(q)`` by :func:`solve_loop_constraints`; ``q`` of each step are those of
+    :func:`.loop_partition.partition_at` there (Remarks 2-3).  Returns ``(theta, LimbIKInfo)``.
     Raises :class:`ConvergenceError` after ``max_iter`` outer steps and
     :class:`SingularityError` when ``kappa(F)`` exceeds ``singularity_threshold``."""
     inner_tol = tol if inner_tol is None else inner_tol
@@ -121,17 +123,58 @@ def limb_inverse_kinematics_nested(limb: Limb, C_target, theta0, tol: float = 1e
         if info.outer >= max_iter:
             raise ConvergenceError(f"{limb.name}: inverse kinematics did not converge in {max_iter} "
                                    f"iterations (|dx| = {info.errors[-1]:.3g} > {tol:g})")
-        jac = limb_jacobians(limb, theta, state)
-        _check_condition(limb, jac, singularity_threshold)
-        dq = _solve(jac.L_t, dx, limb, what="task-space Jacobian L_t")
-        theta, its, state = solve_loop_constraints(limb, theta, theta[limb.independent] + dq, inner_tol,
-                                                   state=state, return_state=True)
+        theta, its, state = _nested_step(limb, theta, state, dx, inner_tol, singularity_threshold)
         info.outer += 1
         info.inner.append(its)
         dx = pose_error(limb, limb_platform_pose(limb, theta, state[0]), C_target)
         info.errors.append(_norm(limb, dx))
     info.state = state
     return theta, info
+
+
+def _nested_step(limb: Limb, theta, state, dx, inner_tol, singularity_threshold):
+    """One outer step of Algorithm 1 (eq. 31) and Algorithm 2: ``Delta q = L_t^-1 Delta x_t``,
+    ``theta = psi(q + Delta q)``; returns ``(theta, inner iterations, state)``.
+
+    ``q`` are local coordinates on the loops' solution variety (Remark 2): the step uses the
+    partition of :func:`.loop_partition.partition_at` at ``state``; where Algorithm 2 finds no
+    ``psi(q + Delta q)`` (the step asked for a ``q`` beyond the partition's extremum, near a
+    configuration where its ``G_y`` is singular) it is taken again with every loop on its
+    best-conditioned partition at ``state`` (Remark 3), if that is another one."""
+    lk, jac = step_partition(limb, theta, state, singularity_threshold)
+    while True:
+        dq = _solve(jac.L_t, dx, lk, what="task-space Jacobian L_t")
+        try:
+            return solve_loop_constraints(lk, theta, theta[lk.independent] + dq, inner_tol,
+                                          state=state, return_state=True)
+        except (ConvergenceError, SingularityError):
+            best = partition_at(limb, state, level=1.0)
+            if same_partition(best, lk):
+                raise
+            lk, jac = best, limb_jacobians(best, theta, state)
+            _check_condition(lk, jac, singularity_threshold)
+
+
+def step_partition(limb: Limb, theta, state, singularity_threshold=None, level=PARTITION_SWITCH,
+                   check: bool = True):
+    """``(limb, jac)``: the limb whose partition an IK step at ``theta`` (n_l,) uses and its
+    :class:`LimbJacobians` (Remarks 2-3): :func:`.loop_partition.partition_at` ``state``;
+    where ``kappa(F)`` then exceeds ``singularity_threshold`` -- ``F`` (eq. 27) maps the task
+    twist to ``qd``, so a ``q`` at its extremum makes it singular although the limb is not -- every
+    loop on its best-conditioned partition, if that is better.  ``level``: that of
+    :func:`~.loop_partition.partition_at`.  Raises :class:`SingularityError` where ``kappa(F)``
+    exceeds the threshold in both (``check`` False: the caller checks)."""
+    lk = partition_at(limb, state, level)
+    jac = limb_jacobians(lk, theta, state)
+    if singularity_threshold is not None and not jac.condition <= singularity_threshold:
+        best = partition_at(limb, state, level=1.0)
+        if not same_partition(best, lk):
+            jb = limb_jacobians(best, theta, state)
+            if jb.condition < jac.condition:
+                lk, jac = best, jb
+    if check:
+        _check_condition(lk, jac, singularity_threshold)
+    return lk, jac
 
 
 def limb_inverse_kinematics_compound(limb: Limb, C_target, theta0, tol: float = 1e-10,
@@ -159,9 +202,8 @@ def limb_inverse_kinematics_compound(limb: Limb, C_target, theta0, tol: float = 
         if info.outer >= max_iter:
             raise ConvergenceError(f"{limb.name}: inverse kinematics (compound scheme) did not converge "
                                    f"in {max_iter} iterations (|dx| = {info.errors[-1]:.3g}, |g| = {gnorm:.3g})")
-        jac = limb_jacobians(limb, theta, state)
-        _check_condition(limb, jac, singularity_threshold)
-        theta = theta + compound_newton_step(limb, state, jac, dx)
+        lk, jac = step_partition(limb, theta, state, singularity_threshold)    # Remarks 2-3
+        theta = theta + compound_newton_step(lk, state, jac, dx)
         info.outer += 1
 
 

@@ -23,6 +23,9 @@ from ..spatial.se3_kernels import log_se3, pose_inv_mul
 
 #: largest distance |log(C_p^-1 C_target)| of a converged limb from the target (pkm._ik_one)
 MISS_TOLERANCE = 1e-6
+#: largest ``kappa(G_y)`` of a loop for which :func:`limb_prepare` evaluates a limb with the
+#: tables' partition (``loop_partition.PARTITION_SWITCH``)
+PREPARE_LOOP_CONDITION = 1e4
 
 
 @kernel
@@ -190,7 +193,15 @@ def limb_ik(lm, ld, target, theta0, theta, nested, tol, max_iter, threshold, loo
 @kernel
 def limb_prepare(lm, ld, theta):
     """The state and Jacobians of ``theta`` (n,) into ``ld`` (for the rates and dynamics of a
-    solution the scratch no longer holds); returns a status."""
+    solution the scratch no longer holds); returns a status: LOOP_CONDITION where a loop's
+    ``kappa(G_y)`` of the tables' partition exceeds :data:`PREPARE_LOOP_CONDITION` (the reference
+    route, which re-selects the partition there, :mod:`..loop_partition`, takes the limb)."""
     limb_state(lm, ld, theta)
     st, _ = limb_jacobians(lm, ld, -1.0, False)
-    return st
+    if st != OK:
+        return st
+    for lp in range(lm[8][4]):
+        r = loop_matrix(lm, ld, lp)
+        if not condition_at_most(ld[9], r, r, ld[10], PREPARE_LOOP_CONDITION):
+            return LOOP_CONDITION
+    return OK

@@ -143,7 +143,7 @@ def pose_newton(robot, T_star, x, tol: float, max_iter: int) -> tuple:
 
 
 def compiled_pose_newton(robot, T_star, x, tol: float, max_iter: int) -> tuple:
-    """:func:`pose_newton` as one compiled kernel (:func:`.compiled.chain_ik_kernels.pose_newton`,
+    """:func:`pose_newton` as one compiled kernel (:func:`~pkm_dynamics.core.module_chain.chain_ik_kernels.pose_newton`,
     on ``robot.compiled`` and ``robot.tree.compiled``); where the kernel reports a failure (the
     kinematics at ``x`` or a Jacobian), :func:`pose_newton` runs instead and raises its named
     exception.  Returns ``(x, residual, iterations)``."""

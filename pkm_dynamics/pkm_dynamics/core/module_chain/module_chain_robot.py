@@ -1,6 +1,6 @@
 """The robot object of a module chain (paper 000): :class:`ModuleChainRobot`, the robot
 interface of :mod:`.interface` in actuator space on the compiled kernels
-(:mod:`.compiled.chain_model`), with the numpy route (:mod:`.module_chain_dynamics`) as their
+(:mod:`~pkm_dynamics.core.module_chain.chain_model`), with the numpy route (:mod:`.module_chain_dynamics`) as their
 independent check."""
 from __future__ import annotations
 
@@ -70,13 +70,13 @@ class ModuleChainRobot:
 
     def forward_dynamics(self, x, xd, u, wrench=None):
         """Actuator accelerations ``xdd`` from positions, velocities and actuator forces ``u``
-        (Algorithm 1, O(n), compiled: :mod:`.compiled.chain_kernels`).  ``wrench`` (6,) or
+        (Algorithm 1, O(n), compiled: :mod:`~pkm_dynamics.core.module_chain.chain_kernels`).  ``wrench`` (6,) or
         (batch, 6): (moment, force) acting on the end effector, in its frame.
 
         One state of float arrays (n,) without a wrench goes straight to the kernel's entry
-        point (the calling thread's ``compiled._local.one``, :func:`.compiled.chain_model._one`);
+        point (the calling thread's ``compiled._local.one``, :func:`~pkm_dynamics.core.module_chain.chain_model._one`);
         everything else, and a state the kernel refuses (to raise the named exception), through
-        :func:`.compiled.chain_model.chain_forward_dynamics`."""
+        :func:`~pkm_dynamics.core.module_chain.chain_model.chain_forward_dynamics`."""
         try:
             run, mflat, dflat, fe, status, n, shape1 = self.compiled._local.one
             x, xd, u = _asc(x, float), _asc(xd, float), _asc(u, float)
@@ -90,8 +90,8 @@ class ModuleChainRobot:
 
     def inverse_dynamics(self, x, xd, xdd, wrench=None):
         """Actuator forces ``u`` for positions, velocities and accelerations (analytic, O(n),
-        compiled: :mod:`.compiled.chain_kernels`).  ``x`` may be an :class:`~.interface.IKSolution`
-        (its actuators).  One state goes straight to the kernel as in :meth:`forward_dynamics`."""
+        compiled: :mod:`~pkm_dynamics.core.module_chain.chain_kernels`).  ``x`` may be an
+        :class:`~.interface.IKSolution` (its actuators).  One state goes straight to the kernel as in :meth:`forward_dynamics`."""
         try:
             run, mflat, dflat, fe, status, n, shape1 = self.compiled._local.one
             x, xd, xdd = _asc(x, float), _asc(xd, float), _asc(xdd, float)
@@ -155,7 +155,7 @@ class ModuleChainRobot:
     def joint_reactions(self, x, xd, u, wrench=None):
         """Wrench transmitted by every tree and cut joint (the 4-bars' pin loads) at the state
         under the actuator forces ``u`` (frames and signs of :mod:`.reactions`): paper 000's
-        analytic route, O(n), compiled (:mod:`.compiled.chain_reactions`)."""
+        analytic route, O(n), compiled (:mod:`~pkm_dynamics.core.reactions.chain_reactions`)."""
         return chain_joint_reactions(self.reactions, x, xd, u, wrench)
 
     def simulate(self, x0, xd0, duration, **kw):

@@ -122,7 +122,7 @@ def _ad_inv_pose_entries(c: float, s: float, px: float, py: float, pz: float) ->
          [py,    -px,   0,             0,  0, 1]]
 
     (same as :func:`.spatial.Ad_inv`, without the generic path).  Plain scalar Python:
-    :mod:`.compiled.spatial_kernels` compiles this same function."""
+    :mod:`~pkm_dynamics.core.spatial.se3_kernels` compiles this same function."""
     return (c, s, -s, c, -s * pz, c * pz, -c * py + s * px, c, s, -c * pz, -s * pz, s * py + c * px,
             -s, c, py, -px)
 

@@ -81,7 +81,7 @@ class ParallelRobot(PkmKinematics, PkmForwardKinematics, TaskSpaceDynamics):
     :class:`~.interface.IKSolution`), ``xd``, ``xdd`` the task twist ``V_t`` and its derivative.
 
     ``compiled`` (attribute, default True): the IK, rates, limb forces and ``M_t`` run in the
-    compiled kernels (:mod:`.compiled.limb_tables`); False runs the numpy reference route for
+    compiled kernels (:mod:`~pkm_dynamics.core.limb.limb_tables`); False runs the numpy reference route for
     every limb (the same results to round-off: for comparisons).
 
     Every IK solution is refined to round-off (so rates and accelerations are exact for it),

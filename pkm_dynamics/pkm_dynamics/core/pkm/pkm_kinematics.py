@@ -1,6 +1,6 @@
 """The kinematics of a :class:`~.pkm.ParallelRobot` (paper 001 Secs. 3.6-4): inverse
 kinematics of every limb (nested Algorithms 1+2 or compound Algorithm 3, one compiled call per
-reference where the kernels can take it: :mod:`.compiled.robot_kernels`), velocity and
+reference where the kernels can take it: :mod:`~pkm_dynamics.core.pkm.robot_kernels`), velocity and
 acceleration IK (eqs. 27-29) and ``J_IK`` (eq. 30); the IK of a Newton iterate of the forward
 kinematics (:mod:`.pkm_forward_kinematics`).  :class:`PkmKinematics` is a part of
 :class:`~.pkm.ParallelRobot` (a mixin: it uses the robot's limbs, platform, options and
@@ -18,10 +18,12 @@ from .robot_kernels import BAD_INPUT as REFERENCE_BAD_INPUT
 from ..limb.limb_kernels import LIMITS as LIMB_LIMITS
 from ..limb.limb_kernels import OK as LIMB_OK
 from .robot_kernels import MANIFOLD_TOLERANCE, ORTHONORMAL_TOLERANCE, task_manifold_offset
-from ..limb.limb_ik import limb_inverse_kinematics_compound, limb_inverse_kinematics_nested, limb_jacobians
+from ..limb.limb_ik import (limb_inverse_kinematics_compound, limb_inverse_kinematics_nested, limb_jacobians,
+                            step_partition)
 from ..limb.limb_kinematics import limb_platform_pose, limb_state
 from ..limb.limb_model import TWIST_COMPONENTS
 from ..limb.ik_refinement import check_loop_conditions, refine_to_round_off
+from ..limb.loop_partition import partition_at
 from ..interface import IKSolution
 from ..spatial.se3 import log_se3, pose_inv
 from .working_mode import DIRECT_STEP, apply_joint_limits, solve_direct, solve_on_working_mode
@@ -42,7 +44,7 @@ class ReferenceMotion(NamedTuple):
     tree_q: Callable[[], np.ndarray]
 
 
-#: the compiled limb IK's status codes (:mod:`.compiled.limb_kernels`) in words
+#: the compiled limb IK's status codes (:mod:`~pkm_dynamics.core.limb.limb_kernels`) in words
 LIMB_STATUS_WORDS = ("solved", "a singular matrix", "no convergence", "kappa(F) beyond the threshold",
                      "a joint moved beyond the direct step", "another assembly branch",
                      "a loop near a singularity", "a joint beyond its limits")
@@ -111,7 +113,7 @@ class PkmKinematics:
     def _limb_ik_reference(self, limb, pose, th0, scheme, tol, iterate=False):
         """One limb's IK by the numpy route (:mod:`.limb_ik`, :mod:`.working_mode`,
         :mod:`.ik_refinement`) with every refusal: ``(theta, outer, inner, jac, state, kappa(F))``.
-        The compiled kernel (:func:`.compiled.limb_tables.compiled_ik`) does the same for the
+        The compiled kernel (:func:`~pkm_dynamics.core.limb.limb_tables.compiled_ik`) does the same for the
         common case and hands every other one over to this.  ``iterate``: a Newton iterate of the
         forward kinematics: the direct solve only (:func:`.working_mode.solve_direct`), the
         joint limits not enforced (they are checked on the forward kinematics' solution)."""
@@ -134,9 +136,12 @@ class PkmKinematics:
                 f"{limb.name}: inverse kinematics converged on its {len(limb.task_rows)} platform "
                 f"coordinates to a configuration whose platform pose is {miss:.3g} away from the "
                 "requested one (another assembly branch of the separated limb); start closer")
-        check_loop_conditions(limb, state, self.loop_singularity_threshold)
+        # Remarks 2-3: a loop whose partition is singular here takes the best one; refused only
+        # where that is singular too (:mod:`.loop_partition`)
+        lthr = self.loop_singularity_threshold
+        check_loop_conditions(partition_at(limb, state, lthr), state, lthr)
         theta = apply_joint_limits(limb, theta, th0, check=not iterate)
-        jac = limb_jacobians(limb, theta, state)
+        jac = step_partition(limb, theta, state, self.singularity_threshold, lthr, check=False)[1]
         k = jac.condition
         if self.singularity_threshold is not None and not k <= self.singularity_threshold:
             raise SingularityError(f"{limb.name}: inverse kinematics Jacobian F is ill-conditioned "
@@ -145,7 +150,7 @@ class PkmKinematics:
         return theta, info.outer, info.inner, jac, state, k
 
     def _reference_kernel(self, pose, twist, acceleration, theta0, scheme, tol, keep=True):
-        """The compiled reference (:func:`.compiled.limb_tables.compiled_reference`, ``keep``
+        """The compiled reference (:func:`~pkm_dynamics.core.limb.limb_tables.compiled_reference`, ``keep``
         as there) from the flat limb joint vector ``theta0`` when the inputs have the shapes it
         takes; None where the Python checks must run first."""
         pose = np.asarray(pose, dtype=float)
@@ -270,7 +275,7 @@ class PkmKinematics:
         (4, 4), ``V_t``, ``Vdot_t`` (delta_p,), the same numbers as :meth:`inverse_kinematics`
         then :meth:`inverse_dynamics`.  ``warm``: the ``theta`` of the previous reference's
         result (where the IK starts; None: the reference configuration).  One compiled call
-        (:func:`.compiled.limb_tables.compiled_reference`) when it completes; else the IK
+        (:func:`~pkm_dynamics.core.limb.limb_tables.compiled_reference`) when it completes; else the IK
         solution of its result and the ID of that, which word any refusal."""
         flat = np.zeros(self._limb_tables.n) if warm is None else warm
         scheme, tol = self.ik_scheme, self.tol

@@ -3,8 +3,8 @@
 ``W_grav`` of eqs. 40-43 from the limbs' tree dynamics and the platform's Newton-Euler
 equations (eq. 38); inverse dynamics ``u = J_IK^-T (...)`` (eq. 45) and forward dynamics (eq. 39
 solved for ``Vdot_t``), each one compiled call where the kernels can take it
-(:mod:`.compiled.robot_kernels`, :mod:`.compiled.robot_dynamics`).  :class:`TaskSpaceDynamics` is
-a part of :class:`~.pkm.ParallelRobot` (a mixin: it uses the robot's kinematics, limbs and
+(:mod:`~pkm_dynamics.core.pkm.robot_kernels`, :mod:`~pkm_dynamics.core.pkm.robot_dynamics`).
+:class:`TaskSpaceDynamics` is a part of :class:`~.pkm.ParallelRobot` (a mixin: it uses the robot's kinematics, limbs and
 platform)."""
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from ..limb.limb_tables import (compiled_rates, compiled_task_inertia)
 from .robot_dynamics import (FD_BAD_EFFORT, FD_BAD_TWIST, FD_BAD_WRENCH, FD_OK,
                              compiled_forward_dynamics)
 from ..spatial.small_linalg import condition
-from ..limb.limb_kinematics import body_jacobian_derivative, tree_coriolis_matrix
+from ..limb.limb_kinematics import body_jacobian_derivative, limb_state, tree_coriolis_matrix
+from ..limb.limb_ik import step_partition
 from ..limb.loop_constraints import constraint_resolution_derivative
 from ..limb.ik_refinement import limb_rates
 from ..spatial.se3 import Ad_inv, ad
@@ -47,7 +48,7 @@ class TaskSpaceDynamics:
         """``(thetad, thetadd, sum_l K_l^T Q_l)`` of every limb (flat joint vectors) at the IK
         solution ``sol`` (eqs. 27-29, refined, and the limbs' share of eq. 45; ``Vdot_t`` None:
         ``thetadd`` and the sum None): the compiled kernels
-        (:func:`.compiled.limb_tables.compiled_rates`), and for a limb where they stop with a
+        (:func:`~pkm_dynamics.core.limb.limb_tables.compiled_rates`), and for a limb where they stop with a
         status the numpy route (:func:`.ik_refinement.limb_rates`, RNEA)."""
         flat = getattr(sol, "_flat", None)
         if flat is None:
@@ -59,8 +60,10 @@ class TaskSpaceDynamics:
             thdd, W = (None, None) if Vdot_t is None else (np.zeros(len(flat)), np.zeros(self.dof))
         T = self._limb_tables
         for li in np.flatnonzero(status != 0):
-            limb, jac, th = self.limbs[li], sol._jacs[li], sol.limb_theta[li]
+            th = sol.limb_theta[li]
             st = (getattr(sol, "_states", None) or [None] * len(self.limbs))[li]
+            limb, jac = step_partition(self.limbs[li], th, limb_state(self.limbs[li], th) if st is None else st,
+                                       self.singularity_threshold, self.loop_singularity_threshold, check=False)
             pl = None if poses is None else poses[li]
             d, dd = limb_rates(limb, th, V_t, Vdot_t, self.P_p, jac, st, pl)
             thd[T.toff[li]:T.toff[li + 1]] = d
@@ -133,7 +136,7 @@ class TaskSpaceDynamics:
 
     def _forward_dynamics_one(self, pose, twist, u, initial=None, wrench=None, _return_solution=False):
         """One state of :meth:`forward_dynamics`: the IK of ``pose`` (warm-started from ``initial``)
-        unless it is a solution, then one compiled call (:func:`.compiled.robot_dynamics.
+        unless it is a solution, then one compiled call (:func:`~pkm_dynamics.core.pkm.robot_dynamics.
         compiled_forward_dynamics`: inputs checked, limbs' bias and ``M_t``, platform, conditioning,
         solve); a status hands over to the checks that word the error or to the reference route
         (:meth:`_forward_dynamics_reference`)."""
@@ -238,6 +241,8 @@ class TaskSpaceDynamics:
         Ct = self.P_p.T @ (-ad(Vp).T @ self.M_p) @ self.P_p
         Wg = self._platform_wrench(sol, np.zeros(self.dof), np.zeros(self.dof))
         for limb, th, jac in zip(self.limbs, sol.limb_theta, sol._jacs):
+            limb, jac = step_partition(limb, th, limb_state(limb, th), self.singularity_threshold,   # jac's H
+                                       self.loop_singularity_threshold, check=False)
             thd = jac.K @ V
             Hd = constraint_resolution_derivative(limb, th, thd, jac.H)
             _, C, Vb, _ = kinematics(limb.tree, th, thd)

@@ -34,7 +34,7 @@ expressed in, the *child-side joint frame*:
   its components along the joint's freedoms are zero.
 
 Module chains answer ``robot.joint_reactions`` by paper 000's analytic route, compiled and O(n)
-(:mod:`.compiled.chain_reactions`, same frames, signs and minimum-norm convention); this module
+(:mod:`~pkm_dynamics.core.reactions.chain_reactions`, same frames, signs and minimum-norm convention); this module
 is the route of PKMs and the independent check of that one (:func:`joint_reactions` with the
 robot's :func:`reaction_model`).
 """

@@ -81,7 +81,7 @@ def so3_coefficients(th2: float) -> tuple:
     ``th - sin th`` costs ``eps / th^2`` relative in the third coefficient, which multiplies
     ``th^2 |v|``: the translation of :func:`exp_se3` stays at round-off (``eps |v|``).
 
-    Plain scalar Python: :mod:`.compiled.spatial_kernels` compiles this same function."""
+    Plain scalar Python: :mod:`~pkm_dynamics.core.spatial.se3_kernels` compiles this same function."""
     if th2 < SO3_SERIES_TH2:
         return 1.0 - th2 / 6.0, 0.5 - th2 / 24.0, 1.0 / 6.0 - th2 / 120.0
     th = math.sqrt(th2)
@@ -144,7 +144,7 @@ def exp_se3_rows(a: float, b: float, c: float, d: float, e: float, f: float,
     """The first three rows (3 tuples of 4) of ``exp([X])`` for ``X = (a, b, c, d, e, f)``:
     ``R = I + A W + B W^2``, ``p = (I + B W + C W^2) v`` (W = [omega]x, ``th2 = |omega|^2``,
     ``A, B, Cc``: :func:`so3_coefficients` of ``th2``).  Plain scalar Python calling nothing:
-    :mod:`.compiled.spatial_kernels` compiles this same function."""
+    :mod:`~pkm_dynamics.core.spatial.se3_kernels` compiles this same function."""
     wv = a * d + b * e + c * f
     x1, x2, x3 = b * f - c * e, c * d - a * f, a * e - b * d          # omega x v
     return ((1.0 + B * (a * a - th2), B * a * b - A * c, B * a * c + A * b, d + B * x1 + Cc * (a * wv - th2 * d)),
@@ -211,7 +211,7 @@ def Ad_inv_rows(r00: float, r01: float, r02: float, x: float, r10: float, r11: f
                 r20: float, r21: float, r22: float, z: float) -> tuple:
     """The six rows (tuples of 6) of :func:`Ad_inv` of the pose with rotation ``r..`` and
     translation ``(x, y, z)`` (its first three rows, row by row).  Plain scalar Python:
-    :mod:`.compiled.spatial_kernels` compiles this same function."""
+    :mod:`~pkm_dynamics.core.spatial.se3_kernels` compiles this same function."""
     u0 = -(r00 * x + r10 * y + r20 * z)
     u1 = -(r01 * x + r11 * y + r21 * z)
     u2 = -(r02 * x + r12 * y + r22 * z)
@@ -247,7 +247,7 @@ def bracket(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
 def bracket_list(X, Y) -> tuple:
     """:func:`bracket` on 6 floats each (lists, tuples or arrays; for per-body loops where a
     numpy call per small vector costs more than the arithmetic), a tuple of 6.  Plain scalar
-    Python: :mod:`.compiled.spatial_kernels` compiles this same function."""
+    Python: :mod:`~pkm_dynamics.core.spatial.se3_kernels` compiles this same function."""
     a, b, c, d, e, f = X[0], X[1], X[2], X[3], X[4], X[5]
     p, q, r, s, t, u = Y[0], Y[1], Y[2], Y[3], Y[4], Y[5]
     return (b * r - c * q, c * p - a * r, a * q - b * p,
@@ -257,7 +257,7 @@ def bracket_list(X, Y) -> tuple:
 def wrench_bias_list(nu, h) -> tuple:
     """``-ad*(nu) h = (w x h_m + v x h_f, w x h_f)`` on 6 floats each (lists, tuples or arrays),
     a tuple of 6: the bias wrench ``-ad*(nu) M nu`` of a body with momentum ``h = M nu``
-    (Newton-Euler).  Plain scalar Python: :mod:`.compiled.spatial_kernels` compiles this same
+    (Newton-Euler).  Plain scalar Python: :mod:`~pkm_dynamics.core.spatial.se3_kernels` compiles this same
     function."""
     a, b, c, d, e, f = nu[0], nu[1], nu[2], nu[3], nu[4], nu[5]
     hm0, hm1, hm2, hf0, hf1, hf2 = h[0], h[1], h[2], h[3], h[4], h[5]

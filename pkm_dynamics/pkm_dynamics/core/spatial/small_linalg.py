@@ -169,7 +169,8 @@ def condition_at_most(A, m, k, W, threshold):
         tri = 0.0
         for a in range(q):
             tri += X[a, a]
-        if tr * tri <= threshold * threshold:
+        # tri <= 0: G^-1 is round-off (kappa(G) = kappa(A)^2 beyond 1/eps): only the SVD decides
+        if tri > 0.0 and tr * tri <= threshold * threshold:
             return True
     return condition(A, m, k, W) <= threshold
 

@@ -5,7 +5,7 @@ eps^(1/4) = 1.22e-4 rad and 1e-3 rad) and near pi.
 Independent paths: the power series ``sum H^k / k!`` of the 4x4 matrix ``H = [X]`` summed in
 extended precision (``np.longdouble``), and Pinocchio's ``exp6``/``exp3``/``log6``/``log3``.
 Every form is checked: the numpy forms of :mod:`.spatial`, the batched forms
-(``*_batch``) and the scalar kernel of :mod:`.compiled.spatial_kernels`.
+(``*_batch``) and the scalar kernel of :mod:`~pkm_dynamics.core.spatial.se3_kernels`.
 """
 import numpy as np
 import pinocchio as pin     # a test dependency (package.xml, requirements.txt): never skipped
