@@ -91,7 +91,8 @@ class ModuleChainRobot:
     def inverse_dynamics(self, x, xd, xdd, wrench=None):
         """Actuator forces ``u`` for positions, velocities and accelerations (analytic, O(n),
         compiled: :mod:`~pkm_dynamics.core.module_chain.chain_kernels`).  ``x`` may be an
-        :class:`~.interface.IKSolution` (its actuators).  One state goes straight to the kernel as in :meth:`forward_dynamics`."""
+        :class:`~.interface.IKSolution` (its actuators).  One state goes straight to the kernel
+        as in :meth:`forward_dynamics`."""
         try:
             run, mflat, dflat, fe, status, n, shape1 = self.compiled._local.one
             x, xd, xdd = _asc(x, float), _asc(xd, float), _asc(xdd, float)
