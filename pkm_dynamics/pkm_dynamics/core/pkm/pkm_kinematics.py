@@ -7,6 +7,7 @@ kinematics (:mod:`.pkm_forward_kinematics`).  :class:`PkmKinematics` is a part o
 compiled tables)."""
 from __future__ import annotations
 
+import dataclasses
 from typing import Callable, NamedTuple
 
 import numpy as np
@@ -27,7 +28,7 @@ from ..limb.loop_partition import partition_at
 from ..interface import IKSolution
 from ..spatial.se3 import log_se3, pose_inv
 from .working_mode import DIRECT_STEP, apply_joint_limits, solve_direct, solve_on_working_mode
-from .pkm_solution import PkmIKSolution, jacobians_of_views, stack_solutions
+from .pkm_solution import MotionValue, PkmIKSolution, jacobians_of_views, pkm_solution, stack_solutions
 
 
 class ReferenceMotion(NamedTuple):
@@ -220,8 +221,8 @@ class PkmKinematics:
         if continued:
             self._check_assembly_mode(thetas, J_IK)
         sol = PkmIKSolution(pose, flat[self._act_flat], self._whole_flat(flat), J_IK, cond, its,
-                            np.array(res), T.split(flat), inner=inner)
-        sol._jacs, sol._states, sol._flat = jacs, states, flat
+                            np.array(res), T.split(flat), inner=inner, flat=flat, jacobians=jacs,
+                            limb_states=states)
         if twist is not None:
             if r.thd is None:
                 V = self._vec(twist, "twist").copy()
@@ -231,15 +232,12 @@ class PkmKinematics:
                 V = np.array(twist, dtype=float)
                 A = None if acceleration is None else np.array(acceleration, dtype=float)
                 thd, thdd, W = r.thd, r.thdd, r.W
+            rates = dict(limb_thetad=T.split(thd), qd=self._whole_flat(thd), actuators_d=thd[self._act_flat])
             if A is not None:            # the limbs' forces of this motion, for the ID of sol
-                sol._limb_forces = (V, A, W)
-                if r.u is not None:      # and the ID itself (eq. 45, J_IK checked)
-                    sol._u = (V, A, r.u)
-            sol.limb_thetad, sol.qd = T.split(thd), self._whole_flat(thd)
-            sol.actuators_d = thd[self._act_flat]
-            if A is not None:
-                sol.limb_thetadd, sol.qdd = T.split(thdd), self._whole_flat(thdd)
-                sol.actuators_dd = thdd[self._act_flat]
+                rates.update(limb_thetadd=T.split(thdd), qdd=self._whole_flat(thdd),
+                             actuators_dd=thdd[self._act_flat], limb_forces=MotionValue(V, A, W),
+                             efforts=None if r.u is None else MotionValue(V, A, r.u))   # eq. 45, J_IK checked
+            sol = dataclasses.replace(sol, **rates)
         elif acceleration is not None:
             raise StateError("an acceleration needs a twist")
         return sol
@@ -288,7 +286,7 @@ class PkmKinematics:
         sol = self._ik_solution(pose, twist, acceleration, self._limb_tables.split(flat), scheme, tol, r)
         u = self.inverse_dynamics(sol, twist, acceleration)
         return ReferenceMotion(sol.actuators, sol.actuators_d, sol.actuators_dd, u, float(np.max(sol.condition)),
-                               sol._flat, lambda: sol.q)
+                               sol.flat, lambda: sol.q)
 
     def inverse_kinematics(self, pose, twist=None, acceleration=None, initial=None, *,
                            scheme: str | None = None, tol: float | None = None) -> IKSolution:
@@ -319,8 +317,9 @@ class PkmKinematics:
 
     # -- task-space dynamics ------------------------------------------------------------------
     def _solution(self, pose, twist, acceleration, initial):
-        if isinstance(pose, PkmIKSolution):
-            if getattr(pose, "_jacs", None) is None:
-                pose._jacs = [limb_jacobians(limb, th) for limb, th in zip(self.limbs, pose.limb_theta)]
+        if isinstance(pose, IKSolution):
+            if getattr(pose, "jacobians", None) is None:
+                return pkm_solution(pose, jacobians=[limb_jacobians(limb, th)
+                                                     for limb, th in zip(self.limbs, pose.limb_theta)])
             return pose
         return self.inverse_kinematics(pose, twist, acceleration, initial)

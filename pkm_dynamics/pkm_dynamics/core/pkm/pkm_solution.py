@@ -2,13 +2,59 @@
 a batch of samples, the limb Jacobians of the kernel's views."""
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass
+from typing import NamedTuple
+
 import numpy as np
 
 from ..interface import IKSolution
 from ..limb.limb_ik import LimbJacobians
 
-#: the inverse kinematics result (:class:`~.interface.IKSolution`, one type for every robot kind)
-PkmIKSolution = IKSolution
+
+class MotionValue(NamedTuple):
+    """A value the inverse kinematics computed for one task motion: ``twist`` ``V_t`` and
+    ``acceleration`` ``Vdot_t`` (delta_p,) it belongs to, ``value`` the numbers."""
+    twist: np.ndarray
+    acceleration: np.ndarray
+    value: np.ndarray
+
+    def of(self, twist, acceleration):
+        """``value`` if it belongs to the motion ``(twist, acceleration)``, else None."""
+        same = np.array_equal(self.twist, twist) and np.array_equal(self.acceleration, acceleration)
+        return self.value if same else None
+
+
+@dataclass
+class PkmIKSolution(IKSolution):
+    """The inverse kinematics of a parallel robot (:class:`~.interface.IKSolution`) with what
+    its dynamics reuse, set by the code that makes it: ``flat`` (n_theta,) the limbs' tree
+    joints end to end; per limb ``jacobians`` (:class:`~.limb_ik.LimbJacobians`) and
+    ``limb_states`` (:func:`~.limb_kinematics.limb_state`), None: not computed; for a task
+    motion given with its acceleration, ``limb_forces`` (:class:`MotionValue` of
+    ``sum_l K_l^T Q_l`` (delta_p,), the limbs' share of eq. 45) and ``efforts`` (:class:`MotionValue`
+    of the actuator forces ``u`` (n_act,) of eq. 45 the compiled IK computed for that motion,
+    without platform wrench, ``J_IK`` checked; None where it did not)."""
+
+    flat: np.ndarray | None = None
+    jacobians: list | None = None
+    limb_states: list | None = None
+    limb_forces: MotionValue | None = None
+    efforts: MotionValue | None = None
+
+
+def pkm_solution(sol: IKSolution, **fields) -> PkmIKSolution:
+    """``sol`` as a :class:`PkmIKSolution` (a copy) with ``fields`` replaced."""
+    if isinstance(sol, PkmIKSolution):
+        return dataclasses.replace(sol, **fields)
+    base = {f.name: getattr(sol, f.name) for f in dataclasses.fields(IKSolution)}
+    return PkmIKSolution(**base, **fields)
+
+
+def flat_theta(sol: IKSolution) -> np.ndarray:
+    """The limbs' tree joints of ``sol`` end to end (n_theta,): its ``flat`` where it has it."""
+    flat = getattr(sol, "flat", None)
+    return np.concatenate(sol.limb_theta) if flat is None else flat
 
 
 def sample(sol: PkmIKSolution, i: int) -> PkmIKSolution:

@@ -22,7 +22,7 @@ from ..limb.loop_constraints import constraint_resolution_derivative
 from ..limb.ik_refinement import limb_rates
 from ..spatial.se3 import Ad_inv, ad
 from ..tree.tree_dynamics import crba, kinematics, rnea
-from .pkm_solution import PkmIKSolution
+from .pkm_solution import PkmIKSolution, flat_theta
 
 
 class TaskSpaceDynamics:
@@ -39,9 +39,9 @@ class TaskSpaceDynamics:
     def _generalized_force(self, sol, V_t, Vdot_t, poses=None):
         """Left side of eq. 39 minus ``W_EE``: ``sum_l K_l^T Q_l + platform``, with ``Q_l`` the
         RNEA of limb l along ``thetadd = K Vdot_t + Kdot V_t`` (eqs. 28-29)."""
-        known = getattr(sol, "_limb_forces", None)
-        if known is not None and np.array_equal(known[0], V_t) and np.array_equal(known[1], Vdot_t):
-            return self._platform_wrench(sol, V_t, Vdot_t) + known[2]
+        known = None if sol.limb_forces is None else sol.limb_forces.of(V_t, Vdot_t)
+        if known is not None:                    # the IK of this motion computed them
+            return self._platform_wrench(sol, V_t, Vdot_t) + known
         return self._platform_wrench(sol, V_t, Vdot_t) + self._rates(sol, V_t, Vdot_t, poses)[2]
 
     def _rates(self, sol, V_t, Vdot_t, poses=None):
@@ -50,9 +50,7 @@ class TaskSpaceDynamics:
         ``thetadd`` and the sum None): the compiled kernels
         (:func:`~pkm_dynamics.core.limb.limb_tables.compiled_rates`), and for a limb where they stop with a
         status the numpy route (:func:`.ik_refinement.limb_rates`, RNEA)."""
-        flat = getattr(sol, "_flat", None)
-        if flat is None:
-            flat = sol._flat = np.concatenate(sol.limb_theta)
+        flat = flat_theta(sol)
         if self.compiled:
             thd, thdd, W, status = compiled_rates(self._limb_tables, flat, V_t, Vdot_t, self.P_p)
         else:                                    # every limb by the reference route
@@ -61,7 +59,7 @@ class TaskSpaceDynamics:
         T = self._limb_tables
         for li in np.flatnonzero(status != 0):
             th = sol.limb_theta[li]
-            st = (getattr(sol, "_states", None) or [None] * len(self.limbs))[li]
+            st = None if sol.limb_states is None else sol.limb_states[li]
             limb, jac = step_partition(self.limbs[li], th, limb_state(self.limbs[li], th) if st is None else st,
                                        self.singularity_threshold, self.loop_singularity_threshold, check=False)
             pl = None if poses is None else poses[li]
@@ -110,7 +108,14 @@ class TaskSpaceDynamics:
         """Inverse-dynamics feedforward ``u`` (n_act,) (paper 001 eq. 45) for the task motion
         ``(x = pose (4,4), xd = V_t, xdd = Vdot_t)``, optional platform wrench ``W_EE`` (6,)
         (body-fixed, in the platform frame).  ``x`` may be an :class:`~.interface.IKSolution`;
-        ``initial``: where its IK starts.  Batched over a leading axis of x/xd/xdd/wrench."""
+        ``initial``: where its IK starts.  Batched over a leading axis of x/xd/xdd/wrench.
+
+        Where the numbers come from: eq. 45 solved here from the platform's wrench (eq. 38) and
+        the limbs' ``sum_l K_l^T Q_l`` (recomputed, or the solution's ``limb_forces`` when they
+        belong to this motion).  A :class:`~.pkm_solution.PkmIKSolution` made by the compiled
+        IK of this very motion (same ``xd``, ``xdd``, no ``wrench``) already holds eq. 45's ``u``
+        in its field ``efforts``, computed by the same kernel as :meth:`reference_motion`: that
+        ``u`` is returned (a copy), bit-identical to the solve here."""
         return self._one(self._inverse_dynamics_one, x, xd, xdd, initial=initial, wrench=wrench)
 
     def _inverse_dynamics_one(self, pose, twist, acceleration, initial=None, wrench=None,
@@ -119,9 +124,9 @@ class TaskSpaceDynamics:
         if wrench is not None:
             check_effort(wrench, "wrench")
         sol = self._solution(pose, V, A, initial)
-        known = getattr(sol, "_u", None)         # the ID the IK of this motion computed (J_IK checked)
-        if wrench is None and known is not None and np.array_equal(known[0], V) and np.array_equal(known[1], A):
-            return (known[2].copy(), sol) if _return_solution else known[2].copy()
+        known = None if wrench is not None or sol.efforts is None else sol.efforts.of(V, A)
+        if known is not None:                    # eq. 45 as the compiled IK of this motion solved it
+            return (known.copy(), sol) if _return_solution else known.copy()
         W = self._generalized_force(sol, V, A)
         if wrench is not None:
             W = W - self.P_p.T @ np.asarray(wrench, dtype=float).reshape(6)
@@ -154,9 +159,7 @@ class TaskSpaceDynamics:
             sol = self.inverse_kinematics(pose, initial=initial)
         if not self.compiled or (W is not None and W.shape != (6,)):
             return self._forward_dynamics_reference(sol, V, u, W, _return_solution)
-        flat = getattr(sol, "_flat", None)
-        if flat is None:
-            flat = sol._flat = np.concatenate(sol.limb_theta)
+        flat = flat_theta(sol)
         a, status, _ = compiled_forward_dynamics(
             self._limb_tables, flat, V, u, W, self.P_p, self.M_p, sol.pose, self.tree.gravity,
             np.ascontiguousarray(sol.J_IK, dtype=float), self.singularity_threshold)
@@ -190,7 +193,7 @@ class TaskSpaceDynamics:
         self.check_actuation(sol.J_IK)
         k = condition(M_t, self.dof, self.dof, np.empty((self.dof, self.dof)))
         if self.singularity_threshold is not None and not k <= self.singularity_threshold**2:
-            limb = max(zip(self.limbs, sol._jacs), key=lambda lj: np.linalg.norm(lj[1].K))[0]
+            limb = max(zip(self.limbs, sol.jacobians), key=lambda lj: np.linalg.norm(lj[1].K))[0]
             raise SingularityError(f"{limb.name}: the task-space mass matrix M_t is ill-conditioned (kappa(M_t) = "
                                    f"{k:.3g} > threshold^2 = {self.singularity_threshold**2:.3g}); {limb.name} has "
                                    "the largest joint rates per task rate (near its input singularity)")
@@ -218,13 +221,11 @@ class TaskSpaceDynamics:
         ``poses``: per limb ``(P, Ad(P)^-1)`` at the solution if already known."""
         M = self.P_p.T @ self.M_p @ self.P_p
         poses = [None] * len(self.limbs) if poses is None else poses
-        flat = getattr(sol, "_flat", None)
-        if flat is None:
-            flat = sol._flat = np.concatenate(sol.limb_theta)
+        flat = flat_theta(sol)
         status = compiled_task_inertia(self._limb_tables, flat, M) if self.compiled else \
             np.ones(len(self.limbs), dtype=int)                             # the kernel, or numpy
         for li in np.flatnonzero(status != 0):                              # the numpy route
-            limb, th, jac = self.limbs[li], sol.limb_theta[li], sol._jacs[li]
+            limb, th, jac = self.limbs[li], sol.limb_theta[li], sol.jacobians[li]
             M += jac.K.T @ crba(limb.tree, th, poses[li]) @ jac.K
         return M
 
@@ -240,7 +241,7 @@ class TaskSpaceDynamics:
         Vp = self.P_p @ V
         Ct = self.P_p.T @ (-ad(Vp).T @ self.M_p) @ self.P_p
         Wg = self._platform_wrench(sol, np.zeros(self.dof), np.zeros(self.dof))
-        for limb, th, jac in zip(self.limbs, sol.limb_theta, sol._jacs):
+        for limb, th, jac in zip(self.limbs, sol.limb_theta, sol.jacobians):
             limb, jac = step_partition(limb, th, limb_state(limb, th), self.singularity_threshold,   # jac's H
                                        self.loop_singularity_threshold, check=False)
             thd = jac.K @ V

@@ -163,7 +163,7 @@ def test_kappa_threshold_is_decided_as_by_the_reference_route():
     assert D.shape == (6, 6) and np.array_equal(D.T @ D, np.eye(6))
     for threshold, refused in ((np.sqrt(k_a[l] * k_b[l]), True), (1.01 * max(k_a.max(), k_b.max()), False)):
         robot = ParallelRobot(path, options=SolverOptions(singularity_threshold=threshold))
-        r = compiled_ik(robot._limb_tables, B, sol_a._flat, True, robot.tol, threshold,
+        r = compiled_ik(robot._limb_tables, B, sol_a.flat, True, robot.tol, threshold,
                         robot.loop_singularity_threshold)
         assert (r.status[l] != 0) == refused
         limb, th0 = robot.limbs[l], sol_a.limb_theta[l]
