@@ -35,16 +35,8 @@ import numpy as np
 from ..spatial import taylor as T
 from .derivatives import DynamicsDerivatives
 from ..errors import StateError
-from ..hoid.jet_dynamics import (close_loops, constraint_jacobian_jet, jet_model, pose_jets, rnea_jet, tree_motion_jet,
+from ..hoid.jet_dynamics import (close_loops, constraint_jacobian_jet, pose_jets, rnea_jet, tree_motion_jet,
                                  _jacobian_jet)
-
-
-def _model(robot):
-    """The general-route model of ``robot`` (built once, kept on the robot)."""
-    jm = robot.__dict__.get("_jet_model")
-    if jm is None:
-        jm = robot.__dict__["_jet_model"] = jet_model(robot.description)
-    return jm
 
 
 def task_jacobian_jet(jm, qj) -> np.ndarray:
@@ -115,7 +107,7 @@ def _actuator_forces(W, J) -> np.ndarray:
 
 
 def _one(robot, inverse, pose, V, third, wrench, initial):
-    jm = _model(robot)
+    jm = robot.jet_model              # built with the robot (ParallelRobot.__init__)
     dp = robot.dof
     if inverse:                         # the value first: it checks every input and names it
         value = robot.inverse_dynamics(pose, V, third, wrench=wrench, initial=initial)

@@ -30,6 +30,7 @@ import numpy as np
 
 from ..description.robot_description import as_description
 from ..errors import DescriptionError
+from ..hoid.jet_dynamics import jet_model
 from ..limb.limb_tables import (LimbTables, robot_constants)
 from ..limb.limb_model import TWIST_COMPONENTS, build_limbs
 from ..interface import IKSolution, SolverOptions
@@ -142,6 +143,7 @@ class ParallelRobot(PkmKinematics, PkmForwardKinematics, TaskSpaceDynamics):
         self._whole_dst = np.concatenate([limb.whole_index[limb.whole_index >= 0] for limb in self.limbs]).astype(int)
         self._rc = robot_constants(self.reference_pose, self.P_p, self.M_p, self.tree.gravity)
         self.reaction_model = reaction_model(self)        # read-only: built here, not at a call
+        self.jet_model = jet_model(desc)                  # the general route of the derivatives, read-only
 
     # -- names and solver options (read-only: ``options`` is fixed) ----------------------------
     @property
