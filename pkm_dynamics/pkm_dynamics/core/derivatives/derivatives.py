@@ -72,17 +72,17 @@ _ENTRY = {}
 def _head(model: ChainModel) -> tuple:
     """The model, the chain scratch and the tangent scratch of the calling thread, as the
     leading arguments of :func:`.chain_derivatives.chain_dynamics_derivatives`."""
-    heads = getattr(model._local, "deriv_head", None)
-    if heads is None:
+    def make():
         T = ChainTangents.allocate(model.n)
-        heads = model._local.deriv_head = model.head() + (T.loc, T.dA, T.dnus, T.dxb, T.dps, T.dacc, T.dF, T.dnu,
-                                                          T.dnud, T.dFE, T.J, T.Lw, T.fbuf)
-    return heads
+        return model.head() + (T.loc, T.dA, T.dnus, T.dxb, T.dps, T.dacc, T.dF, T.dnu, T.dnud, T.dFE, T.J,
+                               T.Lw, T.fbuf)
+
+    return model.thread_scratch("derivative_head", make)
 
 
 def _call(model: ChainModel, inverse: bool, x, xd, t, wrench) -> DynamicsDerivatives:
     head = _head(model)
-    d = model._local.data
+    d = model.data()
     n = model.n
     x, xd, t, fe, single = _batch(model, d, x, xd, t, wrench)
     B = x.shape[0]

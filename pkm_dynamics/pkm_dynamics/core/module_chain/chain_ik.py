@@ -151,7 +151,7 @@ def compiled_pose_newton(robot, T_star, x, tol: float, max_iter: int) -> tuple:
     from .chain_closure import OK
     cm, ct = robot.compiled, robot.tree.compiled
     cm.data()
-    d = cm._local.data
+    d = cm.data()
     body, offset = robot.tree.frame(robot.end_effector)
     lower, upper, _, _ = stroke_metric(robot.chain)
     out = np.empty(robot.chain.n)

@@ -110,6 +110,28 @@ class ChainModel:
             self._local.head = (self.geo, self.mats, self.nud0, d.A, d.V, d.S, d.W, d.w)
         return d
 
+    def one_call(self) -> tuple:
+        """The calling thread's ``(entry, model_flat, data_flat, no_wrench, status, n, shape1)``
+        for one state (:func:`_one`; ``entry`` None until the kernel is compiled): kept per
+        thread once the entry point is known, so the robot's short path is one lookup."""
+        try:
+            return self._local.one
+        except AttributeError:
+            one = _one(self)
+            if one[0] is not None:
+                self._local.one = one
+            return one
+
+    def thread_scratch(self, name: str, make):
+        """The calling thread's scratch ``name`` of a caller built on this model (e.g. the
+        tangent buffers of :mod:`~pkm_dynamics.core.derivatives.derivatives`): ``make()`` on the
+        thread's first call, kept with the thread's :meth:`data`."""
+        s = getattr(self._local, name, None)
+        if s is None:
+            s = make()
+            setattr(self._local, name, s)
+        return s
+
     def head(self) -> tuple:
         """The leading arguments of :func:`.chain_kernels.chain_dynamics` for the calling
         thread: ``(geo, mats, nud0, A, V, S, W, w)``, built with its scratch."""
@@ -207,17 +229,12 @@ def _one(model: ChainModel) -> tuple:
     one state: the entry point of :func:`.chain_kernels.chain_dynamics_one` (see
     :func:`_entry_point`; None until that kernel has one, it is loaded when the first chain is
     built), its leading arguments (the flat model and scratch buffers), the scratch and the shape
-    of one state.  Kept per thread as ``model._local.one`` once the entry point is known: the
-    short path of the robot's ``forward_dynamics`` / ``inverse_dynamics`` reads it there (one
-    lookup, no call of this layer)."""
+    of one state.  Kept per thread by :meth:`ChainModel.one_call` once the entry point is known:
+    the short path of the robot's ``forward_dynamics`` / ``inverse_dynamics`` reads it there."""
     run = _ENTRY.get(K.chain_dynamics_one)
-    model.data()
-    d = model._local.data
-    one = (None if run is K.chain_dynamics_one else run, model.flat, d.flat, d.no_wrench, d.status, model.n,
-           model.shape1)
-    if one[0] is not None:
-        model._local.one = one
-    return one
+    d = model.data()
+    return (None if run is K.chain_dynamics_one else run, model.flat, d.flat, d.no_wrench, d.status, model.n,
+            model.shape1)
 
 
 def _call(model: ChainModel, inverse: bool, x, xd, t, f_ext):
@@ -229,17 +246,14 @@ def _call(model: ChainModel, inverse: bool, x, xd, t, f_ext):
     x = np.ascontiguousarray(x, float)
     xd = np.ascontiguousarray(xd, float)
     t = np.ascontiguousarray(t, float)
-    try:
-        run, mflat, dflat, fe, status, n, shape1 = model._local.one
-    except AttributeError:
-        run, mflat, dflat, fe, status, n, shape1 = _one(model)
+    run, mflat, dflat, fe, status, n, shape1 = model.one_call()
     if f_ext is None and run is not None and x.shape == xd.shape == t.shape == shape1:
         out = np.empty(n)
         if run(inverse, mflat, dflat, x, xd, t, fe, out, status) == K.OK:
             return out
         single = True
     else:
-        d = model._local.data
+        d = model.data()
         x, xd, t, fe, single = _batch(model, d, x, xd, t, f_ext)
         if single and f_ext is None:
             kernel, head, x, xd, t = K.chain_dynamics_one, (model.flat, d.flat), x[0], xd[0], t[0]

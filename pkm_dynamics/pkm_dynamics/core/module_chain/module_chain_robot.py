@@ -74,15 +74,15 @@ class ModuleChainRobot:
         (batch, 6): (moment, force) acting on the end effector, in its frame.
 
         One state of float arrays (n,) without a wrench goes straight to the kernel's entry
-        point (the calling thread's ``compiled._local.one``, :func:`~pkm_dynamics.core.module_chain.chain_model._one`);
+        point (the calling thread's ``compiled.one_call()``, :func:`~pkm_dynamics.core.module_chain.chain_model._one`);
         everything else, and a state the kernel refuses (to raise the named exception), through
         :func:`~pkm_dynamics.core.module_chain.chain_model.chain_forward_dynamics`."""
         try:
-            run, mflat, dflat, fe, status, n, shape1 = self.compiled._local.one
+            run, mflat, dflat, fe, status, n, shape1 = self.compiled.one_call()
             x, xd, u = _asc(x, float), _asc(xd, float), _asc(u, float)
-        except (AttributeError, TypeError, ValueError):      # first call of a thread, or no array
+        except (TypeError, ValueError):                      # no array
             return compiled_forward_dynamics(self.compiled, x, xd, u, wrench)
-        if wrench is None and shape1 == x.shape == xd.shape == u.shape:
+        if run is not None and wrench is None and shape1 == x.shape == xd.shape == u.shape:
             out = _empty(n)
             if not run(False, mflat, dflat, x, xd, u, fe, out, status):
                 return out
@@ -94,13 +94,13 @@ class ModuleChainRobot:
         :class:`~.interface.IKSolution` (its actuators).  One state goes straight to the kernel
         as in :meth:`forward_dynamics`."""
         try:
-            run, mflat, dflat, fe, status, n, shape1 = self.compiled._local.one
+            run, mflat, dflat, fe, status, n, shape1 = self.compiled.one_call()
             x, xd, xdd = _asc(x, float), _asc(xd, float), _asc(xdd, float)
-        except (AttributeError, TypeError, ValueError):      # also an IKSolution
+        except (TypeError, ValueError):                      # also an IKSolution
             if isinstance(x, IKSolution):
                 x = x.actuators
             return compiled_inverse_dynamics(self.compiled, x, xd, xdd, wrench)
-        if wrench is None and shape1 == x.shape == xd.shape == xdd.shape:
+        if run is not None and wrench is None and shape1 == x.shape == xd.shape == xdd.shape:
             out = _empty(n)
             if not run(True, mflat, dflat, x, xd, xdd, fe, out, status):
                 return out

@@ -117,7 +117,7 @@ def chain_joint_reactions(model: ReactionsModel, x, xd, f, wrench=None):
     :class:`SingularityError` naming the module and loop whose pin force is undetermined."""
     cm = model.chain_model
     head = cm.head()
-    d = cm._local.data
+    d = cm.data()
     X, XD, F, FE, single = _batch(cm, d, x, xd, f, wrench)
     rows, nq = X.shape[0], len(model.parent)
     ACC = np.empty_like(X)
