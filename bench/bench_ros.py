@@ -268,10 +268,10 @@ def bench_node_cost(robot, count):
     import rclpy
     from rclpy.parameter import Parameter
     from sensor_msgs.msg import JointState
-    from pkm_dynamics.conversions import pose_matrix, task_vector
+    from pkm_dynamics.node.messages.conversions import pose_matrix, task_vector
     from pkm_dynamics.core import load_robot
-    from pkm_dynamics.dynamics_node import DynamicsNode
-    from pkm_dynamics.lean_executor import LeanExecutor
+    from pkm_dynamics.node.dynamics_node import DynamicsNode
+    from pkm_dynamics.node.runtime.lean_executor import LeanExecutor
     from pkm_dynamics.testing import Collector, matched_publisher
     text = description(robot)
     ns = f'/node_cost_{robot}'

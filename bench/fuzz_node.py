@@ -93,7 +93,7 @@ class Remote:
 
     def __init__(self, campaign, robot, params=None, text=None):
         from pkm_dynamics.core.interface import SolverOptions
-        from pkm_dynamics.model import STANDARD_GRAVITY, Model
+        from pkm_dynamics.node.model import STANDARD_GRAVITY, Model
         from pkm_dynamics.testing import NodeProcess
         self.campaign, self.robot = campaign, robot
         text = text if text is not None else (ROBOTS_DIR / f'{robot}.urdf').read_text()
@@ -283,7 +283,7 @@ class Campaign:
     def _task_point(self, remote):
         from geometry_msgs.msg import Transform, Twist
         from trajectory_msgs.msg import MultiDOFJointTrajectoryPoint
-        from pkm_dynamics.conversions import matrix_quaternion
+        from pkm_dynamics.node.messages.conversions import matrix_quaternion
         C = remote.model.robot.reference_pose
         t = Transform()
         t.translation.x, t.translation.y, t.translation.z = C[:3, 3].tolist()
@@ -524,7 +524,7 @@ class Campaign:
                 t = Transform()
                 if len(pos) == 3:
                     t.translation.x, t.translation.y, t.translation.z = pos
-                from pkm_dynamics.conversions import matrix_quaternion
+                from pkm_dynamics.node.messages.conversions import matrix_quaternion
                 q = matrix_quaternion(C[:3, :3]).tolist()
                 q = q if good else self.bad_vector(q)
                 if len(q) == 4:

@@ -6,7 +6,7 @@ on its reference topic; then, per reference (medians, microseconds):
 
 - take: ``take_message`` off the subscription: the serialized bytes (what the node takes),
   and for comparison rclpy's conversion to a Python message; then the node's reading of the
-  bytes (:func:`~pkm_dynamics.cdr_messages.read_reference`);
+  bytes (:func:`~pkm_dynamics.node.messages.cdr_messages.read_reference`);
 - check: age, kind, points, joint order, arrays and bounds (PKM: the task point's pose, twist
   and acceleration);
 - core: the inverse dynamics (PKM: ``reference_motion``, the inverse kinematics from the
@@ -58,10 +58,10 @@ def profile(robot, count):
     from rclpy.parameter import Parameter
     from sensor_msgs.msg import JointState
     from std_msgs.msg import Float64MultiArray
-    from pkm_dynamics.cdr_messages import read_reference
-    from pkm_dynamics.conversions import actuator_states
-    from pkm_dynamics.dynamics_node import DynamicsNode
-    from pkm_dynamics.lean_executor import LeanExecutor
+    from pkm_dynamics.node.messages.cdr_messages import read_reference
+    from pkm_dynamics.node.messages.conversions import actuator_states
+    from pkm_dynamics.node.dynamics_node import DynamicsNode
+    from pkm_dynamics.node.runtime.lean_executor import LeanExecutor
     from pkm_dynamics.testing import Collector, matched_publisher
 
     ns = f'/profile_{robot}'

@@ -64,7 +64,7 @@ def reference_messages(robot, count=1000):
             for x, xd, xdd in zip(*crane_states(count))]
     from geometry_msgs.msg import Accel, Transform, Twist
     from trajectory_msgs.msg import MultiDOFJointTrajectory, MultiDOFJointTrajectoryPoint
-    from pkm_dynamics.conversions import matrix_pose, task_message
+    from pkm_dynamics.node.messages.conversions import matrix_pose, task_message
     from pkm_dynamics.core.pkm.parallel_robot import ParallelRobot
     parallel = ParallelRobot(description(robot))
     msgs = []

@@ -106,7 +106,7 @@ setup(
     license='BSD-3-Clause',
     entry_points={
         'console_scripts': [
-            'pkm_dynamics_node = pkm_dynamics.dynamics_node:main',
+            'pkm_dynamics_node = pkm_dynamics.node.dynamics_node:main',
         ],
     },
 )

@@ -22,12 +22,12 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
 
-from pkm_dynamics.launch_settings import node_settings
+from pkm_dynamics.node.launch_settings import node_settings
 
 
 def dynamics_node(context):
     """The node of the launch arguments: what to run comes from
-    :func:`pkm_dynamics.launch_settings.node_settings` (plain Python, tested by the suite)."""
+    :func:`pkm_dynamics.node.launch_settings.node_settings` (plain Python, tested by the suite)."""
     settings = node_settings(get_package_share_directory('pkm_dynamics'),
                              LaunchConfiguration('robot').perform(context),
                              LaunchConfiguration('config').perform(context),

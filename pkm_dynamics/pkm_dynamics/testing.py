@@ -10,6 +10,10 @@ module costs nothing for ROS-free code.
 
 For the core's tests of module chains: `module_chain_sources` (the chains they sweep) and
 `chain_states` (random states inside the strokes).
+
+This module is test, demo (`scripts/demo.py`) and benchmark (`bench/`) support, not part of the
+node's runtime (`pkm_dynamics.node`): the node never imports it. It stays at the package's top
+level so that all of them import it from the installed package as `pkm_dynamics.testing`.
 """
 import os
 from pathlib import Path
@@ -282,7 +286,7 @@ class InProcessNode:
     def __init__(self, context, text, namespace='/pkm_dynamics_in_process', parameters=()):
         from rclpy.parameter import Parameter
 
-        from pkm_dynamics.dynamics_node import DynamicsNode
+        from pkm_dynamics.node.dynamics_node import DynamicsNode
         self.node = DynamicsNode(context=context, namespace=namespace, parameter_overrides=[
             Parameter('robot_description', value=text), *parameters])
         self.node.trigger_configure()

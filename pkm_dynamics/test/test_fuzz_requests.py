@@ -112,7 +112,7 @@ def poses(draw, model):
     with special, far or non-unit components now and then."""
     from geometry_msgs.msg import Pose
 
-    from pkm_dynamics.conversions import matrix_quaternion
+    from pkm_dynamics.node.messages.conversions import matrix_quaternion
     robot = model.robot
     C = robot.reference_pose if model.kind == 'parallel' else robot.forward_kinematics(
         np.array(nominal_state(model)))
@@ -137,7 +137,7 @@ def spatial(kind, six):
 
 def task_rate(model, kind, order):
     """A Twist / Accel with the task-space components of a rate (rarely one outside)."""
-    from pkm_dynamics.conversions import TWIST_COMPONENTS
+    from pkm_dynamics.node.messages.conversions import TWIST_COMPONENTS
     inside = [c in model.task_space for c in TWIST_COMPONENTS] if model.kind == 'parallel' else [True] * 6
 
     def six(v):
@@ -284,7 +284,7 @@ def good_request_is_right(node):
     model, robot = node.model, node.model.robot
     r = srv.InverseDynamics.Request()
     if model.kind == 'parallel':
-        from pkm_dynamics.conversions import matrix_quaternion
+        from pkm_dynamics.node.messages.conversions import matrix_quaternion
         C = robot.reference_pose
         t = Transform()
         t.translation.x, t.translation.y, t.translation.z = C[:3, 3].tolist()
@@ -332,7 +332,7 @@ def test_core_raises_a_named_error_or_returns_finite_numbers(nodes, robot):
 
     @given(state=state)
     def run(state):
-        from pkm_dynamics.conversions import RequestError, pose_matrix
+        from pkm_dynamics.node.messages.conversions import RequestError, pose_matrix
         a, b, c = state
         try:
             if model.kind == 'parallel':

@@ -167,7 +167,7 @@ def test_bad_ik_seeds(chain):
     answered as the core's IK from the others at mid-stroke (the documented partial seed)."""
     from pkm_dynamics_interfaces.msg import ErrorCodes
     from pkm_dynamics_interfaces.srv import InverseKinematics
-    from pkm_dynamics.conversions import matrix_pose, pose_matrix
+    from pkm_dynamics.node.messages.conversions import matrix_pose, pose_matrix
     robot, client, process = chain
     request = InverseKinematics.Request()
     request.pose.pose = matrix_pose(robot.forward_kinematics(np.array(X0)))
@@ -200,7 +200,7 @@ def test_model_info_is_answered_during_a_long_call(pkm, module_ros_node):
     thread of its own: it is answered while the long call still runs, and the long call is
     answered too (every point, the core's numbers)."""
     from pkm_dynamics_interfaces.srv import GetModelInfo, InverseDynamics
-    from pkm_dynamics.conversions import matrix_quaternion
+    from pkm_dynamics.node.messages.conversions import matrix_quaternion
     from trajectory_msgs.msg import MultiDOFJointTrajectoryPoint
     from geometry_msgs.msg import Transform
     robot, client, process = pkm
@@ -245,7 +245,7 @@ def test_bad_pkm_requests(pkm, module_ros_node):
     from pkm_dynamics_interfaces.srv import InverseKinematics
     from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
     from rcl_interfaces.srv import GetParameters, SetParameters
-    from pkm_dynamics.conversions import matrix_pose, pose_matrix
+    from pkm_dynamics.node.messages.conversions import matrix_pose, pose_matrix
     robot, client, process = pkm
 
     def ik(pose, twist=None):

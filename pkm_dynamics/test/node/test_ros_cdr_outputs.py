@@ -12,8 +12,8 @@ from rclpy.serialization import deserialize_message
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
-from pkm_dynamics.cdr_messages import JointStateBytes
-from pkm_dynamics.feedforward_outputs import FeedforwardOutputs
+from pkm_dynamics.node.messages.cdr_messages import JointStateBytes
+from pkm_dynamics.node.streaming.feedforward_outputs import FeedforwardOutputs
 
 NAMES = ['slew', 'lift', 'tilt', 'ext\u00e9nsion', 'l1_j1', 'leg6_p']
 

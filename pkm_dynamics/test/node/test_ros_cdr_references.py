@@ -14,9 +14,9 @@ from std_msgs.msg import Header
 from trajectory_msgs.msg import (JointTrajectory, JointTrajectoryPoint, MultiDOFJointTrajectory,
                                  MultiDOFJointTrajectoryPoint)
 
-from pkm_dynamics.cdr_messages import read_reference
-from pkm_dynamics.conversions import RequestError
-from pkm_dynamics.state_messages import task_point_values
+from pkm_dynamics.node.messages.cdr_messages import read_reference
+from pkm_dynamics.node.messages.conversions import RequestError
+from pkm_dynamics.node.messages.state_messages import task_point_values
 
 
 def header(k):

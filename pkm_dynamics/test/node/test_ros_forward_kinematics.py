@@ -76,7 +76,7 @@ def test_forward_then_inverse_kinematics_round_trip(served):
 
 def test_pose_twist_and_task_mass_matrix_against_the_core(served):
     from pkm_dynamics_interfaces.srv import ForwardKinematics
-    from pkm_dynamics.conversions import TWIST_COMPONENTS, pose_matrix, spatial_vector
+    from pkm_dynamics.node.messages.conversions import TWIST_COMPONENTS, pose_matrix, spatial_vector
     from pkm_dynamics.core.tree.constrained import kkt_inverse_dynamics
     robot, names = served.robot, list(served.robot.actuated_joints)
     fk = served.client.call(ForwardKinematics, 'forward_kinematics',

@@ -9,7 +9,7 @@ from numpy.testing import assert_array_equal
 import pytest
 
 from pkm_dynamics.core import load_robot
-from pkm_dynamics.model import STANDARD_GRAVITY
+from pkm_dynamics.node.model import STANDARD_GRAVITY
 
 SLOPE = math.radians(15.0)
 #: gravity on the slope, in the root link frame [m/s^2]
@@ -56,7 +56,7 @@ def inverse_dynamics_request(name, robot):
     from geometry_msgs.msg import Transform, Twist
     from pkm_dynamics_interfaces.srv import InverseDynamics
     from trajectory_msgs.msg import JointTrajectoryPoint, MultiDOFJointTrajectoryPoint
-    from pkm_dynamics.conversions import matrix_quaternion, task_message
+    from pkm_dynamics.node.messages.conversions import matrix_quaternion, task_message
     request = InverseDynamics.Request()
     if name == 'heavy_duty_4dof':
         request.trajectory.joint_names = list(robot.actuated_joints)
@@ -76,7 +76,7 @@ def inverse_dynamics_request(name, robot):
 
 def test_inverse_dynamics_under_the_gravity_of_the_parameter(sloped):
     from pkm_dynamics_interfaces.srv import InverseDynamics
-    from pkm_dynamics.conversions import pose_matrix
+    from pkm_dynamics.node.messages.conversions import pose_matrix
     name, robot, flat, client, process = sloped
     request, (x, xd, xdd) = inverse_dynamics_request(name, robot)
     if name != 'heavy_duty_4dof':       # the pose as the node reads it from the message

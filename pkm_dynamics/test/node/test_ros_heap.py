@@ -10,7 +10,7 @@ from pkm_dynamics.core.description.examples import module_chain_urdf
 
 def test_a_replaced_model_is_freed_and_the_heap_frozen(rclpy_context):
     from rclpy.parameter import Parameter
-    from pkm_dynamics.dynamics_node import DynamicsNode
+    from pkm_dynamics.node.dynamics_node import DynamicsNode
     node = DynamicsNode(context=rclpy_context, namespace='/heap_test', parameter_overrides=[
         Parameter('robot_description', value=module_chain_urdf(2)),
         Parameter('completion.enabled', value=False)])

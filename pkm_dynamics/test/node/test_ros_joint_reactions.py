@@ -59,7 +59,7 @@ def test_module_chain_reactions(chain):
 def test_parallel_robot_reactions(pkm):
     from geometry_msgs.msg import Twist, Wrench
     from pkm_dynamics_interfaces.srv import JointReactions
-    from pkm_dynamics.conversions import matrix_pose, pose_matrix, task_message
+    from pkm_dynamics.node.messages.conversions import matrix_pose, pose_matrix, task_message
     robot, client = pkm
     V = np.array([0.05, -0.02, 0.1])
     u = np.array([0.3, -0.2, 0.1])

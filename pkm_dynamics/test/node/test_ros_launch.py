@@ -1,7 +1,7 @@
 """The launch file, without ROS ``launch`` (it has no PyPI wheel: never installed here).
 
 What ``ros2 launch pkm_dynamics pkm_dynamics.launch.py robot:=... config:=... remappings:=...``
-starts is decided by :func:`pkm_dynamics.launch_settings.node_settings`: it is executed here
+starts is decided by :func:`pkm_dynamics.node.launch_settings.node_settings`: it is executed here
 on the installed share directory for every example, a URDF path, topic mode and bad
 arguments; the executable it names is checked to be where launch_ros looks for it, and the
 node is started with exactly those settings. The launch file itself is executed with a
@@ -17,7 +17,7 @@ import types
 import pytest
 import yaml
 
-from pkm_dynamics.launch_settings import node_settings
+from pkm_dynamics.node.launch_settings import node_settings
 from pkm_dynamics.testing import Client
 
 SHARE = Path(sys.prefix) / 'share' / 'pkm_dynamics'

@@ -139,7 +139,7 @@ def test_readme_topic_examples_fill_their_messages():
 
 def stamped(C, frame_id=''):
     from geometry_msgs.msg import PoseStamped
-    from pkm_dynamics.conversions import matrix_pose
+    from pkm_dynamics.node.messages.conversions import matrix_pose
     msg = PoseStamped(pose=matrix_pose(C))
     msg.header.frame_id = frame_id
     return msg
@@ -196,14 +196,14 @@ def test_a_pose_in_another_frame_is_refused(chain, pkm):
     response = client.call(InverseDynamics, 'inverse_dynamics', request)
     assert response.success, response.message
     zero = np.zeros(robot.dof)
-    from pkm_dynamics.conversions import pose_matrix
+    from pkm_dynamics.node.messages.conversions import pose_matrix
     assert_array_equal(response.feedforward.points[0].effort,
                        robot.inverse_dynamics(pose_matrix(tf), zero, zero))
 
 
 def test_fields_of_the_other_space_are_refused(chain, pkm):
     from pkm_dynamics_interfaces.srv import ForwardDynamics, HigherOrderInverseDynamics
-    from pkm_dynamics.conversions import pose_matrix, task_message
+    from pkm_dynamics.node.messages.conversions import pose_matrix, task_message
     from pkm_dynamics.core.hoid.higher_order import higher_order_inverse_dynamics
     robot, client = pkm
     P = robot.task_pose(np.array([0.01, -0.01, 0.05]))
@@ -244,7 +244,7 @@ def test_fields_of_the_other_space_are_refused(chain, pkm):
 def test_optional_twist_and_acceleration_take_their_flags(chain, pkm):
     from geometry_msgs.msg import Accel
     from pkm_dynamics_interfaces.srv import InverseKinematics
-    from pkm_dynamics.conversions import task_message
+    from pkm_dynamics.node.messages.conversions import task_message
     robot, client = pkm
     P = robot.task_pose(np.array([0.01, -0.01, 0.05]))
     V, A = np.array([0.1, -0.2, 0.3]), np.array([1.0, 0.5, -0.5])
@@ -278,9 +278,9 @@ def test_task_point_reader_reads_what_the_checked_reader_does(pkm):
     every point that reader refuses back to it (None)."""
     from geometry_msgs.msg import Transform, Twist
     from trajectory_msgs.msg import MultiDOFJointTrajectoryPoint
-    from pkm_dynamics.conversions import (TWIST_COMPONENTS, matrix_pose, pose_matrix,
+    from pkm_dynamics.node.messages.conversions import (TWIST_COMPONENTS, matrix_pose, pose_matrix,
                                           task_message, task_vector)
-    from pkm_dynamics.state_messages import task_point_reader
+    from pkm_dynamics.node.messages.state_messages import task_point_reader
     robot = pkm[0]
     read = task_point_reader(tuple(robot.task_space))
     pose = matrix_pose(robot.task_pose(np.array([0.01, -0.01, 0.05])))

@@ -37,7 +37,7 @@ def task_reference(robot, x):
     small task velocity and acceleration."""
     from geometry_msgs.msg import Accel, Transform, Twist
     from trajectory_msgs.msg import MultiDOFJointTrajectory, MultiDOFJointTrajectoryPoint
-    from pkm_dynamics.conversions import matrix_pose, task_message
+    from pkm_dynamics.node.messages.conversions import matrix_pose, task_message
     pose = matrix_pose(robot.task_pose(x))
     tf = Transform(rotation=pose.orientation)
     tf.translation.x, tf.translation.y, tf.translation.z = (

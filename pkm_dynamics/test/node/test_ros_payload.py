@@ -153,7 +153,7 @@ def test_parallel_robot_started_with_a_payload(module_node, module_ros_node, exa
     are those of the platform carrying the load."""
     from pkm_dynamics_interfaces.srv import ForwardKinematics, InverseDynamics
     from geometry_msgs.msg import Accel, Transform, Twist
-    from pkm_dynamics.conversions import matrix_pose, pose_matrix, task_message
+    from pkm_dynamics.node.messages.conversions import matrix_pose, pose_matrix, task_message
     from trajectory_msgs.msg import MultiDOFJointTrajectoryPoint
     text = example_robot(PKM)
     module_node(params={'robot_description': text, **payload_parameters(PKM_LOAD)},

@@ -15,7 +15,7 @@ def gough(served_robot):
 def stamped(C):
     """PoseStamped of a 4x4 pose matrix (frame_id empty: the root link)."""
     from geometry_msgs.msg import PoseStamped
-    from pkm_dynamics.conversions import matrix_pose
+    from pkm_dynamics.node.messages.conversions import matrix_pose
     return PoseStamped(pose=matrix_pose(C))
 
 

@@ -13,7 +13,7 @@ ROBOTS = Path(__file__).resolve().parents[2] / 'robots'
 def ik_request(C):
     from pkm_dynamics_interfaces.srv import InverseKinematics
 
-    from pkm_dynamics.conversions import matrix_pose
+    from pkm_dynamics.node.messages.conversions import matrix_pose
     request = InverseKinematics.Request()
     request.pose.pose = matrix_pose(C)
     return request

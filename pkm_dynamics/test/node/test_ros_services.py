@@ -67,7 +67,7 @@ def task_trajectory_request(robot, poses, twists, accels):
     from geometry_msgs.msg import Accel, Transform, Twist
     from pkm_dynamics_interfaces.srv import InverseDynamics
     from trajectory_msgs.msg import MultiDOFJointTrajectoryPoint
-    from pkm_dynamics.conversions import matrix_pose, task_message
+    from pkm_dynamics.node.messages.conversions import matrix_pose, task_message
     request = InverseDynamics.Request()
     request.task_trajectory.joint_names = ['platform']
     for P, V, A in zip(poses, twists, accels):
@@ -84,7 +84,7 @@ def task_trajectory_request(robot, poses, twists, accels):
 
 def received_poses(request):
     """The pose matrices the node reads from a task trajectory request."""
-    from pkm_dynamics.conversions import pose_matrix
+    from pkm_dynamics.node.messages.conversions import pose_matrix
     return np.stack([pose_matrix(p.transforms[0]) for p in request.task_trajectory.points])
 
 
@@ -161,7 +161,7 @@ def test_inverse_dynamics_with_wrench(served):
 def test_forward_dynamics(served):
     from geometry_msgs.msg import Twist
     from pkm_dynamics_interfaces.srv import ForwardDynamics
-    from pkm_dynamics.conversions import matrix_pose, pose_matrix, spatial_vector, task_message
+    from pkm_dynamics.node.messages.conversions import matrix_pose, pose_matrix, spatial_vector, task_message
     robot = served.robot
     names = list(robot.actuated_joints)
     request = ForwardDynamics.Request()
@@ -194,7 +194,7 @@ def test_forward_dynamics(served):
 def test_higher_order_inverse_dynamics(served):
     from geometry_msgs.msg import Accel, Twist
     from pkm_dynamics_interfaces.srv import HigherOrderInverseDynamics
-    from pkm_dynamics.conversions import matrix_pose, pose_matrix, task_message
+    from pkm_dynamics.node.messages.conversions import matrix_pose, pose_matrix, task_message
     robot = served.robot
     names = list(robot.actuated_joints)
     request = HigherOrderInverseDynamics.Request()
@@ -247,7 +247,7 @@ def assert_ik_positions(response, robot, expected):
 def test_inverse_kinematics(served):
     from geometry_msgs.msg import Accel, Twist
     from pkm_dynamics_interfaces.srv import InverseKinematics
-    from pkm_dynamics.conversions import matrix_pose, pose_matrix, task_message
+    from pkm_dynamics.node.messages.conversions import matrix_pose, pose_matrix, task_message
     robot = served.robot
     request = InverseKinematics.Request()
     if not served.pkm:

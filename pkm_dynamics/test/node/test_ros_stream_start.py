@@ -47,7 +47,7 @@ def task_references(robot, count):
     coordinate about the reference pose."""
     from geometry_msgs.msg import Accel, Transform, Twist
     from trajectory_msgs.msg import MultiDOFJointTrajectory, MultiDOFJointTrajectoryPoint
-    from pkm_dynamics.conversions import matrix_pose, task_message
+    from pkm_dynamics.node.messages.conversions import matrix_pose, task_message
     out = []
     for t in np.arange(count) / count:
         w = 2 * np.pi * t + np.arange(robot.dof)

@@ -67,7 +67,7 @@ def test_a_trajectory_is_one_batched_core_call(crane):
 
 
 def test_batch_conversion_equals_point_by_point_and_names_the_culprit():
-    from pkm_dynamics.conversions import actuator_states, core_error, name_index, ordered
+    from pkm_dynamics.node.messages.conversions import actuator_states, core_error, name_index, ordered
     request, _ = trajectory(7, ['tilt', 'slew', 'extension', 'lift'])
     points = request.trajectory.points
     points[3].velocities = []                                  # empty: zeros
@@ -102,7 +102,7 @@ def test_lean_executor_delivers_in_order_and_stops(rclpy_context):
     executor waits in another thread; then shutdown ends the spinning."""
     import rclpy
     from std_msgs.msg import Int64
-    from pkm_dynamics.lean_executor import LeanExecutor
+    from pkm_dynamics.node.runtime.lean_executor import LeanExecutor
     from pkm_dynamics.testing import matched_publisher
     node = rclpy.create_node('lean_executor_test', context=rclpy_context)
     source = rclpy.create_node('lean_executor_source', context=rclpy_context)
@@ -157,7 +157,7 @@ def test_lean_executors_of_callback_groups_run_side_by_side(rclpy_context):
     from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
     from rclpy.executors import SingleThreadedExecutor
     from std_srvs.srv import Trigger
-    from pkm_dynamics.lean_executor import LeanExecutor
+    from pkm_dynamics.node.runtime.lean_executor import LeanExecutor
     node = rclpy.create_node('lean_groups_test', context=rclpy_context)
     client_node = rclpy.create_node('lean_groups_client', context=rclpy_context)
     slow_group, quick_group = MutuallyExclusiveCallbackGroup(), MutuallyExclusiveCallbackGroup()

@@ -90,7 +90,7 @@ def test_feedforward_module_chain(chain, module_ros_node):
 def task_stream(robot, count):
     from geometry_msgs.msg import Accel, Transform, Twist
     from trajectory_msgs.msg import MultiDOFJointTrajectory, MultiDOFJointTrajectoryPoint
-    from pkm_dynamics.conversions import matrix_pose, pose_matrix, task_message
+    from pkm_dynamics.node.messages.conversions import matrix_pose, pose_matrix, task_message
     msgs, motion = [], []
     for k, s in enumerate(np.linspace(0.0, 1.0, count)):
         P = robot.task_pose(np.array([0.01, -0.01, 0.05]) * s)
@@ -153,7 +153,7 @@ def pick_and_place_references(robot, times, spacing=None, stamp=1_795_000_000):
     (``time_from_start`` 0 and ``spacing``)."""
     from geometry_msgs.msg import Accel, Transform, Twist
     from trajectory_msgs.msg import MultiDOFJointTrajectory, MultiDOFJointTrajectoryPoint
-    from pkm_dynamics.conversions import matrix_pose, task_message
+    from pkm_dynamics.node.messages.conversions import matrix_pose, task_message
     from pkm_dynamics.core.hoid.hoid_motions import pick_and_place
 
     def point(t, offset):
@@ -320,7 +320,7 @@ def test_queued_takes_what_waits_up_to_one_queue_depth():
     """The streaming callbacks' drain: the delivered message, then what waits in the queue,
     oldest first, never more than the queue depth in one callback."""
     from types import SimpleNamespace
-    from pkm_dynamics.streaming import queued
+    from pkm_dynamics.node.streaming.streaming import queued
 
     class Handle:
         def __init__(self, waiting):

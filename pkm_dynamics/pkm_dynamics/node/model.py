@@ -1,12 +1,12 @@
 """The node's model of one robot: the core robot object and what ``GetModelInfo`` reports."""
 import xml.etree.ElementTree as ET
 
-from pkm_dynamics.conversions import floats, name_index
+from pkm_dynamics.node.messages.conversions import floats, name_index
 from pkm_dynamics.core.description.robot_description import parse_description
 from pkm_dynamics.core.description.payload import Payload, description_with_payload
 from pkm_dynamics.core.robot import robot_from_description
-from pkm_dynamics.feedforward_outputs import FeedforwardOutputs
-from pkm_dynamics.state_messages import SPACES
+from pkm_dynamics.node.streaming.feedforward_outputs import FeedforwardOutputs
+from pkm_dynamics.node.messages.state_messages import SPACES
 
 STANDARD_GRAVITY = [0.0, 0.0, -9.80665]
 
@@ -16,7 +16,7 @@ class Model:
     callbacks take a reference, so a rebuild never changes a model under a running call). The
     same for every robot kind: what differs comes from the robot (:mod:`pkm_dynamics.core.interface`:
     ``kind``, ``state_space``, ``task_space``, ``end_effector``, ...) and ``space``, the reader
-    of its state in messages (:data:`pkm_dynamics.state_messages.SPACES`).
+    of its state in messages (:data:`pkm_dynamics.node.messages.state_messages.SPACES`).
 
     The warm starts of the streaming topics (``ff_solution``: the last feedforward state, a
     PKM's flat limb joint vector ``ReferenceMotion.theta``; ``completion_solution``: the last
@@ -25,7 +25,7 @@ class Model:
     ``ff_rates``, the feedforward stream's estimate of jerk and snap for the series-elastic
     motor output (:class:`~pkm_dynamics.core.reference_derivatives.StreamRates`), and
     ``ff_outputs``, the feedforward's reused output messages
-    (:class:`~pkm_dynamics.feedforward_outputs.FeedforwardOutputs`, made with the model).
+    (:class:`~pkm_dynamics.node.streaming.feedforward_outputs.FeedforwardOutputs`, made with the model).
 
     ``options`` (:class:`~pkm_dynamics.core.interface.SolverOptions`): the solver parameters,
     fixed for the model (other values make a new model). ``payload``

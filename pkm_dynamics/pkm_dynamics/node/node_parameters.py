@@ -3,7 +3,7 @@ package README), the checks of the read-only ones at start-up, and the validatio
 application of run-time changes (a new ``robot_description`` or payload builds a new model
 beside the serving one; solver parameters rebuild it too).
 
-:class:`ParameterHandling` is a part of :class:`~pkm_dynamics.dynamics_node.DynamicsNode`
+:class:`ParameterHandling` is a part of :class:`~pkm_dynamics.node.dynamics_node.DynamicsNode`
 (a mixin: it uses the node's parameters, logger, model and lifecycle state)."""
 import numpy as np
 from rcl_interfaces.msg import (FloatingPointRange, IntegerRange, ParameterDescriptor,
@@ -13,7 +13,7 @@ from rclpy.parameter import Parameter
 from pkm_dynamics.core.errors import DescriptionError
 from pkm_dynamics.core.interface import SolverOptions
 from pkm_dynamics.core.description.payload import Payload
-from pkm_dynamics.model import STANDARD_GRAVITY, Model
+from pkm_dynamics.node.model import STANDARD_GRAVITY, Model
 
 #: the feedforward output kinds (parameter ``feedforward.outputs``)
 OUTPUT_KINDS = ('commands', 'joint_state', 'trajectory', 'motor')

@@ -2,18 +2,18 @@
 the core and fills the response; :meth:`Services._serve` turns any failure into ``success =
 false`` with an error code and a message naming the problem.
 
-:class:`Services` is a part of :class:`~pkm_dynamics.dynamics_node.DynamicsNode` (a mixin: it
+:class:`Services` is a part of :class:`~pkm_dynamics.node.dynamics_node.DynamicsNode` (a mixin: it
 uses the node's model, lifecycle state, diagnostics, clock and logger)."""
 from geometry_msgs.msg import Twist
 import numpy as np
 from pkm_dynamics_interfaces.msg import ErrorCodes
 from trajectory_msgs.msg import JointTrajectoryPoint
 
-from pkm_dynamics.conversions import (RequestError, check_points, core_error, flagged_vector,
+from pkm_dynamics.node.messages.conversions import (RequestError, check_points, core_error, flagged_vector,
                                       floats, matrix_pose, name_index, ordered, spatial_vector,
                                       stamped_pose_matrix, task_message, wrench_messages)
 from pkm_dynamics.core.forward_state import forward_state
-from pkm_dynamics.feedforward_outputs import check_finite, trajectory_points
+from pkm_dynamics.node.streaming.feedforward_outputs import check_finite, trajectory_points
 
 #: request queue depth of every service (the ROS default, 10, drops a burst's further requests
 #: silently while a long call is served)

@@ -13,8 +13,8 @@ from geometry_msgs.msg import Accel
 import numpy as np
 from pkm_dynamics_interfaces.msg import ErrorCodes
 
-from pkm_dynamics.cdr_messages import TaskPoint
-from pkm_dynamics.conversions import (QUATERNION_NORM_TOLERANCE, RequestError, TWIST_COMPONENTS,
+from pkm_dynamics.node.messages.cdr_messages import TaskPoint
+from pkm_dynamics.node.messages.conversions import (QUATERNION_NORM_TOLERANCE, RequestError, TWIST_COMPONENTS,
                                       actuator_states, check_frame, floats, name_index, ordered,
                                       pose_matrix, quaternion_norm, quaternion_rows,
                                       refuse_fields, set_fields, stamped_pose_matrix,
@@ -78,7 +78,7 @@ class ActuatorSpace:
     @staticmethod
     def states_at_once(model, trajectory):
         """``(X, XD, XDD)`` (B, n) of every point of a JointTrajectory in one array
-        (:func:`~pkm_dynamics.conversions.actuator_states`: one check for all, the culprit named
+        (:func:`~pkm_dynamics.node.messages.conversions.actuator_states`: one check for all, the culprit named
         point by point when it fails): the states need no solving, so the whole trajectory goes
         to the core in one batched call."""
         index = name_index(trajectory.joint_names, model.actuated, 'trajectory.joint_names')
@@ -186,7 +186,7 @@ def task_point_values(p):
     """The values (19,) of a MultiDOFJointTrajectoryPoint of one transform and at most one
     velocity and acceleration: translation (3), rotation (x, y, z, w), twist and acceleration
     (angular, linear; missing: zero); None for any other shape. A point read from its bytes
-    (:class:`~pkm_dynamics.cdr_messages.TaskPoint`) has them already."""
+    (:class:`~pkm_dynamics.node.messages.cdr_messages.TaskPoint`) has them already."""
     if isinstance(p, TaskPoint):
         return p.values
     if len(p.transforms) != 1 or len(p.velocities) > 1 or len(p.accelerations) > 1:

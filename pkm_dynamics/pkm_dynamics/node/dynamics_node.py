@@ -60,14 +60,14 @@ from rclpy.signals import SignalHandlerOptions
 from rclpy.task import Future
 from std_msgs.msg import String
 
-from pkm_dynamics.conversions import RequestError
-from pkm_dynamics.diagnostics import Diagnostics
-from pkm_dynamics.model import Model
-from pkm_dynamics.node_parameters import PARAMETERS, ParameterHandling
-from pkm_dynamics.services import SERVICE_QUEUE_DEPTH, Services
-from pkm_dynamics.spinning import spin_until_signal
-from pkm_dynamics.lean_executor import KINDS, LeanExecutor
-from pkm_dynamics.streaming import Streaming, reliable
+from pkm_dynamics.node.messages.conversions import RequestError
+from pkm_dynamics.node.diagnostics import Diagnostics
+from pkm_dynamics.node.model import Model
+from pkm_dynamics.node.node_parameters import PARAMETERS, ParameterHandling
+from pkm_dynamics.node.services import SERVICE_QUEUE_DEPTH, Services
+from pkm_dynamics.node.runtime.spinning import spin_until_signal
+from pkm_dynamics.node.runtime.lean_executor import KINDS, LeanExecutor
+from pkm_dynamics.node.streaming.streaming import Streaming, reliable
 
 
 class DynamicsNode(ParameterHandling, Services, Streaming, LifecycleNode):

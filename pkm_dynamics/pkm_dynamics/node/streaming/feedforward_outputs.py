@@ -3,10 +3,10 @@ output messages (their joint names set once), the joint order of each reference'
 ``joint_names`` (resolved at its first reference, then looked up), the commands order.
 
 The per-reference outputs (``commands``, ``joint_state``, ``motor``) are written straight as
-their serialized (CDR) bytes (:mod:`~pkm_dynamics.cdr_messages`), which a publisher sends as
+their serialized (CDR) bytes (:mod:`~pkm_dynamics.node.messages.cdr_messages`), which a publisher sends as
 they are: no Python message to fill and convert (~4 us less per output here). The
 trajectory output is a message. Every value is checked finite first (all or nothing: no output
-holds NaN or Inf, :func:`~pkm_dynamics.conversions.floats` names the culprit)."""
+holds NaN or Inf, :func:`~pkm_dynamics.node.messages.conversions.floats` names the culprit)."""
 import array
 
 from builtin_interfaces.msg import Duration
@@ -14,8 +14,8 @@ import numpy as np
 from std_msgs.msg import Header
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-from pkm_dynamics.cdr_messages import JointStateBytes, float64_array_bytes
-from pkm_dynamics.conversions import floats, name_index
+from pkm_dynamics.node.messages.cdr_messages import JointStateBytes, float64_array_bytes
+from pkm_dynamics.node.messages.conversions import floats, name_index
 
 #: joint orders kept per model (a stream uses one; more only if the sender changes it)
 MAX_ORDERS = 16
@@ -50,7 +50,7 @@ class FeedforwardOutputs:
 
     def order(self, joint_names, what):
         """The positions in ``joint_names`` of the actuated joints (see
-        :func:`~pkm_dynamics.conversions.name_index`, which names a bad list)."""
+        :func:`~pkm_dynamics.node.messages.conversions.name_index`, which names a bad list)."""
         key = tuple(joint_names)
         index = self._orders.get(key)
         if index is None:
@@ -90,7 +90,7 @@ class FeedforwardOutputs:
 def trajectory_points(X, XD, XDD, F, points):
     """JointTrajectoryPoints of positions, velocities, accelerations and efforts X, XD, XDD, F
     (B, n) each, with the ``time_from_start`` of each of ``points`` (B: messages, or their
-    :mod:`~pkm_dynamics.cdr_messages` reading)."""
+    :mod:`~pkm_dynamics.node.messages.cdr_messages` reading)."""
     return [JointTrajectoryPoint(positions=doubles(x), velocities=doubles(xd),
                                  accelerations=doubles(xdd), effort=doubles(f),
                                  time_from_start=Duration(sec=p.time_from_start.sec,

@@ -31,7 +31,7 @@ from pkm_dynamics_interfaces.msg import ErrorCodes
 from rclpy.serialization import deserialize_message
 from trajectory_msgs.msg import JointTrajectory, MultiDOFJointTrajectory
 
-from pkm_dynamics.conversions import RequestError
+from pkm_dynamics.node.messages.conversions import RequestError
 
 #: the encapsulation header of little-endian plain CDR
 CDR_LE = b'\x00\x01'
@@ -123,7 +123,7 @@ class TaskPoint:
     ``velocities``, ``accelerations`` as objects of their field names (made when read: the
     checks that name a bad value read them), and ``values``: for the stream's common shape (one
     transform, at most one velocity and acceleration) its 19 values in the order of
-    :func:`~pkm_dynamics.state_messages.task_point_values` (read at once, as an array), else
+    :func:`~pkm_dynamics.node.messages.state_messages.task_point_values` (read at once, as an array), else
     None."""
 
     __slots__ = ('values', 'time_from_start', '_transforms', '_velocities', '_accelerations')

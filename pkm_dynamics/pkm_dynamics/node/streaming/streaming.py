@@ -1,15 +1,15 @@
 """The node's streaming topics: the feedforward (a reference in, the inverse dynamics of each
 reference out on every configured output, as it arrives) and joint-state completion (measured
 actuator positions in, every tree joint out). They live on the companion node
-``<name>_topics`` (spun by an executor of its own, :mod:`~pkm_dynamics.lean_executor`),
+``<name>_topics`` (spun by an executor of its own, :mod:`~pkm_dynamics.node.runtime.lean_executor`),
 exist from configure to cleanup and publish while the node is active; a bad message gets a
 throttled warning and no output. Per reference the least Python that rclpy allows: the
 references are taken as bytes and read without rclpy's message conversion
-(:mod:`~pkm_dynamics.cdr_messages`), the outputs are written as bytes from templates and the
+(:mod:`~pkm_dynamics.node.messages.cdr_messages`), the outputs are written as bytes from templates and the
 joint order of the references resolved once per model
-(:mod:`~pkm_dynamics.feedforward_outputs`), the points go to the core as one array.
+(:mod:`~pkm_dynamics.node.streaming.feedforward_outputs`), the points go to the core as one array.
 
-:class:`Streaming` is a part of :class:`~pkm_dynamics.dynamics_node.DynamicsNode` (a mixin: it
+:class:`Streaming` is a part of :class:`~pkm_dynamics.node.dynamics_node.DynamicsNode` (a mixin: it
 uses the node's model, lifecycle state, parameters, diagnostics and companion node)."""
 import time
 
@@ -22,14 +22,14 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory, MultiDOFJointTrajectory
 
-from pkm_dynamics.cdr_messages import read_reference
-from pkm_dynamics.conversions import (RequestError, actuator_states, check_points, core_error,
+from pkm_dynamics.node.messages.cdr_messages import read_reference
+from pkm_dynamics.node.messages.conversions import (RequestError, actuator_states, check_points, core_error,
                                       floats, name_index, ordered)
 from pkm_dynamics.core.bounds import check_limits
 from pkm_dynamics.core.forward_state import forward_state
 from pkm_dynamics.core.hoid.higher_order import higher_order_inverse_dynamics
 from pkm_dynamics.core.hoid.reference_derivatives import hermite_rates, StreamRates
-from pkm_dynamics.feedforward_outputs import check_finite
+from pkm_dynamics.node.streaming.feedforward_outputs import check_finite
 
 #: the streaming topics by role, under fixed names resolved as the main node's (``~`` is
 #: ``<namespace>/<name>``); remapped the ROS way (``--ros-args -r``, launch ``remappings=``)
@@ -115,7 +115,7 @@ class Streaming:
         the node is active; a message ``handle`` rejects (an exception) gets a throttled
         warning naming the problem and no output, and the next one is handled as usual.
         ``reference``: a reference stream, taken as bytes and read by
-        :func:`~pkm_dynamics.cdr_messages.read_reference`; its answers, refusals and costs go
+        :func:`~pkm_dynamics.node.messages.cdr_messages.read_reference`; its answers, refusals and costs go
         to the diagnostics."""
         diagnostics = self._diagnostics
 
@@ -195,7 +195,7 @@ class Streaming:
 
     def _feedforward(self, model, msg):
         """Feedforward of one actuator-space reference (JointTrajectory): its points in one
-        array (:func:`~pkm_dynamics.conversions.actuator_states`), one core call for all."""
+        array (:func:`~pkm_dynamics.node.messages.conversions.actuator_states`), one core call for all."""
         self._check_age(msg)
         outputs = model.ff_outputs
         points = self._reference_points(model, msg, 'actuator')

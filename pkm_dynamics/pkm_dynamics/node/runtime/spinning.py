@@ -20,7 +20,7 @@ def spin_until_signal(executors, signalled, finished=lambda: False):
     in rcl on that context (tracebacks, and now and then a segfault at exit). The main thread
     looks for a signal every ``SIGNAL_CHECK_PERIOD``: one the kernel delivers to another
     thread does not interrupt the main thread's wait. Each executor's ``shutdown`` wakes its
-    wait (:class:`~pkm_dynamics.lean_executor.LeanExecutor`) and makes its ``spin_once``
+    wait (:class:`~pkm_dynamics.node.runtime.lean_executor.LeanExecutor`) and makes its ``spin_once``
     return at once; a callback under way finishes first."""
     stopping = threading.Event()
     failures = []

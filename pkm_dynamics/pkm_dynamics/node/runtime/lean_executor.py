@@ -10,7 +10,7 @@ single-threaded one, and ~20 more services on the node another ~0.1 ms, as much 
 whole one-point inverse dynamics.
 
 The node runs one :class:`LeanExecutor` per callback group, each in a thread of its own
-(:func:`~pkm_dynamics.spinning.spin_until_signal`): the callbacks of a group run one after
+(:func:`~pkm_dynamics.node.runtime.spinning.spin_until_signal`): the callbacks of a group run one after
 another, in the order taken, while the other groups go on (a long trajectory or a model build
 does not hold up ``~/get_model_info``), and no callback is handed from one thread to another.
 An executor made for some callback groups (``groups``) waits on their entities only; the one
@@ -23,7 +23,7 @@ Python call: 20-90 us more per reference with the companion's 14, ``bench/profil
 Callbacks that take a :class:`rclpy.timer.TimerInfo` are not supported (the node's timers take
 none).
 
-It offers what :func:`~pkm_dynamics.spinning.spin_until_signal` and rclpy's ``Node`` use of an
+It offers what :func:`~pkm_dynamics.node.runtime.spinning.spin_until_signal` and rclpy's ``Node`` use of an
 executor: ``add_node`` / ``remove_node`` / ``get_nodes``, ``wake``, ``spin_once``, ``shutdown``.
 Entities are held (``with handle``) while waited on, taken from and their callbacks run (a
 message's wake-up runs straight into its callback), so one destroyed meanwhile by another
