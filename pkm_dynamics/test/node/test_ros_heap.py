@@ -27,7 +27,7 @@ def test_a_replaced_model_is_freed_and_the_heap_frozen(rclpy_context):
 
 def test_the_heap_is_frozen_after_the_state_is_of_the_new_model(rclpy_context, monkeypatch):
     from rclpy.parameter import Parameter
-    from pkm_dynamics import dynamics_node
+    from pkm_dynamics.node import dynamics_node
     seen = []
     node = dynamics_node.DynamicsNode(
         context=rclpy_context, namespace='/heap_order_test', parameter_overrides=[
