@@ -3,6 +3,7 @@
 #   make setup   build or update .venv (idempotent; redoes only what changed)
 #   make demo    start the node on a small robot and query it
 #   make test    the whole pytest suite against the installed package (TESTS=... for a subset)
+#   make docs    the documentation pages (pkm_dynamics/doc, Sphinx) into build/docs; warnings fail
 #   make bench   every bench/bench_*.py
 #   make clean   remove .venv and build/
 
@@ -28,7 +29,7 @@ PACKAGE_SOURCES := pkm_dynamics/setup.py pkm_dynamics/setup.cfg pkm_dynamics/pyp
 	$(shell find pkm_dynamics/pkm_dynamics pkm_dynamics/resource pkm_dynamics/launch \
 		pkm_dynamics/config pkm_dynamics/robots -name __pycache__ -prune -o -print 2>/dev/null)
 
-.PHONY: setup test demo bench clean
+.PHONY: setup test docs demo bench clean
 
 setup: $(STAMPS)/pkm_dynamics
 
@@ -68,6 +69,13 @@ $(STAMPS)/pkm_dynamics: $(PACKAGE_SOURCES) | $(STAMPS)/interfaces
 
 test: setup
 	$(PY) -m pytest $(TESTS)
+
+# The pages need Sphinx and what autodoc imports (the core's requirements), not the installed
+# package: conf.py puts the package source beside it on sys.path. rosdoc2 builds the same
+# directory (pkm_dynamics/rosdoc2.yaml).
+docs: $(STAMPS)/requirements
+	$(PY) -m sphinx -W --keep-going -q -b html -d $(BUILD)/docs-doctrees pkm_dynamics/doc $(BUILD)/docs
+	@echo "documentation: $(BUILD)/docs/index.html"
 
 demo: setup
 	$(PY) scripts/demo.py
