@@ -22,6 +22,8 @@ extensions = ['sphinx.ext.autodoc']
 # the public face first, members in the order of their source
 autodoc_member_order = 'bysource'
 autodoc_typehints = 'signature'
-exclude_patterns = ['_build']
+# rosdoc2 writes the package README and its own standard pages (``__*.rst``) beside these pages;
+# with ``sphinx_sourcedir`` they are in no toctree, and the README's links name doc/ paths
+exclude_patterns = ['_build', 'README.md', '__*.rst']
 html_theme = 'alabaster'
 html_title = 'pkm_dynamics'
