@@ -275,7 +275,7 @@ class Campaign:
     @staticmethod
     def trajectory_time(count):
         """The answer time allowed for ``count`` points: HANG, plus 20 ms per point computed (a
-        PKM point costs an IK and an inverse dynamics, README "Input bounds") and 0.1 ms per
+        PKM point costs an IK and an inverse dynamics, doc/services.rst "Input bounds") and 0.1 ms per
         point sent (transport and conversion), beyond which the request is counted a hang."""
         from pkm_dynamics.core.bounds import MAX_POINTS
         return HANG + 0.02 * min(count, MAX_POINTS) + 1e-4 * count

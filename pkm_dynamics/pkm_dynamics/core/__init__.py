@@ -1,6 +1,6 @@
 """pkm_dynamics.core: ROS-free dynamics of closed-loop robots (numpy, scipy, urdf_parser_py).
 
-Never imports ROS.  See the package README for the public API.
+Never imports ROS.  The public API: doc/core_api.rst.
 
 Layout (one concept per folder; each folder's ``__init__`` says what its modules hold):
 ``errors``, ``bounds`` (input bounds and state checks), ``interface`` (the one robot interface

@@ -1,4 +1,4 @@
-"""Input bounds: the largest magnitudes the core computes with (documented in the package README).
+"""Input bounds: the largest magnitudes the core computes with (documented in doc/services.rst).
 
 The robots served (hydraulic cranes, parallel manipulators) move at most a few metres or
 radians per second.  Values far beyond that are not a motion to compute: squared velocities

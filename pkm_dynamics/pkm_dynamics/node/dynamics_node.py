@@ -18,7 +18,7 @@ arrives), joint-state completion (measured actuator positions in, every tree joi
 ``/diagnostics`` at 1 Hz (``diagnostics``). Poses in requests are taken in the root link
 frame only; fields of the other kind's space are refused.
 Module chains work in actuator space, parallel manipulators (PKM) in task space, as the core
-defines. Parameters, topics and message conventions are documented in the package README.
+defines. Parameters, topics and message conventions are documented in the pages (doc/).
 
 A managed (lifecycle) node: *configure* builds the model from the description, *activate*
 serves it (services answer, feedforward and completed joint states are published);

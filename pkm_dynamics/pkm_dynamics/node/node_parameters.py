@@ -1,5 +1,5 @@
 """The node's parameters: declarations with descriptors (:data:`PARAMETERS`, documented in the
-package README), the checks of the read-only ones at start-up, and the validation and
+pages, doc/parameters.rst), the checks of the read-only ones at start-up, and the validation and
 application of run-time changes (a new ``robot_description`` or payload builds a new model
 beside the serving one; solver parameters rebuild it too).
 
@@ -43,7 +43,7 @@ S, D, I, B = (ParameterType.PARAMETER_STRING, ParameterType.PARAMETER_DOUBLE,
               ParameterType.PARAMETER_INTEGER, ParameterType.PARAMETER_BOOL)
 SA, DA = ParameterType.PARAMETER_STRING_ARRAY, ParameterType.PARAMETER_DOUBLE_ARRAY
 
-#: name: (default, descriptor); documented in the package README
+#: name: (default, descriptor); documented in doc/parameters.rst
 PARAMETERS = {
     'robot_description': ('', _descriptor(
         'robot description (URDF spanning tree + pkm_dynamics extension) as XML text, not a '

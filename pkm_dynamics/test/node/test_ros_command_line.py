@@ -1,5 +1,6 @@
-"""Every example robot description survives the three ROS command-line routes of the README:
-the `--ros-args -p robot_description:="$(cat robot.urdf)"` override (rcl parses the value as a
+"""Every example robot description survives the three ROS command-line routes of the documentation
+(doc/running.rst, doc/description_format.rst): the
+`--ros-args -p robot_description:="$(cat robot.urdf)"` override (rcl parses the value as a
 YAML scalar), `ros2 param set <node> robot_description "$(cat robot.urdf)"` (rclpy's
 `get_parameter_value` guesses the type with yaml.safe_load) and
 `ros2 topic pub /robot_description std_msgs/msg/String "{data: '$(cat robot.urdf)'}"` (the

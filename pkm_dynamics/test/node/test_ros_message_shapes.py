@@ -1,6 +1,7 @@
-"""One shape per field, over DDS: every README `ros2 service call` example, its YAML filled
-into the request as ros2cli fills it, is answered with success by a node serving the robot it
-names; a pose in a frame other than the root link is refused naming both frames; fields of the
+"""One shape per field, over DDS: every `ros2 service call` example of the package README and
+of the documentation pages (doc/*.rst), its YAML filled into the request as ros2cli fills it, is
+answered with success by a node serving the robot it names, and every `ros2 topic pub` example
+fills its message; a pose in a frame other than the root link is refused naming both frames; fields of the
 other kind's space are refused, not ignored; InverseKinematics' optional twist and acceleration
 take `has_twist` / `has_acceleration` flags. One module-chain node (heavy_duty_4dof) and one
 PKM node (planar_3rrr)."""
@@ -8,6 +9,7 @@ import importlib
 from pathlib import Path
 import re
 import shlex
+import textwrap
 
 import numpy as np
 from numpy.testing import assert_array_equal
@@ -15,7 +17,9 @@ import pytest
 import yaml
 
 
-README = Path(__file__).resolve().parents[2] / 'README.md'
+PACKAGE = Path(__file__).resolve().parents[2]
+#: where the shell examples are: the package README and the documentation pages
+DOCUMENTS = [PACKAGE / 'README.md', *sorted((PACKAGE / 'doc').glob('*.rst'))]
 X0 = [0.3, 0.2, 0.25, 0.4]
 
 
@@ -60,13 +64,23 @@ def fill(msg, values, where=''):
             setattr(msg, name, value)
 
 
-def readme_commands(prefix):
-    """Every ``ros2 <prefix>`` command of the package README's code blocks, read on over line
-    ends as the shell does (a trailing backslash, an open double quote), with the robot its
-    example is for (a ``# planar_3rrr`` comment switches a block from the crane to the
-    3-RRR)."""
+def code_blocks(path):
+    """The code blocks of a document: Markdown's unlabelled fences, reStructuredText's
+    ``code-block`` directives (their indented body, dedented)."""
+    text = path.read_text(encoding='utf-8')
+    if path.suffix == '.md':
+        return re.findall(r'```\n(.*?)```', text, re.S)
+    bodies = re.findall(r'^\.\. code-block:: \w+\n\n((?:(?:   .*)?\n)+)', text, re.M)
+    return [textwrap.dedent(body) for body in bodies]
+
+
+def documented_commands(prefix):
+    """Every ``ros2 <prefix>`` command of the code blocks of the package README and the pages,
+    read on over line ends as the shell does (a trailing backslash, an open double quote), with
+    the robot its example is for (a ``# planar_3rrr`` comment switches a block from the crane to
+    the 3-RRR)."""
     commands = []
-    for block in re.findall(r'```\n(.*?)```', README.read_text(), re.S):
+    for block in [b for path in DOCUMENTS for b in code_blocks(path)]:
         robot, command = 'heavy_duty_4dof', ''
         for line in block.split('\n'):
             command += line
@@ -84,7 +98,7 @@ def readme_commands(prefix):
     return commands
 
 
-def readme_request(command):
+def command_request(command):
     """(service name, type, filled request) of a ``ros2 service call`` line."""
     m = re.match(r'ros2 service call\s+(\S+)\s+(\S+)(?:\s+"(.*)")?\s*$', command, re.S)
     assert m, command
@@ -96,17 +110,27 @@ def readme_request(command):
     return m.group(1), srv, request
 
 
-def test_readme_service_examples_are_answered(chain, pkm):
-    commands = readme_commands('service call')
+def test_documented_commands_are_found():
+    """The examples are where the tests look: the pages' service calls (every service, both
+    robots) and topic publications, the README's."""
+    pages = {path.name: sum(b.count('ros2 service call') for b in code_blocks(path))
+             for path in DOCUMENTS}
+    assert pages['services.rst'] >= 9 and pages['README.md'] >= 1, pages
+    assert sum(b.count('ros2 topic pub') for b in code_blocks(PACKAGE / 'doc' / 'topics.rst')) >= 3
+    assert sum(b.count('ros2 topic pub') for b in code_blocks(PACKAGE / 'doc' / 'running.rst')) >= 1
+
+
+def test_documented_service_examples_are_answered(chain, pkm):
+    commands = documented_commands('service call')
     assert len(commands) >= 8, commands
     served = {'heavy_duty_4dof': chain[1], 'planar_3rrr': pkm[1]}
     for robot, command in commands:
-        name, srv, request = readme_request(command)
+        name, srv, request = command_request(command)
         assert name.startswith('/pkm_dynamics/'), name
         response = served[robot].call(srv, name[len('/pkm_dynamics/'):], request)
         assert response.success, f'{command}\n-> {response.message}'
         if srv.__name__ == 'InverseKinematics' and robot == 'heavy_duty_4dof':
-            # the README: IK of FK(x), seeded with x, gives x back
+            # the services page: IK of FK(x), seeded with x, gives x back
             assert np.abs(np.subtract(response.actuator_state.position, X0)).max() < 1e-8
         if srv.__name__ == 'InverseKinematics' and robot == 'planar_3rrr':
             robot_ = pkm[0]
@@ -117,8 +141,8 @@ def test_readme_service_examples_are_answered(chain, pkm):
             assert_array_equal(response.actuator_state.velocity, expected.actuators_d)
 
 
-def test_readme_topic_examples_fill_their_messages():
-    commands = readme_commands('topic pub')
+def test_documented_topic_examples_fill_their_messages():
+    commands = documented_commands('topic pub')
     assert len(commands) >= 3, commands
     flags = {'-1', '--once', '--keep-alive'}              # options without a value
     shell = {'>', '&', '|', ';', '&&'}                    # the command ends at these

@@ -1,7 +1,7 @@
 """Generated example robots (ROS-free): chains of n linearly actuated 4-bar modules (paper 000).
 
 :func:`module_chain_urdf` writes a robot description (URDF spanning tree + ``<constraint>`` cut
-joints + ``<pkm_dynamics>`` actuators, see the package README) of ``n`` identical parallel
+joints + ``<pkm_dynamics>`` actuators, see doc/description_format.rst) of ``n`` identical parallel
 modules in series, for the O(n) scaling benchmark and tests.  Each module: output link pivot at
 ``L`` from the cylinder pivot, rod-end pivot at ``L1`` on the link, piston frame ``Lc0`` from the
 cylinder pivot at x = 0 and rod end ``Lc`` beyond it (pivot distance x + x0, x0 = Lc + Lc0); the

@@ -2,7 +2,7 @@
 what URDF cannot — loop closures (cut joints), actuated joints, series-elastic parameters,
 the end effector, and the platform / task space of a parallel manipulator.
 
-Format (documented with a complete example in the package README)::
+Format (documented with a complete example in doc/description_format.rst)::
 
     <robot name="...">
       ... URDF links and joints of the spanning tree; the zero configuration of the tree

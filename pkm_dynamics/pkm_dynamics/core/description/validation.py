@@ -3,7 +3,7 @@
 A description is checked before any model is built from it, so that a model never holds a
 non-finite or physically meaningless number and a description never costs more than a
 bounded amount of memory and time.  Every check raises :class:`DescriptionError` naming the
-link, joint or extension element at fault.  The bounds (documented in the package README):
+link, joint or extension element at fault.  The bounds (documented in doc/description_format.rst):
 
 * size: at most :data:`MAX_DESCRIPTION_CHARS` characters, XML nesting at most
   :data:`MAX_DEPTH` deep, no document type declaration (so no entities: URDF uses none),

@@ -30,7 +30,7 @@ from ..description.validation import (MAX_COORDINATE, MAX_DESCRIPTION_CHARS, che
 
 STANDARD_GRAVITY = np.array([0.0, 0.0, -9.80665])
 
-#: Top-level elements of the robot description that are not URDF (see the package README).
+#: Top-level elements of the robot description that are not URDF (see doc/description_format.rst).
 EXTENSION_TAGS = ("constraint", "pkm_dynamics")
 
 

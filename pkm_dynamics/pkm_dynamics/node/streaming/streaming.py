@@ -56,7 +56,7 @@ class Streaming:
 
     def _setup_feedforward(self):
         """The reference subscriptions and feedforward publishers (at configure). QoS (see
-        the package README, *Feedforward QoS*): keep-last ``feedforward.qos_depth``, volatile;
+        doc/topics.rst, *Feedforward QoS*): keep-last ``feedforward.qos_depth``, volatile;
         the publishers reliable (what every subscriber matches, ros2_control's controllers
         included), the subscriptions ``feedforward.reliability``; references older than
         ``feedforward.max_age`` are dropped (:meth:`_check_age`)."""

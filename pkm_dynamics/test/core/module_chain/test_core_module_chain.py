@@ -2,9 +2,11 @@
 independent path (constrained tree dynamics with the loop constraints as Lagrange multipliers:
 test/pinocchio_loops.py, Pinocchio with its own cut-joint rows and loop closure, no code of the
 package)."""
+import itertools
 import json
 import math
 import os
+import textwrap
 
 import numpy as np
 import pytest
@@ -305,11 +307,16 @@ def test_description_errors_name_the_culprit():
                              '<actuator joint="XX"/>', '<actuator joint="extension"/>'))
 
 
-def test_readme_example_is_the_1dof_robot(one):
-    """The complete example of the package README loads and is the 1-DoF example robot."""
-    with open(os.path.join(HERE, "..", "..", "..", "README.md"), encoding="utf-8") as f:
+def test_documented_example_is_the_1dof_robot(one):
+    """The complete example of the description format page (doc/description_format.rst) loads
+    and is the 1-DoF example robot."""
+    with open(os.path.join(HERE, "..", "..", "..", "doc", "description_format.rst"),
+              encoding="utf-8") as f:
         text = f.read()
-    example = text.split("Complete example")[1].split("```xml")[1].split("```")[0].strip()
+    body = text.split("Complete example")[1].split(".. code-block:: xml\n\n")[1].split("\n")
+    example = textwrap.dedent("\n".join(itertools.takewhile(
+        lambda line: line.startswith("   ") or not line, body))).strip()
+    assert example.startswith("<?xml") and example.endswith("</robot>"), example[-200:]
     robot = load_robot(example)
     assert robot.actuated_joints == ("lift",) and robot.tree.total_mass == one.tree.total_mass
     x, xd, xdd = np.array([0.2]), np.array([0.1]), np.array([0.3])
