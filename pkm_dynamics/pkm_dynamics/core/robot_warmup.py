@@ -16,7 +16,6 @@ import numpy as np
 from .module_chain.module_chain_robot import ModuleChainRobot
 from .numba_support.warmup import warm_hoid, warm_tree
 from .pkm.parallel_robot import ParallelRobot
-from .simulation.simulation_kernels import zero_controller
 
 #: where :func:`load_kernels` reports kernels it had to compile (the node forwards it to ROS)
 LOG = logging.getLogger("pkm_dynamics.core")
@@ -58,6 +57,7 @@ def warm_chain():
     compilation covers every module kind: the kernels branch at run time).  Returns the chain's
     spanning tree."""
     from .description.examples import module_chain_urdf
+    from .simulation.simulation_kernels import zero_controller     # loads integrate_controlled
     robot = ModuleChainRobot(module_chain_urdf(2))
     x = np.zeros((2, robot.n))
     f = robot.inverse_dynamics(x, x, x, wrench=np.zeros(6))
