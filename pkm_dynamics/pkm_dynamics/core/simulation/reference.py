@@ -101,9 +101,11 @@ def rk4(dyn: Dynamics, y0: np.ndarray, t: np.ndarray):
 
 
 def semi_implicit(dyn: Dynamics, y0: np.ndarray, t: np.ndarray):
-    """Semi-implicit (symplectic) Euler on the grid ``t`` (N,): ``xd' = xd + h xdd(x, xd)``, then
-    ``x' = x + h xdot(x, xd')`` (one evaluation per step, first order, no drift of the energy
-    of a conservative system beyond O(h)); states (N, 2n) and efforts (N, n_act)."""
+    """Semi-implicit Euler on the grid ``t`` (N,): ``xd' = xd + h xdd(x, xd)``, then
+    ``x' = x + h xdot(x, xd')`` (one evaluation per step, first order; the symplectic Euler
+    method in canonical coordinates, not in the velocities of a configuration-dependent mass
+    matrix: the energy error of the crane grows along a run, at O(h)); states (N, 2n) and
+    efforts (N, n_act)."""
     Y = np.empty((len(t), len(y0)))
     F = np.empty((len(t), dyn.n_act))
     n = len(y0) // 2
