@@ -15,8 +15,8 @@ Efforts (``n_act`` each):
 Integrators (fixed step ``dt``): ``"rk4"`` (classical Runge-Kutta, four evaluations per step),
 ``"semi_implicit"`` (semi-implicit Euler: ``xd += h xdd(x, xd)``, then ``x += h xdot(x, xd)``,
 one evaluation per step, first order; symplectic only in canonical coordinates, so the energy
-error of a robot whose mass matrix depends on ``x`` still grows along a run, at O(h)); and ``"adaptive"`` (scipy's ``solve_ivp``, DOP853 under
-``rtol``/``atol``, sampled on the grid).
+error of a robot whose mass matrix depends on ``x`` still grows along a run, at O(h)); and
+``"adaptive"`` (scipy's ``solve_ivp``, DOP853 under ``rtol``/``atol``, sampled on the grid).
 
 Routes: a **module chain** with a constant, a schedule or a compiled controller under ``"rk4"``
 or ``"semi_implicit"`` runs the whole horizon in one kernel call (:mod:`.chain_integrator`,
