@@ -51,10 +51,13 @@ def warm(trees: bool = True, families: tuple = ("chain", "pkm", "hoid"), robots:
 
 def warm_chain():
     """The module-chain kernels: FD, ID, their derivatives, tree state, FK and joint reactions,
-    batched, FD for one state, and the IK solve from one start, on a generated chain (one
+    batched, FD for one state, the IK solve from one start and the compiled integrators of
+    ``simulate`` (:mod:`.simulation.simulation_kernels`: efforts from a table, and from a compiled
+    controller: :data:`~.simulation.simulation_kernels.CONTROLLER`), on a generated chain (one
     compilation covers every module kind: the kernels branch at run time).  Returns the chain's
     spanning tree."""
     from .description.examples import module_chain_urdf
+    from .simulation.simulation_kernels import zero_controller     # loads integrate_controlled
     robot = ModuleChainRobot(module_chain_urdf(2))
     x = np.zeros((2, robot.n))
     f = robot.inverse_dynamics(x, x, x, wrench=np.zeros(6))
@@ -66,6 +69,9 @@ def warm_chain():
     robot.forward_kinematics(x)
     robot.joint_reactions(x, x, f)
     robot.inverse_kinematics(robot.forward_kinematics(x[0]), search=False)    # chain_ik_kernels
+    mid = robot.seed_reference                                               # mid-stroke
+    robot.simulate(mid, x[0], 2e-3, efforts=f[0])                            # integrate
+    robot.simulate(mid, x[0], 2e-3, controller=zero_controller)              # integrate_controlled
     return robot.tree
 
 

@@ -1,4 +1,4 @@
-"""Simulation (core/simulation.py): the energy of an unactuated robot — kinetic energy of the
+"""Simulation (core/simulation/, Python route): the energy of an unactuated robot — kinetic energy of the
 whole spanning tree (CRBA at the closed-loop tree state) plus the potential energy of every
 body's centre of mass, an independent path from the minimal-coordinate forward dynamics — is
 conserved by the adaptive integrator to its tolerance; RK4 agrees with it; the feedforward of a

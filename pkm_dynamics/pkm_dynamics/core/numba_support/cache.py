@@ -161,3 +161,13 @@ def scratch_kernel(fn):
     it may call any :func:`kernel`."""
     import numba
     return numba.njit(cache=CACHING, error_model="numpy", _nrt=False)(fn)
+
+
+def typed_kernel(signature):
+    """:func:`kernel` compiled for the one argument ``signature`` (a tuple of numba types) when it
+    is defined (loaded from the cache where there is one): for an entry point whose argument
+    types must be exactly these, e.g. a first-class function type (``types.FunctionType``) that
+    takes any compiled function of that signature without compiling the entry again for each."""
+    import numba
+    return numba.njit(signature, cache=CACHING, error_model="numpy")
+

@@ -1,0 +1,184 @@
+"""Compiled integrators of a module chain (paper 000): the whole horizon in one kernel call, every
+evaluation of the dynamics a direct call of the compiled Algorithm 1
+(:func:`..module_chain.chain_kernels.chain_dynamics_one`) on the chain's flat model and the
+calling thread's scratch (:class:`..module_chain.chain_model.ChainModel` / ``ChainData``).
+
+The same arithmetic, in the same order, as the Python route (:mod:`.reference`: :func:`.reference.rk4`
+and :func:`.reference.semi_implicit` over ``robot.forward_dynamics``), so both agree to round-off.
+
+Efforts (:func:`efforts_at`): ``F`` (1, n) a constant, or (N, n) a schedule on the output grid,
+linear between its samples (RK4's midpoint stages take the mean of the two neighbours); or the
+compiled controller ``control(t, x, xd) -> (n,)`` (a numba ``@njit`` function; ``control`` None:
+the schedule; numba prunes the other branch).
+
+Statuses: those of the FD kernel (:mod:`..module_chain.chain_closure`, culprit in ``status``), or
+:data:`BAD_EFFORTS` (the efforts of an evaluation are not ``n`` finite values).  On any status the
+kernel stops with the failing evaluation's time in ``clock[0]`` and its state and efforts in the
+rows 0-2 of ``work``, for the Python layer to word the named error.
+"""
+from __future__ import annotations
+
+import math
+
+from numba import types
+
+from ..module_chain.chain_kernels import OK, chain_dynamics_one
+from ..numba_support.cache import kernel, typed_kernel
+
+#: status of an evaluation whose efforts are not n finite values (beyond the FD kernel's codes)
+BAD_EFFORTS = 101
+#: rows of the work buffer ``work`` (WORK_ROWS, n): the failing evaluation's state and efforts
+#: (XS, XDS, FS; FS also the efforts of RK4's inner stages), the accelerations of the four
+#: stages, the rates of stages 2 and 3, the state of the stage being evaluated
+XS, XDS, FS, A1, A2, A3, A4, V2, V3, STAGE_X, STAGE_XD = range(11)
+WORK_ROWS = 11
+
+
+@kernel
+def efforts_at(F, control, i, w, t, x, xd, f):
+    """The efforts ``f`` (n,) of the evaluation at time ``t`` of step ``i``, at the fraction ``w``
+    (0, 0.5, 1) of the step: the constant ``F[0]``, the schedule ``F[i] + w (F[i+1] - F[i])``
+    (0.5: the mean, 1: ``F[i+1]``), or ``control(t, x, xd)``.  Returns OK or :data:`BAD_EFFORTS`."""
+    n = f.shape[0]
+    if control is None:
+        if F.shape[0] == 1:
+            for j in range(n):
+                f[j] = F[0, j]
+        elif w == 0.0:
+            for j in range(n):
+                f[j] = F[i, j]
+        elif w == 1.0:
+            for j in range(n):
+                f[j] = F[i + 1, j]
+        else:
+            for j in range(n):
+                f[j] = 0.5 * (F[i, j] + F[i + 1, j])
+    else:
+        r = control(t, x, xd)
+        if r.shape[0] != n:
+            return BAD_EFFORTS
+        for j in range(n):
+            f[j] = r[j]
+    for j in range(n):
+        if not math.isfinite(f[j]):
+            return BAD_EFFORTS
+    return OK
+
+
+@kernel
+def evaluate(model, data, fe, F, control, i, w, t, x, xd, f, xdd, work, status, clock):
+    """One evaluation of the dynamics: efforts (:func:`efforts_at`) into ``f``, then ``xdd`` (n,)
+    by Algorithm 1.  On a status, the stage (``t``, ``x``, ``xd``, ``f``) is left in ``clock[0]``
+    and ``work`` rows XS, XDS, FS.  Returns the status."""
+    n = x.shape[0]
+    code = efforts_at(F, control, i, w, t, x, xd, f)
+    if code == OK:
+        code = chain_dynamics_one(False, model, data, x, xd, f, fe, xdd, status)
+    if code != OK:
+        clock[0] = t
+        for j in range(n):
+            work[XS, j], work[XDS, j], work[FS, j] = x[j], xd[j], f[j]
+    return code
+
+
+@kernel
+def stage_state(x, xd, h, v, a, xs, xds):
+    """``(xs, xds) = (x, xd) + h (v, a)``: the state of the next RK4 stage."""
+    for j in range(x.shape[0]):
+        xs[j] = x[j] + h * v[j]
+        xds[j] = xd[j] + h * a[j]
+
+
+@kernel
+def rk4_step(model, data, fe, F, control, i, T, X, XD, FO, work, status, clock):
+    """Step ``i`` of classical Runge-Kutta, ``(X[i], XD[i])`` -> ``(X[i+1], XD[i+1])``, efforts at
+    the step's start into ``FO[i]``: :func:`.reference.rk4`, term by term."""
+    h, ti = T[i + 1] - T[i], T[i]
+    x, xd = X[i], XD[i]
+    xs, xds, f = work[STAGE_X], work[STAGE_XD], work[FS]
+    code = evaluate(model, data, fe, F, control, i, 0.0, ti, x, xd, FO[i], work[A1], work, status, clock)
+    if code != OK:
+        return code
+    hh = 0.5 * h
+    stage_state(x, xd, hh, xd, work[A1], xs, xds)
+    code = evaluate(model, data, fe, F, control, i, 0.5, ti + 0.5 * h, xs, xds, f, work[A2], work, status, clock)
+    if code != OK:
+        return code
+    work[V2, :] = xds
+    stage_state(x, xd, hh, work[V2], work[A2], xs, xds)
+    code = evaluate(model, data, fe, F, control, i, 0.5, ti + 0.5 * h, xs, xds, f, work[A3], work, status, clock)
+    if code != OK:
+        return code
+    work[V3, :] = xds
+    stage_state(x, xd, h, work[V3], work[A3], xs, xds)
+    code = evaluate(model, data, fe, F, control, i, 1.0, ti + h, xs, xds, f, work[A4], work, status, clock)
+    if code != OK:
+        return code
+    g = h / 6.0
+    v2, v3, v4 = work[V2], work[V3], xds
+    a1, a2, a3, a4 = work[A1], work[A2], work[A3], work[A4]
+    for j in range(x.shape[0]):
+        X[i + 1, j] = x[j] + g * (xd[j] + 2.0 * v2[j] + 2.0 * v3[j] + v4[j])
+        XD[i + 1, j] = xd[j] + g * (a1[j] + 2.0 * a2[j] + 2.0 * a3[j] + a4[j])
+    return OK
+
+
+@kernel
+def semi_implicit_step(model, data, fe, F, control, i, T, X, XD, FO, work, status, clock):
+    """Step ``i`` of the semi-implicit (symplectic) Euler method: ``xd' = xd + h xdd(x, xd, f)``,
+    then ``x' = x + h xd'`` (:func:`.reference.semi_implicit`)."""
+    h = T[i + 1] - T[i]
+    code = evaluate(model, data, fe, F, control, i, 0.0, T[i], X[i], XD[i], FO[i], work[A1], work, status,
+                    clock)
+    if code != OK:
+        return code
+    a = work[A1]
+    for j in range(X.shape[1]):
+        XD[i + 1, j] = XD[i, j] + h * a[j]
+        X[i + 1, j] = X[i, j] + h * XD[i + 1, j]
+    return OK
+
+
+@kernel
+def integrate(semi_implicit, model, data, fe, F, control, T, X, XD, FO, work, status, clock):
+    """The whole horizon: ``X``, ``XD`` (N, n) with the initial state in row 0 filled along the
+    grid ``T`` (N,) by RK4 (:func:`rk4_step`) or, ``semi_implicit``, :func:`semi_implicit_step`;
+    ``FO`` (N, n) the efforts at each sample.  The last state is evaluated too (its efforts and
+    checks, as the Python route).  ``model``, ``data``: the chain's flat model and scratch; ``fe``
+    (1, 6) the end-effector wrench; ``work`` (:data:`WORK_ROWS`, n) scratch; ``status`` (3,) the
+    FD kernel's culprit; ``clock`` (1,) the time of a failing evaluation.  Returns the status."""
+    N = T.shape[0]
+    for i in range(N - 1):
+        if semi_implicit:
+            code = semi_implicit_step(model, data, fe, F, control, i, T, X, XD, FO, work, status, clock)
+        else:
+            code = rk4_step(model, data, fe, F, control, i, T, X, XD, FO, work, status, clock)
+        if code != OK:
+            return code
+    return evaluate(model, data, fe, F, control, N - 1, 0.0, T[N - 1], X[N - 1], XD[N - 1], FO[N - 1], work[A1],
+                    work, status, clock)
+
+
+#: the types of a compiled controller ``(t, x, xd) -> f``: float, (n,), (n,) -> (n,) float arrays
+STATE = types.Array(types.float64, 1, "C")
+CONTROLLER = types.FunctionType(STATE(types.float64, STATE, STATE))
+
+
+@kernel
+def zero_controller(t, x, xd):
+    """A compiled controller of signature :data:`CONTROLLER`: zero efforts (the warm-up's)."""
+    return 0.0 * x
+
+
+_MODEL = types.Array(types.float64, 1, "C", readonly=True)
+_ROWS = types.Array(types.float64, 2, "C")
+
+
+@typed_kernel((types.boolean, _MODEL, STATE, _ROWS, CONTROLLER, STATE, _ROWS, _ROWS, _ROWS, _ROWS,
+               types.Array(types.int64, 1, "C"), STATE))
+def integrate_controlled(semi_implicit, model, data, fe, control, T, X, XD, FO, work, status, clock):
+    """:func:`integrate` driven by the compiled controller ``control`` (any numba function of the
+    signature :data:`CONTROLLER`, taken as a first-class function: this entry and the steps are
+    compiled once, for every controller)."""
+    return integrate(semi_implicit, model, data, fe, fe, control, T, X, XD, FO, work, status, clock)
+
