@@ -29,14 +29,13 @@ import numpy as np
 
 from ..errors import SingularityError
 from ..spatial.se3 import Ad_inv, wrench_bias_list
+from ..status import SINGULAR_SIN
 
 #: screw of a revolute joint about z and of a prismatic joint along x, (omega, v) layout
 S_Z = np.array([0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
 S_X = np.array([0.0, 0.0, 0.0, 1.0, 0.0, 0.0])
 #: indices of (f^x, f^y, m^z) in a (moment, force) wrench: the projector Xi of App. B
 XI = (3, 4, 2)
-#: |sin| below which q, q1 or q2 count as singular (paper eq. 5: "q, q1 and q2 != 0")
-SINGULAR_SIN = 1e-9
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,9 @@ import numpy as np
 from ..bounds import check_effort
 from ..errors import SingularityError, StateError
 from ..limb.limb_tables import (compiled_rates, compiled_task_inertia)
-from .robot_dynamics import (FD_BAD_EFFORT, FD_BAD_TWIST, FD_BAD_WRENCH, FD_OK,
-                             compiled_forward_dynamics)
+from .robot_dynamics import compiled_forward_dynamics
 from ..spatial.small_linalg import condition
+from ..status import BAD_INPUT, OK
 from ..limb.limb_kinematics import body_jacobian_derivative, limb_state, tree_coriolis_matrix
 from ..limb.limb_ik import step_partition
 from ..limb.loop_constraints import constraint_resolution_derivative
@@ -163,9 +163,9 @@ class TaskSpaceDynamics:
         a, status, _ = compiled_forward_dynamics(
             self._limb_tables, flat, V, u, W, self.P_p, self.M_p, sol.pose, self.tree.gravity,
             np.ascontiguousarray(sol.J_IK, dtype=float), self.singularity_threshold)
-        if status in (FD_BAD_TWIST, FD_BAD_EFFORT, FD_BAD_WRENCH):
+        if status == BAD_INPUT:
             self._fd_inputs(V, u, W)             # raises the named StateError
-        if status != FD_OK:                      # a limb's fallback or a singularity: the numpy route
+        if status != OK:                         # a limb's fallback or a singularity: the numpy route
             return self._forward_dynamics_reference(sol, V, u, W, _return_solution)
         return (a, sol) if _return_solution else a
 

@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 from pkm_dynamics.core.spatial import small_linalg as LA
-from pkm_dynamics.core.limb.limb_kernels import FAR_STEP
+from pkm_dynamics.core.status import FAR_STEP
 from pkm_dynamics.core.limb.limb_tables import compiled_ik, compiled_rates
 from pkm_dynamics.core.tree.cut_joints import LoopConstraints
 from pkm_dynamics.core.errors import ConvergenceError, SingularityError, StateError
