@@ -60,15 +60,14 @@ def _writable_dir(path: str) -> bool:
 
 def source_hash() -> str:
     """Short hash of the kernel sources (every module of the core that compiles with this module's
-    decorators -- its import of them names it -- every ``*.py`` beside this file, and
-    ``core/bounds.py`` and ``core/status.py`` whose constants the kernels check against and return,
-    ``core/spatial/se3.py``, ``core/spatial/so3.py`` and ``core/module_chain/parallel_module.py``
-    whose scalar functions they compile) and of the numba version."""
+    decorators -- its import of them names it -- every ``*.py`` beside this file,
+    ``core/bounds.py`` and ``core/status.py`` whose constants the kernels check against and
+    return, ``core/spatial/se3.py`` and ``core/spatial/so3.py`` whose scalar functions they
+    compile) and of the numba version."""
     import numba
     h = hashlib.sha1(numba.__version__.encode())
     extra = {os.path.join("..", n) for n in ("bounds.py", "status.py", os.path.join("spatial", "se3.py"),
-                                             os.path.join("spatial", "so3.py"),
-                                             os.path.join("module_chain", "parallel_module.py"))}
+                                             os.path.join("spatial", "so3.py"))}
     names = sorted(os.path.relpath(os.path.join(d, n), _PACKAGE_DIR)
                    for d in KERNEL_SOURCE_DIRS for n in os.listdir(d) if n.endswith(".py"))
     for name in names:

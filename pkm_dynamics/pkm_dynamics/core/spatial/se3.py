@@ -144,6 +144,28 @@ def Ad_inv_rows(r00: float, r01: float, r02: float, x: float, r10: float, r11: f
             (u0 * r01 - u1 * r00, u0 * r11 - u1 * r10, u0 * r21 - u1 * r20, r02, r12, r22))
 
 
+def ad_inv_pose_entries(c: float, s: float, px: float, py: float, pz: float) -> tuple:
+    """The entries of ``Ad_inv`` of the pose ``T(p) Rz(theta)`` (``c, s = cos, sin theta``) that
+    are not 0 or 1, in the order of :data:`AD_POSE_FLAT`; the matrix is
+    ``[[R^T, 0], [-R^T [p]x, R^T]]``::
+
+        [[c,     s,     0,             0,  0, 0],
+         [-s,    c,     0,             0,  0, 0],
+         [0,     0,     1,             0,  0, 0],
+         [-s pz, c pz,  -c py + s px,  c,  s, 0],
+         [-c pz, -s pz, s py + c px,   -s, c, 0],
+         [py,    -px,   0,             0,  0, 1]]
+
+    (same as :func:`Ad_inv`, without the generic path; the pose of a 4-bar module's bodies).
+    Plain scalar Python: :mod:`~pkm_dynamics.core.spatial.se3_kernels` compiles this same function."""
+    return (c, s, -s, c, -s * pz, c * pz, -c * py + s * px, c, s, -c * pz, -s * pz, s * py + c * px,
+            -s, c, py, -px)
+
+
+#: flat indices (row * 6 + column) of the entries of :func:`ad_inv_pose_entries` in a 6x6
+AD_POSE_FLAT = (0, 1, 6, 7, 18, 19, 20, 21, 22, 24, 25, 26, 27, 28, 30, 31)
+
+
 def ad(X: np.ndarray) -> np.ndarray:
     """Lie bracket matrix ``ad_X = [[[w]x, 0], [[v]x, [w]x]]``, ``[X, Y] = ad(X) Y``."""
     a, b, c, d, e, f = np.asarray(X, dtype=float).tolist()
