@@ -57,7 +57,7 @@ class TaskSpaceDynamics:
             thd, status = np.zeros(len(flat)), np.ones(len(self.limbs), dtype=int)
             thdd, W = (None, None) if Vdot_t is None else (np.zeros(len(flat)), np.zeros(self.dof))
         T = self._limb_tables
-        for li in np.flatnonzero(status != 0):
+        for li in np.flatnonzero(status != OK):
             th = sol.limb_theta[li]
             st = None if sol.limb_states is None else sol.limb_states[li]
             limb, jac = step_partition(self.limbs[li], th, limb_state(self.limbs[li], th) if st is None else st,
@@ -224,7 +224,7 @@ class TaskSpaceDynamics:
         flat = flat_theta(sol)
         status = compiled_task_inertia(self._limb_tables, flat, M) if self.compiled else \
             np.ones(len(self.limbs), dtype=int)                             # the kernel, or numpy
-        for li in np.flatnonzero(status != 0):                              # the numpy route
+        for li in np.flatnonzero(status != OK):                             # the numpy route
             limb, th, jac = self.limbs[li], sol.limb_theta[li], sol.jacobians[li]
             M += jac.K.T @ crba(limb.tree, th, poses[li]) @ jac.K
         return M
