@@ -9,7 +9,7 @@ What the routes share, so what these tests cannot see: the kernels read their ta
 (``limb_tables._limb_model``) from the numpy ``Limb`` the reference route runs on: the screws
 and joint placements of ``limb.kin``, the cut-joint vectors of ``cut_joints.cut_joint_geometry``
 (``u_pos``, ``u_a``, ``u_b``, ``d_k``, ``d_r``), the loops' dependent / independent joints, the
-platform offset and ``D_t``; they compile the scalar formulas of core/spatial/se3.py
+platform offset and ``D_t``; they compile the scalar formulas of core/spatial/scalar_forms.py
 (``so3_coefficients``, ``exp_se3_rows``, ...) from their one definition; and the whole-tree
 comparison here uses the same cut-joint rows (core/tree/cut_joints.py).  Those shared pieces are
 checked against routes that share no code with them: the spatial formulas against Pinocchio and
