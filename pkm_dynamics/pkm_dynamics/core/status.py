@@ -93,3 +93,7 @@ MISS_TOLERANCE = 1e-6
 LOOP_SINGULARITY_THRESHOLD = 1e4
 #: condition number ``kappa_1`` of a limb's ``J_t`` above which the HOID recursion refuses
 MAX_JT_CONDITION = 1e12
+#: largest ``|R^T R - I|_F`` of the rotation of a requested platform pose
+ORTHONORMAL_TOLERANCE = 1e-6
+#: largest distance (m, rad) of a requested platform pose from the task manifold ``C_ref exp(P_p x)``
+MANIFOLD_TOLERANCE = 1e-9

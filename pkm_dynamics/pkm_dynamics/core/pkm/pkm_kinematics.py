@@ -15,7 +15,7 @@ import numpy as np
 from ..bounds import MAX_RATE, check_rate
 from ..errors import ConvergenceError, SingularityError, StateError
 from ..limb.limb_tables import (CompiledIK, LazyLimbs, compiled_ik, compiled_reference)
-from .robot_kernels import MANIFOLD_TOLERANCE, ORTHONORMAL_TOLERANCE, task_manifold_offset
+from .robot_kernels import task_manifold_offset
 from ..limb.limb_ik import (limb_inverse_kinematics_compound, limb_inverse_kinematics_nested, limb_jacobians,
                             step_partition)
 from ..limb.limb_kinematics import limb_platform_pose, limb_state
@@ -24,8 +24,8 @@ from ..limb.ik_refinement import check_loop_conditions, refine_to_round_off
 from ..limb.loop_partition import partition_at
 from ..interface import IKSolution
 from ..spatial.se3 import log_se3, pose_inv
-from ..status import (BAD_INPUT, DIRECT_STEP, FAR_STEP, ILL_CONDITIONED, LIMITS, LOOP_CONDITION, MISS_TOLERANCE,
-                      NO_CONVERGENCE, OK, OTHER_BRANCH, SINGULAR)
+from ..status import (BAD_INPUT, DIRECT_STEP, FAR_STEP, ILL_CONDITIONED, LIMITS, LOOP_CONDITION, MANIFOLD_TOLERANCE,
+                      MISS_TOLERANCE, NO_CONVERGENCE, OK, ORTHONORMAL_TOLERANCE, OTHER_BRANCH, SINGULAR)
 from .working_mode import apply_joint_limits, solve_direct, solve_on_working_mode
 from .pkm_solution import MotionValue, PkmIKSolution, jacobians_of_views, pkm_solution, stack_solutions
 
@@ -51,8 +51,6 @@ LIMB_STATUS_WORDS = {OK: "solved", SINGULAR: "a singular matrix", NO_CONVERGENCE
                      LIMITS: "a joint beyond its limits"}
 #: largest loop residual (m, rad) of a start configuration regarded as assembled
 ASSEMBLED = 1e-6
-#: largest deviation (m, rad) of a requested pose from the task manifold C_ref exp(P_p x)
-TASK_MANIFOLD_TOLERANCE = MANIFOLD_TOLERANCE
 
 
 class PkmKinematics:
@@ -94,8 +92,8 @@ class PkmKinematics:
             return
         off = np.empty(6)
         task_manifold_offset(self.reference_pose, self.P_p, pose, off, np.empty((3, 4, 4)), np.empty(6))
-        if np.abs(off).max() > TASK_MANIFOLD_TOLERANCE:
-            bad = [f"{c} {v:.3g}" for c, v in zip(TWIST_COMPONENTS, off) if abs(v) > TASK_MANIFOLD_TOLERANCE]
+        if np.abs(off).max() > MANIFOLD_TOLERANCE:
+            bad = [f"{c} {v:.3g}" for c, v in zip(TWIST_COMPONENTS, off) if abs(v) > MANIFOLD_TOLERANCE]
             raise StateError(f"platform pose is off the task manifold of robot '{self.description.name}': "
                              f"its platform moves only in ({', '.join(self.task_space)}) from the reference "
                              f"pose, the requested pose departs from it by {', '.join(bad)} (m, rad; "

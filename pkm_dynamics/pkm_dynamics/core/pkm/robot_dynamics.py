@@ -22,17 +22,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..bounds import MAX_EFFORT, MAX_RATE
+from ..bounds import MAX_EFFORT
 from ..numba_support.cache import kernel, scratch_kernel
 from ..limb.limb_dynamics_kernels import (_frame_acceleration, body_motion, limb_rates_rnea, limb_task_inertia,
                                     rnea_spatial, spatial_motion)
 from ..limb.limb_ik_kernels import limb_prepare
-from .robot_kernels import _f1, _f2, _f3, data_views, model_views
+from .robot_kernels import MAX_TWIST, _f1, _f2, _f3, data_views, model_views
 from ..spatial.small_linalg import condition_at_most, lu_solve
 from ..status import ACTUATION, BAD_INPUT, LIMB_STATUS, MASS_MATRIX, OK, SINGULAR
 
-#: the bounds of a task twist and of efforts (:mod:`..bounds`), as constants of the kernel
-MAX_TWIST = float(MAX_RATE[1])
+#: the bound of efforts (:mod:`..bounds`), as a constant of the kernel (the twist's: ``MAX_TWIST``)
 MAX_FORCE = float(MAX_EFFORT)
 
 

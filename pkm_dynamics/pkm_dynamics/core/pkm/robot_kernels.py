@@ -25,11 +25,8 @@ from ..limb.limb_dynamics_kernels import limb_rates_rnea, limb_task_inertia
 from ..limb.limb_ik_kernels import limb_ik, limb_prepare
 from ..spatial.small_linalg import condition, lu_solve
 from ..spatial.se3_kernels import exp_se3, log_se3, pose_inv_mul, pose_mul
-from ..status import ACTUATION, BAD_INPUT, LIMB_STATUS, OK, RATES_STATUS
+from ..status import ACTUATION, BAD_INPUT, LIMB_STATUS, MANIFOLD_TOLERANCE, OK, ORTHONORMAL_TOLERANCE, RATES_STATUS
 
-#: largest ``|R^T R - I|`` of a pose's rotation and distance of a pose from the task manifold
-#: (:meth:`..pkm.ParallelRobot._check_pose`, ``_check_task_manifold``)
-ORTHONORMAL_TOLERANCE, MANIFOLD_TOLERANCE = 1e-6, 1e-9
 #: the bounds of a task twist and acceleration (:data:`..bounds.MAX_RATE`)
 MAX_TWIST, MAX_ACCELERATION = MAX_RATE[1], MAX_RATE[2]
 
