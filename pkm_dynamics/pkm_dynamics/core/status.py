@@ -14,7 +14,7 @@ values as compile-time constants (:func:`..numba_support.cache.source_hash` cove
 """
 
 # ---------------------------------------------------------------------------------------------
-# status codes
+# status codes (those of the module chain keep the values they had: its messages quote them)
 
 #: done: the outputs hold the result
 OK = 0
@@ -28,11 +28,11 @@ CLOSURE = 3
 SINGULAR_ANGLE = 4
 #: a 4-bar module whose ``det A`` (paper 000 eq. 61) vanishes
 SINGULAR_DET = 5
-#: a module's articulated inertia ``alpha`` (paper 000 eq. 51) not positive (or ``M`` not positive definite)
+#: a module's ``alpha`` (paper 000 eq. 51) zero or not finite (the derivatives: ``M`` not positive definite)
 SINGULAR_ALPHA = 6
 #: a result is not finite (the state is too large for the dynamics)
 NONFINITE_RESULT = 7
-#: a matrix of the solution is singular (``G_y``, ``L_t`` or ``J_t`` of a limb)
+#: a matrix of a limb is singular: ``G_y``, ``L_t`` or ``J_t`` (also beyond :data:`MAX_JT_CONDITION`)
 SINGULAR = 8
 #: a Newton iteration did not converge within its iterations
 NO_CONVERGENCE = 9
