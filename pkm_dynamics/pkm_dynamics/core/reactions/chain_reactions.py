@@ -47,15 +47,11 @@ from __future__ import annotations
 import math
 
 from ..numba_support.cache import kernel
-from ..module_chain.chain_closure import NONFINITE_RESULT, OK
 from ..module_chain.chain_kernels import chain_dynamics
 from ..module_chain.chain_kinematics import tree_state
 from ..spatial.se3_kernels import ad_inv, bracket_scaled, exp_se3, matTvec, matvec, pose_mul, wrench_bias
+from ..status import INCONSISTENT, NONFINITE_RESULT, OK, PIN_SINGULAR
 
-#: codes of step 3 (beside those of :mod:`.chain_closure`, which the forward dynamics returns):
-#: a 4-bar's pin force is undetermined / its equations are inconsistent (the motion is not one
-#: the loop forces produce)
-PIN_SINGULAR, INCONSISTENT = 100, 101
 #: relative size of the 2 x 2 determinant below which a 4-bar's pin force is undetermined
 SINGULAR_PIN = 1e-12
 

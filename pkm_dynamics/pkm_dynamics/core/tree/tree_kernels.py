@@ -28,16 +28,16 @@ Layouts (n bodies, parents before children; see :class:`.tree_model.CompiledTree
 at the same ``q`` first (:func:`aba_pass` also :func:`motion` with zero accelerations, for the
 twists).  ``fext`` is (n, 6) body-fixed wrenches (zeros for none).  The ``*_rows`` drivers
 run one call over a batch (B, n) (wrenches ``FE`` (1, n, 6) for every row or (B, n, 6)), check
-the inputs (finite) and the results, and return a status code of :mod:`.chain_closure` with
+the inputs (finite) and the results, and return a status code of :mod:`..status` with
 ``status = (code, row, index)``: index 0-3 the input (q, qd, qdd or tau, f_ext) of
-NONFINITE_INPUT, the joint of NONFINITE_RESULT.
+BAD_INPUT, the joint of NONFINITE_RESULT.
 """
 from __future__ import annotations
 
 from ..numba_support.cache import kernel
-from ..module_chain.chain_closure import NONFINITE_INPUT, NONFINITE_RESULT, OK
 from ..spatial.se3_kernels import (ad_apply, ad_inv, bracket_scaled, congruence_add, dot, exp_se3, matTvec, matvec,
                               pose_mul, wrench_bias)
+from ..status import BAD_INPUT, NONFINITE_RESULT, OK
 
 
 @kernel
@@ -225,14 +225,14 @@ def body_jacobian(model, data, body, offset, J):
 
 @kernel
 def check_rows(Y, which, status):
-    """Every entry of ``Y`` (B, k) finite; else NONFINITE_INPUT with ``status = (code, row,
+    """Every entry of ``Y`` (B, k) finite; else BAD_INPUT with ``status = (code, row,
     which)``.  Returns the code."""
     for r in range(Y.shape[0]):
         for k in range(Y.shape[1]):
             v = Y[r, k]
             if not (v - v == 0.0):                              # NaN or inf
-                status[0], status[1], status[2] = NONFINITE_INPUT, r, which
-                return NONFINITE_INPUT
+                status[0], status[1], status[2] = BAD_INPUT, r, which
+                return BAD_INPUT
     return OK
 
 
@@ -241,7 +241,7 @@ def check_inputs(Q, QD, QDD, status):
     """``Q``, ``QD``, ``QDD`` (B, n) (index 0-2) finite.  Returns the code."""
     status[0], status[1], status[2] = OK, -1, -1
     if check_rows(Q, 0, status) != OK or check_rows(QD, 1, status) != OK or check_rows(QDD, 2, status) != OK:
-        return NONFINITE_INPUT
+        return BAD_INPUT
     return OK
 
 
@@ -251,7 +251,7 @@ def check_wrenches(FE, status):
     for r in range(FE.shape[0]):
         if check_rows(FE[r], 3, status) != OK:
             status[1] = r
-            return NONFINITE_INPUT
+            return BAD_INPUT
     return OK
 
 
@@ -271,7 +271,7 @@ def finite_result(Y, r, status):
 def forward_kinematics_rows(model, data, Q, out, status):
     """Absolute poses ``out`` (B, n, 4, 4) for ``Q`` (B, n).  Returns the code."""
     if check_inputs(Q, Q, Q, status) != OK:
-        return NONFINITE_INPUT
+        return BAD_INPUT
     for r in range(Q.shape[0]):
         forward_kinematics(model, data, Q[r])
         out[r] = data[1]
@@ -283,7 +283,7 @@ def kinematics_rows(model, data, Q, QD, QDD, a0, Cs, Vs, As, status):
     """Absolute poses ``Cs`` (B, n, 4, 4), twists ``Vs`` and accelerations ``As`` (B, n, 6)
     for ``Q``, ``QD``, ``QDD`` (B, n) and base acceleration ``a0`` (6,).  Returns the code."""
     if check_inputs(Q, QD, QDD, status) != OK:
-        return NONFINITE_INPUT
+        return BAD_INPUT
     for r in range(Q.shape[0]):
         forward_kinematics(model, data, Q[r])
         motion(model, data, QD[r], QDD[r], a0)
@@ -297,7 +297,7 @@ def kinematics_rows(model, data, Q, QD, QDD, a0, Cs, Vs, As, status):
 def rnea_rows(model, data, Q, QD, QDD, FE, a0, TAU, status):
     """Inverse dynamics ``TAU`` (B, n) (:func:`rnea_pass`).  Returns the code."""
     if check_inputs(Q, QD, QDD, status) != OK or check_wrenches(FE, status) != OK:
-        return NONFINITE_INPUT
+        return BAD_INPUT
     for r in range(Q.shape[0]):
         forward_kinematics(model, data, Q[r])
         motion(model, data, QD[r], QDD[r], a0)
@@ -311,7 +311,7 @@ def rnea_rows(model, data, Q, QD, QDD, FE, a0, TAU, status):
 def crba_rows(model, data, Q, H, status):
     """Mass matrices ``H`` (B, n, n) (:func:`crba_pass`).  Returns the code."""
     if check_inputs(Q, Q, Q, status) != OK:
-        return NONFINITE_INPUT
+        return BAD_INPUT
     for r in range(Q.shape[0]):
         forward_kinematics(model, data, Q[r])
         crba_pass(model, data, H[r])
@@ -327,7 +327,7 @@ def aba_rows(model, data, Q, QD, TAU, FE, a0, QDD, status):
     """Forward dynamics ``QDD`` (B, n) (:func:`aba_pass`); ``TAU`` is input index 2.  Returns
     the code."""
     if check_inputs(Q, QD, TAU, status) != OK or check_wrenches(FE, status) != OK:
-        return NONFINITE_INPUT
+        return BAD_INPUT
     for r in range(Q.shape[0]):
         forward_kinematics(model, data, Q[r])
         motion(model, data, QD[r], QD[r], a0)                  # twists only (A is rewritten)
@@ -342,7 +342,7 @@ def jacobian_rows(model, data, Q, body, offset, J, status):
     """Body-fixed Jacobians ``J`` (B, 6, n) of the frame ``C_body offset`` (:func:`body_jacobian`).
     Returns the code."""
     if check_inputs(Q, Q, Q, status) != OK:
-        return NONFINITE_INPUT
+        return BAD_INPUT
     for r in range(Q.shape[0]):
         forward_kinematics(model, data, Q[r])
         body_jacobian(model, data, body, offset, J[r])
