@@ -41,12 +41,10 @@ from ..status import BAD_INPUT, NONFINITE_RESULT, OK
 
 
 @kernel
-def forward_kinematics(model, data, q):
-    """``P_i = B_i exp(X_i q_i)``, ``C_i = C_p P_i`` (paper 001 eq. 3) and ``Ad_i = Ad(P_i)^-1``
-    into ``data`` for ``q`` (n,)."""
-    parent, X, B, _ = model
-    P, C, Ad, T = data[0], data[1], data[2], data[10]
-    G = T[1, :4, :4]
+def body_poses(parent, X, B, q, P, C, Ad, G):
+    """Forward pass of the poses (paper 001 eq. 3) for ``q`` (n,): relative poses ``P_i = B_i
+    exp(X_i q_i)`` (n, 4, 4), their ``Ad_i = Ad(P_i)^-1`` (n, 6, 6) and absolute poses ``C_i =
+    C_p P_i`` (n, 4, 4); ``G`` (4, 4) scratch."""
     for i in range(parent.shape[0]):
         exp_se3(X[i], q[i], G)
         pose_mul(B[i], G, P[i])
@@ -61,13 +59,10 @@ def forward_kinematics(model, data, q):
 
 
 @kernel
-def motion(model, data, qd, qdd, a0):
-    """Forward recursion of twists and accelerations (paper 001 eqs. 5-10, paper 002 Sec. V-A)
-    after :func:`forward_kinematics`: ``V_i = Ad_i V_p + X_i qd_i``, ``Vdot_i = Ad_i Vdot_p +
-    ad(V_i) X_i qd_i + X_i qdd_i`` with ``Vdot_0 = a0`` (6,) into ``data`` (V, A)."""
-    parent, X, _, _ = model
-    Ad, V, A, w = data[2], data[3], data[4], data[9]
-    c = w[0]
+def body_motion(parent, X, Ad, qd, qdd, a0, V, A, c):
+    """Forward pass of twists and accelerations (paper 001 eqs. 5-10, paper 002 Sec. V-A) after
+    :func:`body_poses`: ``V_i = Ad_i V_p + X_i qd_i``, ``Vdot_i = Ad_i Vdot_p + ad(V_i) X_i qd_i
+    + X_i qdd_i`` with ``Vdot_0 = a0`` (6,) into ``V``, ``A`` (n, 6); ``c`` (6,) scratch."""
     for i in range(parent.shape[0]):
         p = parent[i]
         Xi = X[i]
@@ -85,6 +80,20 @@ def motion(model, data, qd, qdd, a0):
             bracket_scaled(V[i], Xi, qd[i], c)                  # ad(V_i) X_i qd_i
             for j in range(6):
                 A[i, j] += c[j] + Xi[j] * qdd[i]
+
+
+@kernel
+def forward_kinematics(model, data, q):
+    """:func:`body_poses` into ``data`` (P, C, Ad) for ``q`` (n,)."""
+    parent, X, B, _ = model
+    body_poses(parent, X, B, q, data[0], data[1], data[2], data[10][1, :4, :4])
+
+
+@kernel
+def motion(model, data, qd, qdd, a0):
+    """:func:`body_motion` into ``data`` (V, A) after :func:`forward_kinematics`."""
+    parent, X, _, _ = model
+    body_motion(parent, X, data[2], qd, qdd, a0, data[3], data[4], data[9][0])
 
 
 @kernel
