@@ -30,7 +30,7 @@ import numpy as np
 
 from ..description.robot_description import as_description
 from ..errors import DescriptionError
-from ..hoid.higher_order import build_hoid_model
+from ..hoid.higher_order import build_hoid_model, higher_order_inverse_dynamics
 from ..hoid.jet_dynamics import jet_model
 from ..limb.limb_tables import (LimbTables, robot_constants)
 from ..limb.limb_model import TWIST_COMPONENTS, build_limbs
@@ -235,8 +235,8 @@ class ParallelRobot(PkmKinematics, PkmForwardKinematics, TaskSpaceDynamics):
 
     def higher_order_inverse_dynamics(self, x, xd, xdd, xddd, xdddd, **kw):
         """``u, du, ddu`` (+ SEA motor feedforward), paper 002, for the platform pose ``x``, task
-        twist ``xd`` and its 1st..3rd derivatives: see :mod:`.higher_order`."""
-        from ..hoid.higher_order import higher_order_inverse_dynamics
+        twist ``xd`` and its 1st..3rd derivatives: see :mod:`.higher_order` (one kernel call,
+        :mod:`.hoid_robot_kernels`, with the checks of :meth:`admissible_task_state`)."""
         return higher_order_inverse_dynamics(self, x, xd, xdd, xddd, xdddd, **kw)
 
     def joint_motion(self, x, xd=None, xdd=None, initial=None) -> IKSolution:
