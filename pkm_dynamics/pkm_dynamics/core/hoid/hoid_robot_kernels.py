@@ -6,6 +6,13 @@ joint limits and the input and output singularities (``kappa(F)`` of every limb 
 ``kappa(J_IK)`` within the robot's threshold), on the closure and the Jacobians of paper 002's
 own kernels (:mod:`.hoid_kernels`).  Model and data layouts: :mod:`.hoid_kinematics`.
 
+Where the two parametrisations differ, so may a decision near a threshold: ``kappa(F)`` is
+that of ``J_t^-1`` with a cut joint's freedoms as the subgroup of the cut joint (paper 002),
+where paper 001's limb writes a spherical cut joint as three revolute angles (its ``F`` then
+carries the conditioning of their Euler-angle map, 1 at the reference configuration); the
+direct step is tested on the tree joints (paper 001 also tests those angles, which start at 0
+from a tree configuration).
+
 Whatever a check refuses is a status (:data:`.hoid_kinematics.BAD_POSE` ...); the Python layer
 then runs the robot's reference route (its inverse kinematics with every check, then the
 recursion), which raises the named exception with its message or, for a step beyond the
