@@ -26,9 +26,8 @@ MAX_MODULES_PER_FOLDER, MAX_LINES = 15, 450
 
 #: modules over MAX_LINES, paths relative to PACKAGE (the list only shrinks)
 LONG_MODULES = {"core/module_chain/chain_kernels.py"}
-#: (file, what) of the hidden-state writes still to remove (the list only shrinks): the HOID
-#: model kept in the description's ``__dict__`` (``hoid.higher_order.hoid_model``)
-HIDDEN_STATE_WRITES = {("core/hoid/higher_order.py", "__dict__.setdefault")}
+#: (file, what) of the hidden-state writes still to remove (the list only shrinks)
+HIDDEN_STATE_WRITES = set()
 
 #: The layers of the core, bottom first (DESIGN.md, *Rules of the layout*: dependencies point
 #: down).  A core module may import the modules of its own layer and of the layers below, never

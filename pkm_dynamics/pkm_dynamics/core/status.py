@@ -62,6 +62,9 @@ PIN_SINGULAR = 20
 INCONSISTENT = 21
 #: the efforts of a simulation step are not ``n`` finite values (:mod:`.simulation.simulation_kernels`)
 BAD_EFFORTS = 22
+#: a platform pose whose rotation is not orthonormal or that is off the task manifold (the
+#: robot's checks word it: :mod:`.hoid.hoid_robot_kernels`)
+BAD_POSE = 23
 
 # ---------------------------------------------------------------------------------------------
 # solver constants shared by the kernels and the reference route, or by several concepts

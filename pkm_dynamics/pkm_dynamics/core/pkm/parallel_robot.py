@@ -30,6 +30,7 @@ import numpy as np
 
 from ..description.robot_description import as_description
 from ..errors import DescriptionError
+from ..hoid.higher_order import build_hoid_model, higher_order_inverse_dynamics
 from ..hoid.jet_dynamics import jet_model
 from ..limb.limb_tables import (LimbTables, robot_constants)
 from ..limb.limb_model import TWIST_COMPONENTS, build_limbs
@@ -144,6 +145,8 @@ class ParallelRobot(PkmKinematics, PkmForwardKinematics, TaskSpaceDynamics):
         self._rc = robot_constants(self.reference_pose, self.P_p, self.M_p, self.tree.gravity)
         self.reaction_model = reaction_model(self)        # read-only: built here, not at a call
         self.jet_model = jet_model(desc)                  # the general route of the derivatives, read-only
+        # paper 002's model (its recursion compiled, the Taylor route on jet_model), read-only
+        self.hoid_model = build_hoid_model(desc, self.jet_model, (self.reference_pose, self.P_p))
 
     # -- names and solver options (read-only: ``options`` is fixed) ----------------------------
     @property
@@ -232,8 +235,8 @@ class ParallelRobot(PkmKinematics, PkmForwardKinematics, TaskSpaceDynamics):
 
     def higher_order_inverse_dynamics(self, x, xd, xdd, xddd, xdddd, **kw):
         """``u, du, ddu`` (+ SEA motor feedforward), paper 002, for the platform pose ``x``, task
-        twist ``xd`` and its 1st..3rd derivatives: see :mod:`.higher_order`."""
-        from ..hoid.higher_order import higher_order_inverse_dynamics
+        twist ``xd`` and its 1st..3rd derivatives: see :mod:`.higher_order` (one kernel call,
+        :mod:`.hoid_robot_kernels`, with the checks of :meth:`admissible_task_state`)."""
         return higher_order_inverse_dynamics(self, x, xd, xdd, xddd, xdddd, **kw)
 
     def joint_motion(self, x, xd=None, xdd=None, initial=None) -> IKSolution:
