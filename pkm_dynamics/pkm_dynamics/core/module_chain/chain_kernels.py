@@ -4,27 +4,8 @@ stay the reference route the tests compare against), written as loops over modul
 arithmetic inside, on the flat model arrays of :class:`.chain_model.ChainModel` and the scratch
 of :class:`.chain_model.ChainData`.
 
-Layouts (n modules; see :mod:`.chain_model` for how they are filled):
-
-* ``geo`` (n, 22): 0 kind (0 parallel, 1 serial), 1 sx, 2 lower, 3 upper, 4 L, 5 L1, 6 Lc,
-  7 Lc0, 8 h, 9-14 screw X (serial), 15-17 tree joints of link, cylinder, piston (serial: its
-  joint in 15), 18-19 signs and 20-21 references of the link and cylinder joints (tree value =
-  sign * (paper angle - reference));
-* ``mats`` (n, 5, 6, 6): inertias M_B1, M_B3, M_B4 (serial: M_B4 in slot 0 and its joint's
-  reference pose B (4, 4) in the corner of slot 1), slot 3 the map ``AE`` of twists to the
-  attachment frame E, slot 4 the pose of E (B1_C_E or B4_C_E) in its corner; ``nud0`` (6,):
-  -gravity in Bc of module 1; ``root`` (4, 4): Bc of module 1 in the root link;
-* scratch ``A`` (n, 3, 6, 6): twist maps Bc -> B1, B3, B4 (serial: slot 0; those of a parallel
-  module only for the derivatives, :func:`parallel_maps`: the parallel steps apply the maps of
-  eq. 6 without them, from the cosines and sines in ``S``: :func:`carry_to_bodies`,
-  :func:`carry_back_to_base`);
-  ``V`` (n, 5, 3, 6): twists, wrench biases p (eq. 12), xi_1/4/7 and xi_2/5/8 (eq. 30; serial:
-  c of eq. 10 in slot 3), accelerations; ``S`` (n, 30): 0 x, 1 xd (paper sign), 2-4 unused,
-  5-10 k1..k6 (eqs. 5, 28), 11 alpha (serial D), 12 delta (serial u), 13-16 ka, kb, ke, kf
-  (eqs. 62-64), 18-23 psi (serial U), 24-29 cos and sin of q, q1, q2; ``W`` (6, 6, 6) and
-  ``w`` (12, 6): matrices and vectors of one step.  ``geo``, ``mats``, ``nud0`` are views of one
-  flat model buffer and ``A``, ``V``, ``S``, ``W``, ``w`` of one flat scratch buffer, in this order
-  (:func:`model_arrays`, :func:`scratch_arrays`).
+Layouts of ``geo``, ``mats``, ``nud0`` (the model) and ``A``, ``V``, ``S``, ``W``, ``w`` (the
+scratch), each index a named constant: :mod:`.chain_layout`.
 
 Each driver returns a status code (:mod:`.chain_closure`, which also holds the closure of a
 parallel module) and writes the culprit into ``status``: (code, row, index).
@@ -41,6 +22,10 @@ from .chain_closure import (BOUND_ACCELERATION, BOUND_EFFORT, BOUND_POSITION, BO
 from ..spatial.se3_kernels import (ad_inv, ad_inv_pose_rz, ad_inv_pose_rz_vec, bracket_scaled,
                               carry_from_next, congruence_add, congruence_rz, congruence_translation, dot, exp_se3,
                               matTvec, matvec, pose_mul, wrench_bias)
+from .chain_layout import (ALPHA, B1, B3, B4, COS_Q, COS_Q1, DELTA, GEO_H, GEO_L, GEO_L1, GEO_LC, GEO_LC0, K1,
+                           K2, K4, K5, KA, KB, KF, KIND, MAP_E, NU, NUD, P_BIAS, PARALLEL, PSI, SCREW, SCREW0,
+                           SERIAL_B, SERIAL_BODY, SIN_Q, SIN_Q1, SX, X_ACT, XD_ACT, XI_C, XI_U, model_arrays,
+                           scratch_arrays)
 
 
 @scratch_kernel
@@ -48,49 +33,50 @@ def parallel_maps(geo, S, A):
     """The twist maps A1, A3, A4 (eq. 6) of a parallel module as matrices into ``A`` (3, 6, 6),
     from the closure in ``S``: only the derivatives read them (the FD and ID steps apply the maps
     without the matrices, :func:`.chain_closure.carry_to_bodies`)."""
-    c, s, c1, s1, ka = S[24], S[25], S[26], S[27], S[13]
-    ad_inv_pose_rz(c, s, geo[4], 0.0, geo[8], A[0])          # Bc -> B1: T([L, 0, h]) Rz(q)
-    ad_inv_pose_rz(c1, s1, 0.0, 0.0, 0.0, A[1])              # Bc -> B3: Rz(q1)
-    ad_inv_pose_rz(c1, s1, c1 * ka, s1 * ka, 0.0, A[2])      # Bc -> B4
+    c, s, c1, s1, ka = S[COS_Q], S[SIN_Q], S[COS_Q1], S[SIN_Q1], S[KA]
+    ad_inv_pose_rz(c, s, geo[GEO_L], 0.0, geo[GEO_H], A[B1])          # Bc -> B1: T([L, 0, h]) Rz(q)
+    ad_inv_pose_rz(c1, s1, 0.0, 0.0, 0.0, A[B3])              # Bc -> B3: Rz(q1)
+    ad_inv_pose_rz(c1, s1, c1 * ka, s1 * ka, 0.0, A[B4])      # Bc -> B4
 
 
 @scratch_kernel
 def parallel_first_pass(geo, M, V, S, nu_Bc, tmp):
     """Algorithm 1 lines 4-7 for one parallel module: twists (eqs. 6a-d), wrench biases (eq. 12)
     and xi_1..xi_8 (eq. 30) from the closure in ``S``."""
-    L, h = geo[4], geo[8]
-    k1, k2, k4, k5 = S[5], S[6], S[8], S[9]
-    xd, ka = S[1], S[13]
+    L, h = geo[GEO_L], geo[GEO_H]
+    k1, k2, k4, k5 = S[K1], S[K2], S[K4], S[K5]
+    xd, ka = S[XD_ACT], S[KA]
     qd, qd1 = k1 * xd, k2 * xd
-    nus, ps, xa, xb = V[0], V[1], V[2], V[3]
+    nus, ps, xa, xb = V[NU], V[P_BIAS], V[XI_U], V[XI_C]
     carry_to_bodies(S, L, h, nu_Bc, nus)
-    nus[0, 2] += qd                                          # eq. 6a
-    nus[1, 2] += qd1                                         # eq. 6c
-    nus[2, 2] += qd1                                         # eq. 6d
-    nus[2, 3] += xd
-    nus[2, 4] += ka * qd1
+    nus[B1, 2] += qd                                         # eq. 6a
+    nus[B3, 2] += qd1                                        # eq. 6c
+    nus[B4, 2] += qd1                                        # eq. 6d
+    nus[B4, 3] += xd
+    nus[B4, 4] += ka * qd1
     for i in range(3):
         matvec(M[i], nus[i], tmp)
         wrench_bias(nus[i], tmp, ps[i])                      # eq. 12
     for i in range(3):
         for j in range(6):
             xa[i, j] = 0.0
-    xa[0, 2] = k1                                            # eq. 30a
-    xa[1, 2] = k2                                            # eq. 30d
-    xa[2, 2] = k2                                            # eq. 30g
-    xa[2, 3] = 1.0
-    xa[2, 4] = ka * k2
-    n1, n3, n4 = nus[0], nus[1], nus[2]
+    xa[B1, 2] = k1                                           # eq. 30a
+    xa[B3, 2] = k2                                           # eq. 30d
+    xa[B4, 2] = k2                                           # eq. 30g
+    xa[B4, 3] = 1.0
+    xa[B4, 4] = ka * k2
+    n1, n3, n4 = nus[B1], nus[B3], nus[B4]
     # xi_2 = s_z k4 + c1 (eq. 30b), xi_5 = s_z k5 + c3 (eq. 30e), c_i = ad(nu_i) s_i qd_i (eq. 10)
-    xb[0, 0], xb[0, 1], xb[0, 2] = n1[1] * qd, -n1[0] * qd, k4
-    xb[0, 3], xb[0, 4], xb[0, 5] = n1[4] * qd, -n1[3] * qd, 0.0
+    xi2, xi5, xi8 = xb[B1], xb[B3], xb[B4]
+    xi2[0], xi2[1], xi2[2] = n1[1] * qd, -n1[0] * qd, k4
+    xi2[3], xi2[4], xi2[5] = n1[4] * qd, -n1[3] * qd, 0.0
     w0, w1, w2 = n3[1] * qd1, -n3[0] * qd1, k5
     v0, v1, v2 = n3[4] * qd1, -n3[3] * qd1, 0.0
-    xb[1, 0], xb[1, 1], xb[1, 2], xb[1, 3], xb[1, 4], xb[1, 5] = w0, w1, w2, v0, v1, v2
+    xi5[0], xi5[1], xi5[2], xi5[3], xi5[4], xi5[5] = w0, w1, w2, v0, v1, v2
     # xi_8 = Ad xi_5 + c4 (eq. 30h), c4 = ad(nu_B4) s_x xd
-    xb[2, 0], xb[2, 1], xb[2, 2], xb[2, 3] = w0, w1, w2, v0
-    xb[2, 4] = v1 + ka * w2 + n4[2] * xd
-    xb[2, 5] = v2 - ka * w1 - n4[1] * xd
+    xi8[0], xi8[1], xi8[2], xi8[3] = w0, w1, w2, v0
+    xi8[4] = v1 + ka * w2 + n4[2] * xd
+    xi8[5] = v2 - ka * w1 - n4[1] * xd
 
 
 @scratch_kernel
@@ -98,20 +84,20 @@ def serial_first_pass(geo, M, A, V, S, nu_Bc, W):
     """Algorithm 1 lines 8-10 for a serial module: ``A = Ad_inv(B exp(X x))``, twist
     ``nu = A nu_Bc + X xd``, bias ``c = ad(nu) X xd`` (eq. 10) and ``p = -ad*(nu) M nu``
     (eq. 12).  ``W`` (3, 6, 6): scratch."""
-    X = geo[9:15]
-    x, xd = S[0], S[1]
+    X = geo[SCREW]
+    x, xd = S[X_ACT], S[XD_ACT]
     G, P = W[0, :4, :4], W[1, :4, :4]
     exp_se3(X, x, G)
-    pose_mul(M[1, :4, :4], G, P)                             # B exp(X x)
-    ad_inv(P, A[0])
-    nu = V[0, 0]
-    matvec(A[0], nu_Bc, nu)
+    pose_mul(M[SERIAL_B, :4, :4], G, P)                      # B exp(X x)
+    ad_inv(P, A[SERIAL_BODY])
+    nu = V[NU, SERIAL_BODY]
+    matvec(A[SERIAL_BODY], nu_Bc, nu)
     for j in range(6):
         nu[j] += X[j] * xd
-    bracket_scaled(nu, X, xd, V[3, 0])                       # c (eq. 10)
+    bracket_scaled(nu, X, xd, V[XI_C, SERIAL_BODY])          # c (eq. 10)
     h = W[2, 0]
-    matvec(M[0], nu, h)
-    wrench_bias(nu, h, V[1, 0])                              # p (eq. 12)
+    matvec(M[SERIAL_BODY], nu, h)
+    wrench_bias(nu, h, V[P_BIAS, SERIAL_BODY])               # p (eq. 12)
 
 
 @scratch_kernel
@@ -125,22 +111,22 @@ def first_forward_pass(geo, mats, A, V, S, W, w, x, xd, maps):
         nu[j] = 0.0
     for k in range(n):
         g = geo[k]
-        sx = g[1]
-        if g[0] == 0.0:
-            code = closure(g[4], g[5], g[6], g[7], sx * x[k], sx * xd[k], S[k])
+        sx = g[SX]
+        if g[KIND] == PARALLEL:
+            code = closure(g[GEO_L], g[GEO_L1], g[GEO_LC], g[GEO_LC0], sx * x[k], sx * xd[k], S[k])
             if code == OK:
-                code = actuator_force_coefficients(g[5], g[6], g[7], S[k])
+                code = actuator_force_coefficients(g[GEO_L1], g[GEO_LC], g[GEO_LC0], S[k])
             if code != OK:
                 return code, k
             if maps:
                 parallel_maps(g, S[k], A[k])
             parallel_first_pass(g, mats[k], V[k], S[k], nu, tmp)
-            src = V[k, 0, 0]                                 # nu_B1
+            src = V[k, NU, B1]                               # nu_B1
         else:
-            S[k, 0], S[k, 1] = x[k], xd[k]
+            S[k, X_ACT], S[k, XD_ACT] = x[k], xd[k]
             serial_first_pass(g, mats[k], A[k], V[k], S[k], nu, W)
-            src = V[k, 0, 0]                                 # nu_B4
-        matvec(mats[k, 3], src, nu)                          # nu_E, eq. 6b / 9
+            src = V[k, NU, SERIAL_BODY]                      # nu_B4
+        matvec(mats[k, MAP_E], src, nu)                      # nu_E, eq. 6b / 9
     return OK, -1
 
 
@@ -151,22 +137,22 @@ def parallel_alpha_beta(geo, M, AE, A, V, S, W, w):
     alpha (eqs. 32, 34), delta (eqs. 26, 43, 45) and psi (eqs. 42, 45) into ``S``.  Returns
     SINGULAR_ALPHA (eq. 36) or OK."""
     Mt, pt = W[1], w[2]
-    carry_from_next(M[0], V[1, 0], AE, W[0], w[1], Mt, pt, W[2])    # eqs. 23-24
-    ka, kb, kf = S[13], S[14], S[16]
-    M3, M4, ps, xa, xb = M[1], M[2], V[1], V[2], V[3]
+    carry_from_next(M[B1], V[P_BIAS, B1], AE, W[0], w[1], Mt, pt, W[2])    # eqs. 23-24
+    ka, kb, kf = S[KA], S[KB], S[KF]
+    M3, M4, ps, xa, xb = M[B3], M[B4], V[P_BIAS], V[XI_U], V[XI_C]
     w1, w3, w4 = w[3], w[4], w[5]
     for j in range(6):                                       # s_x^T K_i M_i
         w1[j] = Mt[2, j] / kb
         w3[j] = kf * M3[2, j]
         w4[j] = kf * M4[2, j] + M4[3, j] + ka * kf * M4[4, j]
-    alpha = dot(w1, xa[0]) + dot(w3, xa[1]) + dot(w4, xa[2])
-    gamma = pt[2] / kb + kf * ps[1, 2] + kf * ps[2, 2] + ps[2, 3] + ka * kf * ps[2, 4]
-    delta = dot(w1, xb[0]) + dot(w3, xb[1]) + dot(w4, xb[2]) + gamma
-    psi = S[18:24]
+    alpha = dot(w1, xa[B1]) + dot(w3, xa[B3]) + dot(w4, xa[B4])
+    gamma = pt[2] / kb + kf * ps[B3, 2] + kf * ps[B4, 2] + ps[B4, 3] + ka * kf * ps[B4, 4]
+    delta = dot(w1, xb[B1]) + dot(w3, xb[B3]) + dot(w4, xb[B4]) + gamma
+    psi = S[PSI]
     for j in range(6):
         psi[j] = 0.0
-    carry_back_to_base(S, geo[4], geo[8], w1, w3, w4, psi)              # eq. 42
-    S[11], S[12] = alpha, delta
+    carry_back_to_base(S, geo[GEO_L], geo[GEO_H], w1, w3, w4, psi)      # eq. 42
+    S[ALPHA], S[DELTA] = alpha, delta
     if not abs(alpha) > 0.0:
         return SINGULAR_ALPHA
     return OK
@@ -184,38 +170,38 @@ def parallel_base_inertia(geo, M, A, V, S, fk, W, w):
     ``x_i = xi_i u + xi_i+1`` (eqs. 48d-f), ``sum_i A_i^T (M_i x_i + p_i)`` is ``u hsum +
     sum_i A_i^T (M_i xi_i+1 + p_i)``, ``hsum = sum_i A_i^T M_i xi_i``; ``M_i xi_i`` are
     columns of the inertias (xi_1, xi_4, xi_7 of eq. 30 have one to three entries)."""
-    alpha, delta = S[11], S[12]
-    psi = S[18:24]
+    alpha, delta = S[ALPHA], S[DELTA]
+    psi = S[PSI]
     u = (fk - delta) / alpha
     MA, pA, hsum, y1, y3, y4 = W[3], w[1], w[7], w[8], w[9], w[6]
-    congruence_rz(W[1], S[24], S[25], W[2])                  # A1^T M~_B1 A1
-    congruence_translation(W[2], geo[4], 0.0, geo[8], MA)
-    congruence_translation(M[2], S[13], 0.0, 0.0, W[2])      # T^T M_B4 T, then + M_B3
+    congruence_rz(W[1], S[COS_Q], S[SIN_Q], W[2])            # A1^T M~_B1 A1
+    congruence_translation(W[2], geo[GEO_L], 0.0, geo[GEO_H], MA)
+    congruence_translation(M[B4], S[KA], 0.0, 0.0, W[2])     # T^T M_B4 T, then + M_B3
     for i in range(6):
         for j in range(6):
-            W[2, i, j] += M[1, i, j]
-    congruence_rz(W[2], S[26], S[27], W[4])
+            W[2, i, j] += M[B3, i, j]
+    congruence_rz(W[2], S[COS_Q1], S[SIN_Q1], W[4])
     for i in range(6):
         for j in range(6):
             MA[i, j] += W[4, i, j]
-    Mt, M3, M4 = W[1], M[1], M[2]
-    k1, k2, ka = S[5], S[6], S[13]
+    Mt, M3, M4 = W[1], M[B3], M[B4]
+    k1, k2, ka = S[K1], S[K2], S[KA]
     for j in range(6):                                       # M_i xi_i, eq. 30a, d, g
         y1[j] = k1 * Mt[j, 2]
         y3[j] = k2 * M3[j, 2]
         y4[j] = k2 * M4[j, 2] + M4[j, 3] + ka * k2 * M4[j, 4]
         hsum[j] = 0.0
-    carry_back_to_base(S, geo[4], geo[8], y1, y3, y4, hsum)
-    xb, ps = V[3], V[1]
-    matvec(Mt, xb[0], y1)                                    # M_i xi_i+1 + p_i
-    matvec(M3, xb[1], y3)
-    matvec(M4, xb[2], y4)
+    carry_back_to_base(S, geo[GEO_L], geo[GEO_H], y1, y3, y4, hsum)
+    xb, ps = V[XI_C], V[P_BIAS]
+    matvec(Mt, xb[B1], y1)                                   # M_i xi_i+1 + p_i
+    matvec(M3, xb[B3], y3)
+    matvec(M4, xb[B4], y4)
     for j in range(6):
         y1[j] += w[2, j]
-        y3[j] += ps[1, j]
-        y4[j] += ps[2, j]
+        y3[j] += ps[B3, j]
+        y4[j] += ps[B4, j]
         pA[j] = u * hsum[j]
-    carry_back_to_base(S, geo[4], geo[8], y1, y3, y4, pA)    # eq. 49b
+    carry_back_to_base(S, geo[GEO_L], geo[GEO_H], y1, y3, y4, pA)   # eq. 49b
     for i in range(6):
         h = hsum[i] / alpha
         for j in range(6):
@@ -227,15 +213,15 @@ def serial_backward(M, AE, A, V, S, X, fk, last, W, w):
     """Backward step of a serial module (articulated-body step, eqs. 50-52): ``M^A``, ``p^A`` at
     B4, ``U = M^A X``, ``D = X^T U``, ``u = f - X^T p^A`` into ``S``; unless ``last`` (the first
     module: its base is fixed), the module's ``M_E``, ``p_E`` for the previous one."""
-    MA, pA, U = W[3], w[2], S[18:24]
-    carry_from_next(M[0], V[1, 0], AE, W[0], w[1], MA, pA, W[2])    # eqs. 50a-b
+    MA, pA, U = W[3], w[2], S[PSI]
+    carry_from_next(M[SERIAL_BODY], V[P_BIAS, SERIAL_BODY], AE, W[0], w[1], MA, pA, W[2])    # eqs. 50a-b
     matvec(MA, X, U)                                         # eq. 51
     D = dot(X, U)
     u = fk - dot(X, pA)
-    S[11], S[12] = D, u
+    S[ALPHA], S[DELTA] = D, u
     if last:
         return
-    c, pa = V[3, 0], w[3]
+    c, pa = V[XI_C, SERIAL_BODY], w[3]
     Dinv = 1.0 / D
     for i in range(6):
         for j in range(6):
@@ -246,8 +232,8 @@ def serial_backward(M, AE, A, V, S, X, fk, last, W, w):
     for i in range(6):
         for j in range(6):
             W[0, i, j] = 0.0
-    congruence_add(A[0], MA, W[0], W[2])                     # eqs. 52c-d
-    matTvec(A[0], pa, w[1])
+    congruence_add(A[SERIAL_BODY], MA, W[0], W[2])                     # eqs. 52c-d
+    matTvec(A[SERIAL_BODY], pa, w[1])
 
 
 @scratch_kernel
@@ -262,36 +248,36 @@ def fd_recursions(geo, mats, nud0, A, V, S, W, w, f, f_ext, xdd):
         w[1, i] = -f_ext[i]
     for k in range(n - 1, -1, -1):
         g = geo[k]
-        fk = g[1] * f[k]
-        if g[0] == 0.0:
-            code = parallel_alpha_beta(g, mats[k], mats[k, 3], A[k], V[k], S[k], W, w)
+        fk = g[SX] * f[k]
+        if g[KIND] == PARALLEL:
+            code = parallel_alpha_beta(g, mats[k], mats[k, MAP_E], A[k], V[k], S[k], W, w)
             if code != OK:
                 return code, k
             if k > 0:
                 parallel_base_inertia(g, mats[k], A[k], V[k], S[k], fk, W, w)
         else:
-            serial_backward(mats[k], mats[k, 3], A[k], V[k], S[k], g[9:15], fk, k == 0, W, w)
+            serial_backward(mats[k], mats[k, MAP_E], A[k], V[k], S[k], g[SCREW], fk, k == 0, W, w)
     nud, acc = w[10], w[11]
     for j in range(6):
         nud[j] = nud0[j]
     for k in range(n):
         g = geo[k]
-        if g[0] == 0.0:
-            a = (g[1] * f[k] - dot(S[k, 18:24], nud) - S[k, 12]) / S[k, 11]    # eq. 46
-            xdd[k] = g[1] * a
+        if g[KIND] == PARALLEL:
+            a = (g[SX] * f[k] - dot(S[k, PSI], nud) - S[k, DELTA]) / S[k, ALPHA]   # eq. 46
+            xdd[k] = g[SX] * a
             s = S[k]
-            ad_inv_pose_rz_vec(s[24], s[25], g[4], 0.0, g[8], nud, acc)        # A1 nud
+            ad_inv_pose_rz_vec(s[COS_Q], s[SIN_Q], g[GEO_L], 0.0, g[GEO_H], nud, acc)   # A1 nud
             for j in range(6):
-                acc[j] += V[k, 2, 0, j] * a + V[k, 3, 0, j]                    # eq. 29a
+                acc[j] += V[k, XI_U, B1, j] * a + V[k, XI_C, B1, j]             # eq. 29a
         else:
-            matvec(A[k, 0], nud, acc)
+            matvec(A[k, SERIAL_BODY], nud, acc)
             for j in range(6):
-                acc[j] += V[k, 3, 0, j]
-            a = (S[k, 12] - dot(S[k, 18:24], acc)) / S[k, 11]
+                acc[j] += V[k, XI_C, SERIAL_BODY, j]
+            a = (S[k, DELTA] - dot(S[k, PSI], acc)) / S[k, ALPHA]
             xdd[k] = a
             for j in range(6):
-                acc[j] += g[9 + j] * a
-        matvec(mats[k, 3], acc, nud)                                           # eq. 9b
+                acc[j] += g[SCREW0 + j] * a
+        matvec(mats[k, MAP_E], acc, nud)                                       # eq. 9b
     return OK, -1
 
 
@@ -307,44 +293,45 @@ def id_recursions(geo, mats, nud0, A, V, S, W, w, xdd, f_ext, f):
         nud[j] = nud0[j]
     for k in range(n):
         g = geo[k]
-        acc = V[k, 4]
-        if g[0] == 0.0:
-            a = g[1] * xdd[k]
-            carry_to_bodies(S[k], g[4], g[8], nud, acc)
+        acc = V[k, NUD]
+        if g[KIND] == PARALLEL:
+            a = g[SX] * xdd[k]
+            carry_to_bodies(S[k], g[GEO_L], g[GEO_H], nud, acc)
             for b in range(3):
                 for j in range(6):
-                    acc[b, j] += V[k, 2, b, j] * a + V[k, 3, b, j]             # eq. 29
+                    acc[b, j] += V[k, XI_U, b, j] * a + V[k, XI_C, b, j]       # eq. 29
         else:
-            matvec(A[k, 0], nud, acc[0])
+            matvec(A[k, SERIAL_BODY], nud, acc[SERIAL_BODY])
             for j in range(6):
-                acc[0, j] += V[k, 3, 0, j] + g[9 + j] * xdd[k]                 # eq. 9
-        matvec(mats[k, 3], acc[0], nud)
+                acc[SERIAL_BODY, j] += V[k, XI_C, SERIAL_BODY, j] + g[SCREW0 + j] * xdd[k]   # eq. 9
+        matvec(mats[k, MAP_E], acc[0], nud)                                    # nu_E from B1 / B4
     for j in range(6):
         F_E[j] = -f_ext[j]                                                     # eq. 20
     for k in range(n - 1, -1, -1):
         g = geo[k]
-        M, acc, ps = mats[k], V[k, 4], V[k, 1]
-        if g[0] == 0.0:
+        M, acc, ps = mats[k], V[k, NUD], V[k, P_BIAS]
+        if g[KIND] == PARALLEL:
             F = W[0, :3]
             for b in range(3):
                 matvec(M[b], acc[b], F[b])                                     # eq. 11
                 for j in range(6):
                     F[b, j] += ps[b, j]
-            matTvec(M[3], F_E, tmp)                                            # eq. 19
+            matTvec(M[MAP_E], F_E, tmp)                                        # eq. 19
             for j in range(6):
-                F[0, j] += tmp[j]
-            ka, kb, kf = S[k, 13], S[k, 14], S[k, 16]
-            f[k] = g[1] * (F[0, 2] / kb + kf * F[1, 2] + kf * F[2, 2] + F[2, 3] + ka * kf * F[2, 4])  # eqs. 65, 16
+                F[B1, j] += tmp[j]
+            ka, kb, kf = S[k, KA], S[k, KB], S[k, KF]
+            f[k] = g[SX] * (F[B1, 2] / kb + kf * F[B3, 2] + kf * F[B4, 2] + F[B4, 3]
+                            + ka * kf * F[B4, 4])                              # eqs. 65, 16
             for j in range(6):
                 F_E[j] = 0.0
-            carry_back_to_base(S[k], g[4], g[8], F[0], F[1], F[2], F_E)           # eq. 38
+            carry_back_to_base(S[k], g[GEO_L], g[GEO_H], F[B1], F[B3], F[B4], F_E)   # eq. 38
         else:
-            matvec(M[0], acc[0], h)
-            matTvec(M[3], F_E, tmp)
+            matvec(M[SERIAL_BODY], acc[SERIAL_BODY], h)
+            matTvec(M[MAP_E], F_E, tmp)
             for j in range(6):
-                h[j] += ps[0, j] + tmp[j]
-            f[k] = dot(g[9:15], h)
-            matTvec(A[k, 0], h, F_E)
+                h[j] += ps[SERIAL_BODY, j] + tmp[j]
+            f[k] = dot(g[SCREW], h)
+            matTvec(A[k, SERIAL_BODY], h, F_E)
     return OK, -1
 
 
@@ -417,28 +404,6 @@ def chain_dynamics(inverse, geo, mats, nud0, A, V, S, W, w, X, XD, T, FE, out, s
             status[0], status[1], status[2] = code, r, k
             return code
     return OK
-
-
-#: entries per module of ``geo``, ``mats`` (the model) and ``A``, ``V``, ``S`` (the scratch), and
-#: of ``W``, ``w``: each set of arrays is one flat buffer in this order (:func:`model_arrays`,
-#: :func:`scratch_arrays`), so that one state's call passes 2 arrays, not 8
-GEO_SIZE, MATS_SIZE, A_SIZE, V_SIZE, S_SIZE, W_SIZE, w_SIZE = 22, 180, 108, 90, 30, 216, 72
-
-
-@scratch_kernel
-def model_arrays(model, n):
-    """``geo`` (n, 22), ``mats`` (n, 5, 6, 6), ``nud0`` (6,): views of the flat model buffer."""
-    a, b = GEO_SIZE * n, (GEO_SIZE + MATS_SIZE) * n
-    return model[:a].reshape((n, 22)), model[a:b].reshape((n, 5, 6, 6)), model[b:b + 6]
-
-
-@scratch_kernel
-def scratch_arrays(data, n):
-    """``A`` (n, 3, 6, 6), ``V`` (n, 5, 3, 6), ``S`` (n, 30), ``W`` (6, 6, 6), ``w`` (12, 6): views
-    of the flat scratch buffer."""
-    a, b, c = A_SIZE * n, (A_SIZE + V_SIZE) * n, (A_SIZE + V_SIZE + S_SIZE) * n
-    return (data[:a].reshape((n, 3, 6, 6)), data[a:b].reshape((n, 5, 3, 6)), data[b:c].reshape((n, 30)),
-            data[c:c + W_SIZE].reshape((6, 6, 6)), data[c + W_SIZE:c + W_SIZE + w_SIZE].reshape((12, 6)))
 
 
 @scratch_kernel
