@@ -18,7 +18,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "pkm_dynamics"
 MAX_MODULES_PER_FOLDER, MAX_LINES = 15, 450
 
 #: modules over MAX_LINES, paths relative to PACKAGE (the list only shrinks)
-LONG_MODULES = {"core/module_chain/chain_kernels.py"}
+LONG_MODULES = set()
 #: (file, what) of the hidden-state writes still to remove (the list only shrinks): the HOID
 #: model kept in the description's ``__dict__`` (``hoid.higher_order.hoid_model``)
 HIDDEN_STATE_WRITES = {("core/hoid/higher_order.py", "__dict__.setdefault")}

@@ -1,5 +1,5 @@
 """Compiled first derivatives of the module-chain dynamics of paper 000: forward-mode tangents
-(first-order dual numbers, written out by hand) of the passes of :mod:`.chain_kernels`
+(first-order dual numbers, written out by hand) of the passes of :mod:`.chain_recursions`
 (scratch layout: :mod:`..module_chain.chain_layout`).
 
 :func:`id_tangents` differentiates the chain inverse dynamics ``f = ID(x, xd, xdd)`` along all
@@ -8,7 +8,7 @@
 ``xdd``) in one sweep: one forward pass carrying the tangents of the twists, wrench biases and
 accelerations of every body (eqs. 6, 9, 10, 12, 29, 30 differentiated), one backward pass
 carrying the tangents of the body wrenches (eqs. 11, 19, 65, 16, 38; Newton-Euler for serial
-modules).  The primal values come from the kernels of :mod:`.chain_kernels`
+modules).  The primal values come from the kernels of :mod:`.chain_recursions`
 (:func:`first_forward_pass`, :func:`id_recursions`), which leave them in the scratch.
 
 Each parallel module's closure depends on its own actuator only: its loop angles ``q, q1, q2``
@@ -32,7 +32,8 @@ import math
 
 from ..numba_support.cache import kernel
 from ..module_chain.chain_closure import NONFINITE_RESULT, OK, SINGULAR_ALPHA
-from ..module_chain.chain_kernels import check_inputs, id_recursions, row_dynamics, wrench_row
+from ..module_chain.chain_kernels import check_inputs, row_dynamics, wrench_row
+from ..module_chain.chain_recursions import id_recursions
 from ..spatial.se3_kernels import bracket_scaled, dot, matTvec, matvec, wrench_bias
 from ..module_chain.chain_layout import (B1, B3, B4, COS_Q, COS_Q1, COS_Q2, GEO_H, GEO_L, GEO_L1, GEO_LC, GEO_LC0, K1,
                                          K2, K3, K5, KA, KB, KE, KF, KIND, MAP_E, NU, NUD, P_BIAS, PARALLEL, SCREW,

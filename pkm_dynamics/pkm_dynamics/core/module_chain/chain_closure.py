@@ -1,7 +1,7 @@
 """Status codes of the compiled module-chain kernels and the closed-chain kinematics of one
 parallel module (paper 000 eqs. 2, 4-5, 7, 27-28, 61-64; its twist maps of eq. 6 applied to
 twists and wrenches: :func:`carry_to_bodies`, :func:`carry_back_to_base`), shared by the dynamics
-(:mod:`.chain_kernels`) and the kinematics (:mod:`.chain_kinematics`).  ``S`` (30,) is one
+(:mod:`.chain_recursions`) and the kinematics (:mod:`.chain_kinematics`).  ``S`` (30,) is one
 module's row of the scratch laid out in :mod:`.chain_layout`.
 """
 from __future__ import annotations
