@@ -63,12 +63,14 @@ def source_hash() -> str:
     decorators -- its import of them names it -- every ``*.py`` beside this file, and
     ``core/bounds.py`` whose constants the kernels check against, ``core/spatial/se3.py``,
     ``core/spatial/so3.py`` and ``core/module_chain/parallel_module.py`` whose scalar functions
-    they compile) and of the numba version."""
+    they compile, ``core/limb/limb_layout.py`` whose index constants they compile in) and of the
+    numba version."""
     import numba
     h = hashlib.sha1(numba.__version__.encode())
     extra = {os.path.join("..", n) for n in ("bounds.py", os.path.join("spatial", "se3.py"),
                                              os.path.join("spatial", "so3.py"),
-                                             os.path.join("module_chain", "parallel_module.py"))}
+                                             os.path.join("module_chain", "parallel_module.py"),
+                                             os.path.join("limb", "limb_layout.py"))}
     names = sorted(os.path.relpath(os.path.join(d, n), _PACKAGE_DIR)
                    for d in KERNEL_SOURCE_DIRS for n in os.listdir(d) if n.endswith(".py"))
     for name in names:
