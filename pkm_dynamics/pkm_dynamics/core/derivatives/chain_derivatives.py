@@ -21,7 +21,8 @@ The twists and biases do not depend on ``xdd``: their tangents are computed alon
 2n directions only (the xdd entries of the scratch stay at their initial zeros).
 
 Scratch ``T`` (:class:`pkm_dynamics.core.derivatives.ChainTangents`): ``dA`` (n, 3, 6, 6)
-tangents of the twist maps along their own actuator; ``loc`` (n, 24) local scalar tangents;
+tangents of the twist maps along their own actuator; ``loc`` (n, 24) local scalar tangents
+(columns named in :mod:`..module_chain.chain_layout`: ``loc[k, DKA_DX]``, ...);
 ``dps``, ``dacc`` (n, 3, D, 6) tangents of the biases and accelerations of B1, B3, B4
 (serial: slot 0); ``dnus``, ``dxb``, ``dF`` (3, D, 6); ``dnu``, ``dnud``, ``dFE`` (D, 6);
 ``J`` (n, D): the tangents of f; ``L`` (n, n) and ``Y`` (n, 3n) for the FD solve.
@@ -35,9 +36,12 @@ from ..module_chain.chain_closure import NONFINITE_RESULT, OK, SINGULAR_ALPHA
 from ..module_chain.chain_kernels import check_inputs, row_dynamics, wrench_row
 from ..module_chain.chain_recursions import id_recursions
 from ..spatial.se3_kernels import bracket_scaled, dot, matTvec, matvec, wrench_bias
-from ..module_chain.chain_layout import (B1, B3, B4, COS_Q, COS_Q1, COS_Q2, GEO_H, GEO_L, GEO_L1, GEO_LC, GEO_LC0, K1,
-                                         K2, K3, K5, KA, KB, KE, KF, KIND, MAP_E, NU, NUD, P_BIAS, PARALLEL, SCREW,
-                                         SERIAL_BODY, SIN_Q, SIN_Q1, SIN_Q2, SX, X_ACT, XD_ACT, XI_U)
+from ..module_chain.chain_layout import (B1, B3, B4, COS_Q, COS_Q1, COS_Q2, DCOS_Q, DCOS_Q1, DCOS_Q2, DK1_DX, DK1_PAPER,
+                                         DK2_DX, DK2_PAPER, DK3_DX, DK4_DX, DK4_DXD, DK5_DX, DK5_DXD, DK6_DX, DK6_DXD,
+                                         DKA_DX, DKB_DX, DKF_DX, DSIN_Q, DSIN_Q1, DSIN_Q2, GEO_H, GEO_L, GEO_L1, GEO_LC,
+                                         GEO_LC0, K1, K2, K3, K5, KA, KB, KE, KF, KIND, LOC_SX, MAP_E, NU, NUD,
+                                         PARALLEL, P_BIAS, SCREW, SERIAL_BODY, SIN_Q, SIN_Q1, SIN_Q2, SX, XD_ACT, XI_U,
+                                         X_ACT)
 
 
 @kernel
@@ -73,20 +77,20 @@ def parallel_local_tangents(geo, S, loc):
     _, dk3, ddk3 = angle_derivatives(c2, 1.0 / (2.0 * L1) - a2 / d2, 2.0 * a2 / d3, -6.0 * a2 / d4)
     k1, k2, k3 = S[K1], S[K2], S[K3]
     s, s1, s2 = S[SIN_Q], S[SIN_Q1], S[SIN_Q2]
-    loc[0], loc[1], loc[2] = sx * dk1, sx * dk2, sx * dk3
-    loc[3], loc[4], loc[5] = sx * ddk1 * xd * xd, sx * ddk2 * xd * xd, sx * ddk3 * xd * xd
-    loc[6], loc[7], loc[8] = sx * 2.0 * dk1 * xd, sx * 2.0 * dk2 * xd, sx * 2.0 * dk3 * xd
-    loc[9], loc[10] = -sx * s * k1, sx * cq * k1
-    loc[11], loc[12] = -sx * s1 * k2, sx * c1 * k2
+    loc[DK1_DX], loc[DK2_DX], loc[DK3_DX] = sx * dk1, sx * dk2, sx * dk3
+    loc[DK4_DX], loc[DK5_DX], loc[DK6_DX] = sx * ddk1 * xd * xd, sx * ddk2 * xd * xd, sx * ddk3 * xd * xd
+    loc[DK4_DXD], loc[DK5_DXD], loc[DK6_DXD] = sx * 2.0 * dk1 * xd, sx * 2.0 * dk2 * xd, sx * 2.0 * dk3 * xd
+    loc[DCOS_Q], loc[DSIN_Q] = -sx * s * k1, sx * cq * k1
+    loc[DCOS_Q1], loc[DSIN_Q1] = -sx * s1 * k2, sx * c1 * k2
     dc2, ds2 = -s2 * k3, c2 * k3
-    loc[13], loc[14] = sx * dc2, sx * ds2
+    loc[DCOS_Q2], loc[DSIN_Q2] = sx * dc2, sx * ds2
     kb, ke, kf = S[KB], S[KE], S[KF]
     dkb = -L1 * ds2
-    loc[15] = sx
-    loc[16] = sx * dkb
-    loc[17] = sx * (L1 * dc2 / (kb * ke) - kf * (dkb * ke + kb) / (kb * ke))
-    loc[18] = sx
-    loc[19], loc[20] = dk1, dk2
+    loc[DKA_DX] = sx
+    loc[DKB_DX] = sx * dkb
+    loc[DKF_DX] = sx * (L1 * dc2 / (kb * ke) - kf * (dkb * ke + kb) / (kb * ke))
+    loc[LOC_SX] = sx
+    loc[DK1_PAPER], loc[DK2_PAPER] = dk1, dk2
 
 
 @kernel
@@ -140,11 +144,12 @@ def parallel_forward_tangents(geo, mats, A, V, S, loc, dA, k, n, nu_Bc, nud, dnu
     qd, qd1 = k1 * xd, k2 * xd
     L, h = geo[GEO_L], geo[GEO_H]
     c, s, c1, s1 = S[COS_Q], S[SIN_Q], S[COS_Q1], S[SIN_Q1]
-    ad_inv_pose_rz_tangent(c, s, L, 0.0, h, loc[9], loc[10], 0.0, 0.0, 0.0, dA[B1])
-    ad_inv_pose_rz_tangent(c1, s1, 0.0, 0.0, 0.0, loc[11], loc[12], 0.0, 0.0, 0.0, dA[B3])
-    ad_inv_pose_rz_tangent(c1, s1, c1 * ka, s1 * ka, 0.0, loc[11], loc[12],
-                           loc[11] * ka + c1 * loc[15], loc[12] * ka + s1 * loc[15], 0.0, dA[B4])
-    dk1, dk2 = loc[19], loc[20]
+    dc, ds, dc1, ds1, dka = loc[DCOS_Q], loc[DSIN_Q], loc[DCOS_Q1], loc[DSIN_Q1], loc[DKA_DX]
+    ad_inv_pose_rz_tangent(c, s, L, 0.0, h, dc, ds, 0.0, 0.0, 0.0, dA[B1])
+    ad_inv_pose_rz_tangent(c1, s1, 0.0, 0.0, 0.0, dc1, ds1, 0.0, 0.0, 0.0, dA[B3])
+    ad_inv_pose_rz_tangent(c1, s1, c1 * ka, s1 * ka, 0.0, dc1, ds1, dc1 * ka + c1 * dka, ds1 * ka + s1 * dka, 0.0,
+                           dA[B4])
+    dk1, dk2 = loc[DK1_PAPER], loc[DK2_PAPER]
     # local tangents (tree coordinates) of the rate terms: along x and along xd
     dqd_x, dqd_v = sx * dk1 * xd, sx * k1
     dqd1_x, dqd1_v = sx * dk2 * xd, sx * k2
@@ -176,10 +181,10 @@ def parallel_forward_tangents(geo, mats, A, V, S, loc, dA, k, n, nu_Bc, nud, dnu
         e1, e3, e4 = dnus[B1, dd], dnus[B3, dd], dnus[B4, dd]
         gq = dqd_x if dd == k else (dqd_v if dd == n + k else 0.0)
         gq1 = dqd1_x if dd == k else (dqd1_v if dd == n + k else 0.0)
-        gk4 = loc[3] if dd == k else (loc[6] if dd == n + k else 0.0)
-        gk5 = loc[4] if dd == k else (loc[7] if dd == n + k else 0.0)
+        gk4 = loc[DK4_DX] if dd == k else (loc[DK4_DXD] if dd == n + k else 0.0)
+        gk5 = loc[DK5_DX] if dd == k else (loc[DK5_DXD] if dd == n + k else 0.0)
         gxd = sx if dd == n + k else 0.0
-        gka = loc[15] if dd == k else 0.0
+        gka = loc[DKA_DX] if dd == k else 0.0
         x0 = dxb[B1, dd]
         x0[0], x0[1], x0[2] = e1[1] * qd + n1[1] * gq, -(e1[0] * qd + n1[0] * gq), gk4
         x0[3], x0[4], x0[5] = e1[4] * qd + n1[4] * gq, -(e1[3] * qd + n1[3] * gq), 0.0
@@ -230,9 +235,9 @@ def chain_id_tangents(geo, mats, nud0, A, V, S, xdd, fe, loc, dA, dnus, dxb, dps
             xa = Vk[XI_U]
             a = g[SX] * xdd[k]
             for b in range(3):                                 # d(xi_b a): along x (xi) and xdd (a)
-                dacc[k, b, k, 2] += (loc[k, 0] if b == B1 else loc[k, 1]) * a
+                dacc[k, b, k, 2] += (loc[k, DK1_DX] if b == B1 else loc[k, DK2_DX]) * a
                 if b == B4:
-                    dacc[k, b, k, 4] += (loc[k, 15] * Sk[K2] + Sk[KA] * loc[k, 1]) * a
+                    dacc[k, b, k, 4] += (loc[k, DKA_DX] * Sk[K2] + Sk[KA] * loc[k, DK2_DX]) * a
                 for j in range(6):
                     dacc[k, b, 2 * n + k, j] += xa[b, j] * g[SX]
         else:
@@ -302,8 +307,8 @@ def chain_id_tangents(geo, mats, nud0, A, V, S, xdd, fe, loc, dA, dnus, dxb, dps
                 e0, e1, e2 = dF[B1, dd], dF[B3, dd], dF[B4, dd]
                 J[k, dd] = sx * (e0[2] / kb + kf * (e1[2] + e2[2] + ka * e2[4]) + e2[3])
             lc = loc[k]
-            J[k, k] += sx * (-F[B1, 2] * lc[16] / (kb * kb) + lc[17] * (F[B3, 2] + F[B4, 2] + ka * F[B4, 4])
-                             + kf * lc[15] * F[B4, 4])
+            J[k, k] += sx * (-F[B1, 2] * lc[DKB_DX] / (kb * kb) + lc[DKF_DX] * (F[B3, 2] + F[B4, 2] + ka * F[B4, 4])
+                             + kf * lc[DKA_DX] * F[B4, 4])
             for j in range(6):                                 # eq. 38
                 FE[j] = 0.0
             for b in range(3):

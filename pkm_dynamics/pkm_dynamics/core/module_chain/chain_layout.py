@@ -82,6 +82,16 @@ PSI = slice(PSI0, PSI0 + 6)
 #: cosines and sines of the loop angles q, q1, q2 (eq. 2)
 COS_Q, SIN_Q, COS_Q1, SIN_Q1, COS_Q2, SIN_Q2 = 24, 25, 26, 27, 28, 29
 
+# --- loc (n, 24): one parallel module's closure tangents along its actuator (the derivatives,
+# :func:`..derivatives.chain_derivatives.parallel_local_tangents`), sx applied unless said --------
+#: dk1..dk3 / dx; dk4..dk6 / dx; dk4..dk6 / dxd (eqs. 5, 28 differentiated)
+DK1_DX, DK2_DX, DK3_DX, DK4_DX, DK5_DX, DK6_DX, DK4_DXD, DK5_DXD, DK6_DXD = range(9)
+#: d(cos q, sin q, cos q1, sin q1, cos q2, sin q2) / dx
+DCOS_Q, DSIN_Q, DCOS_Q1, DSIN_Q1, DCOS_Q2, DSIN_Q2 = 9, 10, 11, 12, 13, 14
+#: dk_a, dk_b, dk_f / dx (eqs. 62-64); the sign sx; dk1 / dx, dk2 / dx in the paper's coordinates
+DKA_DX, DKB_DX, DKF_DX, LOC_SX, DK1_PAPER, DK2_PAPER = 15, 16, 17, 18, 19, 20
+LOC_SIZE = 24
+
 #: entries per module of ``geo``, ``mats`` (the model) and ``A``, ``V``, ``S`` (the scratch), and
 #: of ``W``, ``w``: each set of arrays is one flat buffer in this order (:func:`model_arrays`,
 #: :func:`scratch_arrays`), so that one state's call passes 2 arrays, not 8
