@@ -54,15 +54,12 @@ CORE_LAYERS = (
 #: (importing module, imported module) of the upward imports still to remove (the list only
 #: shrinks): the description builds its tree with the tree's parser and checks its loops with
 #: the tree's kinematics; the payload names its link with the chain's recognition and builds the
-#: robot; the limb tables call the PKM's robot-level kernels; the PKM's task-space dynamics
-#: reaches its derivatives (a method of the robot)
+#: robot; the PKM's task-space dynamics reaches its derivatives (a method of the robot)
 UPWARD_IMPORTS = {
     ("description.robot_description", "tree.tree_model"),
     ("description.robot_description", "tree.tree_dynamics"),
     ("description.payload", "module_chain.module_chain"),
     ("description.payload", "robot"),
-    ("limb.limb_tables", "pkm"),
-    ("limb.limb_tables", "pkm.robot_kernels"),
     ("pkm.pkm_task_dynamics", "derivatives.pkm_derivatives"),
 }
 #: what a compiled module may import beside compiled modules: the constants the kernels read (the

@@ -6,7 +6,7 @@ limb Jacobians (eqs. 22, 25, 27), and the Newton loops of Algorithms 1 + 2 (nest
 tests compare against), as loops over bodies with scalar arithmetic inside.
 
 Model ``lm`` (a tuple of read-only arrays) and scratch ``ld`` of one limb
-(:class:`.limb_tables.LimbTables`): each entry a named index of :mod:`.limb_layout`
+(:class:`..pkm.limb_tables.LimbTables`): each entry a named index of :mod:`.limb_layout`
 (``lm[LM_LOOPS]``, ``ld[LD_H]``, ...).
 
 Status codes: :mod:`..status`; on any other than OK the Python layer runs the reference route,

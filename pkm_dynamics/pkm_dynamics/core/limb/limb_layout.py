@@ -1,7 +1,7 @@
 """Layout of the compiled limb kernels' model and scratch (paper 001, Müller): every entry of the
 per-limb model tuple ``lm`` and scratch tuples ``ld``, ``lx`` a named index constant carrying
 the paper's symbol where it has one, so that a kernel reads ``ld[LD_H]`` for ``H`` (eq. 16) and
-the packer (:mod:`.limb_tables`) and the views (:mod:`..pkm.robot_kernels`) place each entry by
+the packer (:mod:`..pkm.limb_tables`) and the views (:mod:`..pkm.robot_kernels`) place each entry by
 its name, never by counting.  Module-level ints are compile-time constants in numba (a tuple
 indexed by one is a static index): naming them costs nothing at run time.
 

@@ -32,7 +32,7 @@ from ..description.robot_description import as_description
 from ..errors import DescriptionError
 from ..hoid.higher_order import build_hoid_model, higher_order_inverse_dynamics
 from ..hoid.jet_dynamics import jet_model
-from ..limb.limb_tables import (LimbTables, robot_constants)
+from .limb_tables import (LimbTables, robot_constants)
 from ..limb.limb_model import TWIST_COMPONENTS, build_limbs
 from ..interface import IKSolution, SolverOptions
 from ..reactions.reactions import reaction_model
@@ -83,7 +83,7 @@ class ParallelRobot(PkmKinematics, PkmForwardKinematics, TaskSpaceDynamics):
     :class:`~.interface.IKSolution`), ``xd``, ``xdd`` the task twist ``V_t`` and its derivative.
 
     ``compiled`` (attribute, default True): the IK, rates, limb forces and ``M_t`` run in the
-    compiled kernels (:mod:`~pkm_dynamics.core.limb.limb_tables`); False runs the numpy reference route for
+    compiled kernels (:mod:`~pkm_dynamics.core.pkm.limb_tables`); False runs the numpy reference route for
     every limb (the same results to round-off: for comparisons).
 
     Every IK solution is refined to round-off (so rates and accelerations are exact for it),

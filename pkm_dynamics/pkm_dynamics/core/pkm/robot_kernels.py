@@ -11,7 +11,7 @@ limbs is packed into one float array ``fm``, one int array ``im`` and a header `
 :func:`model_views` and :func:`data_views` rebuild the tuples of one limb inside the kernel as
 views (no copy; :func:`view2`, :func:`view3`: ``as_strided``, cheaper than ``reshape``).  Entry
 kinds (float/int, dimensions) are fixed by the layouts of :mod:`..limb.limb_layout`, whose named
-indices place every entry here and in :mod:`..limb.limb_tables`, which packs them.
+indices place every entry here and in :mod:`..pkm.limb_tables`, which packs them.
 """
 from __future__ import annotations
 

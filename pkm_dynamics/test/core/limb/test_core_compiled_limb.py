@@ -1,4 +1,4 @@
-"""Compiled limb kernels (core/limb/limb_*kernels.py, core/limb/limb_tables.py) against the numpy reference route of
+"""Compiled limb kernels (core/limb/limb_*kernels.py, core/pkm/limb_tables.py) against the numpy reference route of
 core/limb/limb_ik.py, working_mode.py and ik_refinement.py (ParallelRobot._limb_ik_reference), and
 against the whole spanning tree (its forward kinematics and cut-joint constraints,
 core/tree/cut_joints.py): seeded random paths of every parallel example robot, both IK schemes,
@@ -24,7 +24,7 @@ import pytest
 
 from pkm_dynamics.core.spatial import small_linalg as LA
 from pkm_dynamics.core.status import FAR_STEP, OK
-from pkm_dynamics.core.limb.limb_tables import compiled_ik, compiled_rates
+from pkm_dynamics.core.pkm.limb_tables import compiled_ik, compiled_rates
 from pkm_dynamics.core.tree.cut_joints import LoopConstraints
 from pkm_dynamics.core.errors import ConvergenceError, SingularityError, StateError
 from pkm_dynamics.core.interface import SolverOptions

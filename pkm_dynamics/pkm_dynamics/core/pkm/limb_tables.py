@@ -8,8 +8,8 @@ never shared between threads).  :func:`compiled_ik` and :func:`compiled_rates` c
 robot-level kernels and return fresh arrays; :func:`compiled_reference` does IK, rates and the
 inverse dynamics of one reference in one call (the robot's constants from
 :func:`robot_constants`, built at load); a limb whose kernel stops with a status is
-reported as such and the caller runs the reference route of :mod:`..limb_ik`,
-:mod:`..working_mode`, :mod:`..ik_refinement` for it, which raises the named exception or
+reported as such and the caller runs the reference route of :mod:`..limb.limb_ik`,
+:mod:`.working_mode`, :mod:`..limb.ik_refinement` for it, which raises the named exception or
 continues along the task path (the kernels never word an error themselves).
 """
 from __future__ import annotations
@@ -19,16 +19,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .limb_layout import (LD_ALL, LD_A, LD_B, LD_C, LD_COUNT, LD_DTHETA, LD_DX, LD_F, LD_FK, LD_G_JAC, LD_G_RES, LD_H,
-                          LD_INNER, LD_INT, LD_J_P, LD_K, LD_L_T, LD_POSE, LD_SPARE, LD_VEC, LD_WORK, LD_Y, LM_B,
-                          LM_BASE_ACCELERATION, LM_COUNT, LM_CUT_BODIES, LM_CUT_COUNTS, LM_CUT_POINTS, LM_CUT_VECTORS,
-                          LM_D_T, LM_H_COLUMN, LM_INDEPENDENT, LM_INERTIA, LM_INT, LM_LOOP_DEPENDENT,
-                          LM_LOOP_INDEPENDENT, LM_LOOP_ROWS, LM_LOOPS, LM_LOWER, LM_PARENT, LM_PLATFORM_OFFSET,
-                          LM_REVOLUTE, LM_SIZES, LM_SUPPORT, LM_TASK_ROWS, LM_UPPER, LM_W, LM_W2, LM_W2V, LM_WV,
-                          LM_X, LX_A, LX_AP, LX_AS, LX_BIAS, LX_QD, LX_QR, LX_RHS, LX_STACKED, LX_TASK, LX_TAU,
-                          LX_V, LX_VS, LX_ZEROS, SIZE_DELTA, SIZE_DL, SIZE_DP, SIZE_NC, SIZE_NL,
-                          SIZE_PLATFORM_BODY, SIZE_SQUARE)
-from ..pkm import robot_kernels as KR
+from ..limb.limb_layout import (LD_ALL, LD_A, LD_B, LD_C, LD_COUNT, LD_DTHETA, LD_DX, LD_F, LD_FK, LD_G_JAC, LD_G_RES,
+                                LD_H, LD_INNER, LD_INT, LD_J_P, LD_K, LD_L_T, LD_POSE, LD_SPARE, LD_VEC, LD_WORK, LD_Y,
+                                LM_B, LM_BASE_ACCELERATION, LM_COUNT, LM_CUT_BODIES, LM_CUT_COUNTS, LM_CUT_POINTS,
+                                LM_CUT_VECTORS, LM_D_T, LM_H_COLUMN, LM_INDEPENDENT, LM_INERTIA, LM_INT,
+                                LM_LOOP_DEPENDENT, LM_LOOP_INDEPENDENT, LM_LOOP_ROWS, LM_LOOPS, LM_LOWER, LM_PARENT,
+                                LM_PLATFORM_OFFSET, LM_REVOLUTE, LM_SIZES, LM_SUPPORT, LM_TASK_ROWS, LM_UPPER, LM_W,
+                                LM_W2, LM_W2V, LM_WV, LM_X, LX_A, LX_AP, LX_AS, LX_BIAS, LX_QD, LX_QR, LX_RHS,
+                                LX_STACKED, LX_TASK, LX_TAU, LX_V, LX_VS, LX_ZEROS, SIZE_DELTA, SIZE_DL, SIZE_DP,
+                                SIZE_NC, SIZE_NL, SIZE_PLATFORM_BODY, SIZE_SQUARE)
+from . import robot_kernels as KR
 from ..status import BAD_INPUT, LIMB_STATUS, OK, RATES_STATUS
 
 #: kinds of the model entries (:mod:`.limb_layout`): 1 for int arrays
