@@ -276,3 +276,34 @@ def test_kernels_import_no_numpy_route():
     found = {(core_name(n), core_name(t)) for n, targets in import_graph(mods).items() if core_name(n) in compiled
              for t in targets if core_name(t) and core_name(t) not in compiled and core_name(t) not in KERNEL_BASE}
     assert found == set(), "kernels and reference never import each other"
+
+
+def module_level_caches(path: Path) -> list:
+    """``(line, name)`` of the module-level assignments of ``path`` that bind an empty mutable
+    container (``{}``, ``[]``, ``set()``, ``dict()``, ``list()``): a cache that outlives every
+    model and thread (DESIGN.md, *Rules of the layout*).  Filled tables (constants) are not
+    counted."""
+    out = []
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
+            continue
+        v = node.value
+        empty = (isinstance(v, (ast.Dict, ast.List, ast.Set)) and not getattr(v, "keys", getattr(v, "elts", None))) \
+            or (isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id in ("set", "dict", "list")
+                and not v.args and not v.keywords)
+        if empty:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            out += [(node.lineno, ast.unparse(t)) for t in targets]
+    return out
+
+
+def test_no_module_level_mutable_cache():
+    found = {(str(p.relative_to(PACKAGE)), name) for p in modules().values()
+             for _, name in module_level_caches(p)}
+    assert found == set(), "module-level mutable caches: keep per-model or per-thread state in the model's Data"
+
+
+def test_the_cache_finder_finds_caches(tmp_path):
+    f = tmp_path / "m.py"
+    f.write_text("_ENTRY = {}\n_loaded = set()\nTABLE = {1: 2}\nNAMES = ['a']\ndef f():\n    local = {}\n")
+    assert [n for _, n in module_level_caches(f)] == ["_ENTRY", "_loaded"]

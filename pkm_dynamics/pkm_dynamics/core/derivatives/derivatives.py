@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import chain_derivatives as KD
-from ..module_chain.chain_model import ChainModel, _batch, _entry_point, _raise
+from ..module_chain.chain_model import ChainModel, _batch, _raise
 from ..status import OK
 from ..module_chain.chain_layout import LOC_SIZE
 
@@ -66,10 +66,6 @@ class ChainTangents:
                    np.zeros((D, 6)), np.zeros((D, 6)), np.zeros((n, D)), np.zeros((n, n)), np.zeros(n))
 
 
-#: each derivative kernel, or its entry point once compiled (as :data:`.chain_model._ENTRY`)
-_ENTRY = {}
-
-
 def _head(model: ChainModel) -> tuple:
     """The model, the chain scratch and the tangent scratch of the calling thread, as the
     leading arguments of :func:`.chain_derivatives.chain_dynamics_derivatives`."""
@@ -89,15 +85,13 @@ def _call(model: ChainModel, inverse: bool, x, xd, t, wrench) -> DynamicsDerivat
     B = x.shape[0]
     value, DX, DXD, DU = np.empty((B, n)), np.empty((B, n, n)), np.empty((B, n, n)), np.empty((B, n, n))
     kernel = KD.chain_dynamics_derivatives
-    if _ENTRY.get(kernel, kernel)(inverse, *head, x, xd, t, fe, value, DX, DXD, DU, d.status) != OK:
+    if d.entries.run(kernel, inverse, *head, x, xd, t, fe, value, DX, DXD, DU, d.status) != OK:
         from ..module_chain.module_chain_dynamics import chain_inverse_dynamics, parallel_serial_forward_dynamics
         row = int(d.status[1])
         w = fe[row if len(fe) > 1 else 0]
         fn = chain_inverse_dynamics if inverse else parallel_serial_forward_dynamics
         _raise(model, d.status, (x, xd, t), lambda a, b, c: fn(model.chain, a, b, c, w), w,
                ("x", "xd", "xdd" if inverse else "f"))
-    elif kernel not in _ENTRY:
-        _ENTRY[kernel] = _entry_point(kernel)
     if single:
         return DynamicsDerivatives(value[0], DX[0], DXD[0], DU[0])
     return DynamicsDerivatives(value, DX, DXD, DU)

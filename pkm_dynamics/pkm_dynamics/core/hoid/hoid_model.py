@@ -19,7 +19,7 @@ import numpy as np
 from . import hoid_kernels as K
 from . import hoid_kinematics as HK
 from . import hoid_robot_kernels as KR
-from ..module_chain.chain_model import _entry_point
+from ..numba_support.entry_points import EntryPoints
 
 
 def _frozen(*arrays):
@@ -93,11 +93,8 @@ class HoidKernelModel:
                       HK.J_IK: (3, D, D), HK.INFO: (1,), HK.GRAM: (2 * D, D)}
             d = self._local.data = tuple(np.zeros(shapes[k]) for k in range(HK.DATA_ENTRIES))
             self._local.status = np.zeros(3, dtype=np.int64)
+            self._local.entries = EntryPoints()
         return d
-
-
-#: each kernel, or its entry point once compiled (see :func:`.chain_model._entry_point`)
-_ENTRY = {}
 
 
 def _writable(a) -> np.ndarray:
@@ -105,13 +102,6 @@ def _writable(a) -> np.ndarray:
     compiled for: another would compile them again)."""
     a = np.ascontiguousarray(a, dtype=float)
     return a if a.flags.writeable else a.copy()
-
-
-def _run(kernel, *args) -> int:
-    code = _ENTRY.get(kernel, kernel)(*args)
-    if kernel not in _ENTRY:
-        _ENTRY[kernel] = _entry_point(kernel)
-    return code
 
 
 def hoid_full_call(model: HoidKernelModel, X, Vt, q_guess, gravity, tol: float = 1e-12,
@@ -147,11 +137,11 @@ def _full_call(model: HoidKernelModel, X, Vt, q0, g, tol: float = 1e-12, max_ite
     U = np.empty((B, 3, model.na))
     motor = np.empty((B, 4, model.na))
     dat = model.data()
-    status = model._local.status
+    status, run = model._local.status, model._local.entries.run
     if threshold is None:
-        _run(K.hoid_call, model.arrays, dat, X, Vt, q0, g, tol, max_iter, Q, U, motor, status)
+        run(K.hoid_call, model.arrays, dat, X, Vt, q0, g, tol, max_iter, Q, U, motor, status)
     else:
-        _run(KR.hoid_robot_call, model.arrays, dat, X, Vt, q0, g, tol, max_iter, threshold, Q, U, motor, status)
+        run(KR.hoid_robot_call, model.arrays, dat, X, Vt, q0, g, tol, max_iter, threshold, Q, U, motor, status)
     return status, Q, U, motor
 
 
@@ -171,5 +161,6 @@ def hoid_recursion(model: HoidKernelModel, q, Vt, gravity) -> tuple:
     status = model._local.status
     Q = np.zeros((5, model.nq))
     U = np.empty((3, model.na))
-    _run(K.hoid_recursion_call, model.arrays, dat, _writable(q), _writable(Vt), _writable(gravity), Q, U, status)
+    model._local.entries.run(K.hoid_recursion_call, model.arrays, dat, _writable(q), _writable(Vt), _writable(gravity),
+                             Q, U, status)
     return status.copy(), Q, U

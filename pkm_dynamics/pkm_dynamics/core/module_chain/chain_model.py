@@ -17,6 +17,7 @@ import numpy as np
 from ..errors import PkmDynamicsError, SingularityError, StateError
 from . import chain_kernels as K
 from . import chain_layout as CL
+from ..numba_support.entry_points import EntryPoints
 from . import chain_kinematics as KK
 from ..status import (BAD_INPUT, CLOSURE, NONFINITE_RESULT, OK, SINGULAR_ALPHA, SINGULAR_ANGLE, SINGULAR_DET,
                       STROKE)
@@ -28,8 +29,9 @@ _NAMES = ("x", "xd", "third", "wrench")
 class ChainData:
     """Scratch of one call (n modules): ``A`` (n, 3, 6, 6), ``V`` (n, 5, 3, 6), ``S`` (n, 30),
     ``W`` (6, 6, 6), ``w`` (12, 6) as laid out in :mod:`.chain_layout`, views of the one buffer
-    ``flat`` (:func:`.chain_layout.scratch_arrays`), ``status`` (3,), and ``no_wrench`` (1, 6)
-    zeros (never written)."""
+    ``flat`` (:func:`.chain_layout.scratch_arrays`), ``status`` (3,), ``no_wrench`` (1, 6)
+    zeros (never written), and the kernels' ``entries`` this thread knows
+    (:class:`..numba_support.entry_points.EntryPoints`)."""
 
     A: np.ndarray
     V: np.ndarray
@@ -39,6 +41,7 @@ class ChainData:
     status: np.ndarray
     no_wrench: np.ndarray
     flat: np.ndarray
+    entries: EntryPoints
 
     @classmethod
     def allocate(cls, n: int) -> "ChainData":
@@ -46,7 +49,7 @@ class ChainData:
         flat = np.zeros(sum(sizes))
         A, V, S, W, w = np.split(flat, np.cumsum(sizes)[:-1])
         return cls(A.reshape(n, 3, 6, 6), V.reshape(n, 5, 3, 6), S.reshape(n, CL.S_SIZE), W.reshape(6, 6, 6),
-                   w.reshape(12, 6), np.zeros(3, dtype=np.int64), np.zeros((1, 6)), flat)
+                   w.reshape(12, 6), np.zeros(3, dtype=np.int64), np.zeros((1, 6)), flat, EntryPoints())
 
 
 @dataclass(frozen=True, eq=False)
@@ -216,30 +219,15 @@ def _raise(model: ChainModel, status, arrays, reference, fe=None, names=("x", "x
     raise PkmDynamicsError(f"compiled chain kernel failed with status {code} at row {row}, index {idx}")
 
 
-def _entry_point(kernel):
-    """The machine code of ``kernel``'s one compiled signature (numba's
-    ``overloads[signature].entry_point``), called without the dispatcher's per-argument type
-    matching; ``kernel`` itself until it has been compiled (or loaded from the cache) by a
-    first call.  Only for arguments of that signature: :func:`_batch` makes every input the one
-    layout, the model and scratch arrays are fixed at build."""
-    sigs = kernel.signatures
-    return kernel.overloads[sigs[0]].entry_point if len(sigs) == 1 else kernel
-
-
-#: each kernel of a public call, or its entry point once compiled (see :func:`_entry_point`)
-_ENTRY = {}
-
-
 def _one(model: ChainModel) -> tuple:
     """The calling thread's ``(entry, model_flat, data_flat, no_wrench, status, n, shape1)`` for
     one state: the entry point of :func:`.chain_kernels.chain_dynamics_one` (see
-    :func:`_entry_point`; None until that kernel has one, it is loaded when the first chain is
-    built), its leading arguments (the flat model and scratch buffers), the scratch and the shape
-    of one state.  Kept per thread by :meth:`ChainModel.one_call` once the entry point is known:
-    the short path of the robot's ``forward_dynamics`` / ``inverse_dynamics`` reads it there."""
-    run = _ENTRY.get(K.chain_dynamics_one)
+    :mod:`..numba_support.entry_points`; None until this thread has called it once), its leading
+    arguments (the flat model and scratch buffers), the scratch and the shape of one state.  Kept
+    per thread by :meth:`ChainModel.one_call` once the entry point is known: the short path of
+    the robot's ``forward_dynamics`` / ``inverse_dynamics`` reads it there."""
     d = model.data()
-    return (None if run is K.chain_dynamics_one else run, model.flat, d.flat, d.no_wrench, d.status, model.n,
+    return (d.entries.known(K.chain_dynamics_one), model.flat, d.flat, d.no_wrench, d.status, model.n,
             model.shape1)
 
 
@@ -266,9 +254,7 @@ def _call(model: ChainModel, inverse: bool, x, xd, t, f_ext):
         else:
             kernel, head = K.chain_dynamics, model.head()
         out = np.empty_like(x)
-        if _ENTRY.get(kernel, kernel)(inverse, *head, x, xd, t, fe, out, status) == OK:
-            if kernel not in _ENTRY:
-                _ENTRY[kernel] = _entry_point(kernel)
+        if d.entries.run(kernel, inverse, *head, x, xd, t, fe, out, status) == OK:
             return out[0] if single and out.ndim == 2 else out
     from .module_chain_dynamics import chain_inverse_dynamics, parallel_serial_forward_dynamics
     row = int(status[1])

@@ -19,7 +19,7 @@ from ..errors import PkmDynamicsError, SingularityError, StateError
 from ..spatial.se3 import Ad_inv
 from .reactions import CONSISTENCY_TOLERANCE, JointReactions
 from . import chain_reactions as KR
-from ..module_chain.chain_model import _batch, _entry_point, _raise
+from ..module_chain.chain_model import _batch, _raise
 from ..status import INCONSISTENT, NONFINITE_RESULT, OK, PIN_SINGULAR
 
 
@@ -102,10 +102,6 @@ class ReactionsModel:
         return s
 
 
-#: the kernel, or its entry point once compiled (:func:`.chain_model._entry_point`)
-_ENTRY = {}
-
-
 def chain_joint_reactions(model: ReactionsModel, x, xd, f, wrench=None):
     """Joint reactions (:class:`..reactions.JointReactions`) of a module chain at ``(x, xd)``
     under the actuator forces ``f`` ((n,) or (B, n) each; ``wrench`` (6,) or (B, 6) on the end
@@ -121,13 +117,11 @@ def chain_joint_reactions(model: ReactionsModel, x, xd, f, wrench=None):
     W, WC, LAM = np.zeros((rows, nq, 6)), np.zeros((rows, len(model.cuts), 6)), np.zeros((rows, model.m))
     scratch = model.scratch()
     kernel = KR.joint_reactions
-    code = _ENTRY.get(kernel, kernel)(*head, X, XD, F, FE, ACC, model.parent, model.B, model.X, model.M, model.a0,
-                                      model.ee, model.ee_map, model.loops, model.cuts, model.actuated,
-                                      CONSISTENCY_TOLERANCE, W, WC, LAM, *scratch, d.status)
+    code = d.entries.run(kernel, *head, X, XD, F, FE, ACC, model.parent, model.B, model.X, model.M, model.a0,
+                         model.ee, model.ee_map, model.loops, model.cuts, model.actuated, CONSISTENCY_TOLERANCE,
+                         W, WC, LAM, *scratch, d.status)
     if code != OK:
         _raise_reactions(model, code, d.status, scratch[6][2, 6], X, XD, F, FE)
-    elif kernel not in _ENTRY:
-        _ENTRY[kernel] = _entry_point(kernel)
     if single:
         return JointReactions(model.joints, W[0], model.cut_names, WC[0], LAM[0], ACC[0])
     return JointReactions(model.joints, W, model.cut_names, WC, LAM, ACC)

@@ -256,14 +256,14 @@ def test_calls_after_the_first_use_the_entry_point_and_agree_with_the_reference(
     """After one successful call the public call skips numba's type dispatch (the entry point
     of the one compiled signature); the short path of one state without a wrench, a read-only
     state and a list then agree with the numpy route."""
-    from pkm_dynamics.core.module_chain import chain_kernels, chain_model
+    from pkm_dynamics.core.module_chain import chain_kernels
     rng = np.random.default_rng(5)
     X, XD, XDD, _ = _states(robot, rng, 1)
     x, xd, xdd = X[0], XD[0], XDD[0]
     robot.inverse_dynamics(x, xd, xdd)
     robot.inverse_dynamics(X, XD, XDD)
     for kernel in (chain_kernels.chain_dynamics_one, chain_kernels.chain_dynamics):
-        assert chain_model._ENTRY[kernel] is kernel.overloads[kernel.signatures[0]].entry_point
+        assert robot.compiled.data().entries.known(kernel) is kernel.overloads[kernel.signatures[0]].entry_point
     z = np.zeros(6)
     ro = x.copy()
     ro.setflags(write=False)
