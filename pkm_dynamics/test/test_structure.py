@@ -4,13 +4,20 @@ functions both count; a package's ``__init__`` re-exporting its children is not 
 folder over 15 modules, no module over 450 lines, no private attribute written onto another
 object (``x._name = ...`` with ``x`` not ``self`` / ``cls``), no ``__dict__`` write.
 
+Dependencies point down: inside the core a module imports only modules of its own layer and of
+the layers below (:data:`CORE_LAYERS`), and a compiled module (one that defines kernels with the
+decorators of :mod:`~pkm_dynamics.core.numba_support.cache`) imports only compiled modules and
+the constants below them (:data:`KERNEL_BASE`), never a module of the numpy route.
+
 Known exceptions: :data:`LONG_MODULES` lists the modules still over the line limit, to be split
-along their concepts, and :data:`HIDDEN_STATE_WRITES` the writes still to remove (file and
-attribute).  The lists only shrink: every entry must still be true (a module split or a write
-removed is taken off its list in the same change), so the lists stay exact."""
+along their concepts, :data:`HIDDEN_STATE_WRITES` the writes still to remove (file and
+attribute), :data:`UPWARD_IMPORTS` the imports still against the order of the layers.  The
+lists only shrink: every entry must still be true (a module split or a write removed is taken
+off its list in the same change), so the lists stay exact."""
 from __future__ import annotations
 
 import ast
+import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -22,6 +29,48 @@ LONG_MODULES = {"core/module_chain/chain_kernels.py"}
 #: (file, what) of the hidden-state writes still to remove (the list only shrinks): the HOID
 #: model kept in the description's ``__dict__`` (``hoid.higher_order.hoid_model``)
 HIDDEN_STATE_WRITES = {("core/hoid/higher_order.py", "__dict__.setdefault")}
+
+#: The layers of the core, bottom first (DESIGN.md, *Rules of the layout*: dependencies point
+#: down).  A core module may import the modules of its own layer and of the layers below, never
+#: those of a layer above.  An entry names a concept (a folder of ``core/`` or a module beside
+#: them) or, where one module sits on another layer than its folder, that module: a module
+#: belongs to the most specific entry naming it.  At the bottom what every concept uses (errors,
+#: status codes and shared constants, input bounds, the Robot protocol and options, spatial
+#: algebra, the numba cache); then the description and the tree model; the three papers' concepts
+#: (the PKM above the limbs it is made of, the HOID route above the chain and the PKM it serves);
+#: the services across concepts (reactions, derivatives, simulation); at the top the robots that
+#: compose them all behind the Robot protocol, load_robot and the warm-up of every kernel.
+CORE_LAYERS = (
+    ("errors", "status", "bounds", "interface", "spatial", "numba_support"),
+    ("description",),
+    ("tree",),
+    ("module_chain",),
+    ("limb",),
+    ("pkm",),
+    ("hoid",),
+    ("reactions", "derivatives", "simulation", "forward_state"),
+    ("robot", "robot_warmup", "precompile", "numba_support.warmup", "module_chain.module_chain_robot",
+     "pkm.parallel_robot"),
+)
+#: (importing module, imported module) of the upward imports still to remove (the list only
+#: shrinks): the description builds its tree with the tree's parser and checks its loops with
+#: the tree's kinematics; the payload names its link with the chain's recognition and builds the
+#: robot; the limb tables call the PKM's robot-level kernels; the PKM's task-space dynamics
+#: reaches its derivatives (a method of the robot)
+UPWARD_IMPORTS = {
+    ("description.robot_description", "tree.tree_model"),
+    ("description.robot_description", "tree.tree_dynamics"),
+    ("description.payload", "module_chain.module_chain"),
+    ("description.payload", "robot"),
+    ("limb.limb_tables", "pkm"),
+    ("limb.limb_tables", "pkm.robot_kernels"),
+    ("pkm.pkm_task_dynamics", "derivatives.pkm_derivatives"),
+}
+#: what a compiled module may import beside compiled modules: the constants the kernels read and
+#: the scalar formulas both routes evaluate (compiled by :mod:`.spatial.se3_kernels`)
+KERNEL_BASE = ("status", "bounds", "numba_support.cache", "spatial.scalar_forms")
+#: the import of the kernel decorators that marks a compiled module (as ``cache.source_hash``)
+_KERNEL_IMPORT = re.compile(r"numba_support\.cache import [^\n]*kernel")
 
 
 def modules() -> dict:
@@ -170,3 +219,63 @@ def test_the_hidden_state_finder_finds_writes(tmp_path):
                    "    robot.__dict__['_m'] = 3\n    robot.__dict__.update(m=4)\n    robot.data._x += 1\n")
     assert hidden_state_writes(src, tmp_path) == [("m.py", 2, "._cache"), ("m.py", 4, "__dict__[...]"),
                                                   ("m.py", 5, "__dict__.update"), ("m.py", 6, "._x")]
+
+
+def core_name(name: str) -> str | None:
+    """``pkm_dynamics.core.x.y`` -> ``x.y``; None for a module outside the core and for its face."""
+    prefix = f"{PACKAGE.name}.core."
+    return name[len(prefix):] if name.startswith(prefix) else None
+
+
+def layer(name: str, layers=CORE_LAYERS) -> int | None:
+    """The index in ``layers`` of the core module ``name`` (``x.y``): its most specific entry."""
+    best = None
+    for i, entries in enumerate(layers):
+        for entry in entries:
+            if (name == entry or name.startswith(entry + ".")) and (best is None or len(entry) > len(best[1])):
+                best = (i, entry)
+    return None if best is None else best[0]
+
+
+def upward_imports(graph: dict, layers=CORE_LAYERS) -> set:
+    """``(importer, imported)`` (core names) of every import of a module of a higher layer."""
+    found = set()
+    for name, targets in graph.items():
+        a = core_name(name)
+        if a is None or layer(a, layers) is None:
+            continue
+        for target in targets:
+            b = core_name(target)
+            if b is not None and layer(b, layers) is not None and layer(b, layers) > layer(a, layers):
+                found.add((a, b))
+    return found
+
+
+def test_every_core_module_has_a_layer():
+    unplaced = {core_name(n) for n in modules() if core_name(n) is not None and layer(core_name(n)) is None}
+    assert unplaced == set(), "place the new concept in CORE_LAYERS"
+
+
+def test_dependencies_point_down():
+    found = upward_imports(import_graph(modules()))
+    assert found - UPWARD_IMPORTS == set(), "a core module imports a layer above its own (CORE_LAYERS)"
+    assert UPWARD_IMPORTS - found == set(), "gone: take them off UPWARD_IMPORTS"
+
+
+def test_the_layer_check_finds_an_upward_import():
+    """The checks' own check: an import of a higher layer is found, one of the same or a lower
+    layer is not, and a module listed on its own takes its entry's layer, not its folder's."""
+    core = f"{PACKAGE.name}.core."
+    graph = defaultdict(set, {core + "base.a": {core + "top.b", core + "base.c"},
+                              core + "top.b": {core + "base.a"}, core + "top.face": {core + "top.b"}})
+    layers = (("base", "top.face"), ("top",))
+    assert upward_imports(graph, layers) == {("base.a", "top.b"), ("top.face", "top.b")}
+
+
+def test_kernels_import_no_numpy_route():
+    mods = modules()
+    compiled = {core_name(n) for n, p in mods.items() if core_name(n) and _KERNEL_IMPORT.search(p.read_text())}
+    assert {"module_chain.chain_kernels", "limb.limb_kernels", "tree.tree_kernels", "hoid.hoid_kernels"} <= compiled
+    found = {(core_name(n), core_name(t)) for n, targets in import_graph(mods).items() if core_name(n) in compiled
+             for t in targets if core_name(t) and core_name(t) not in compiled and core_name(t) not in KERNEL_BASE}
+    assert found == set(), "kernels and reference never import each other"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import ConvergenceError, StateError
+from .status import LIMIT_SLACK
 
 #: largest magnitude of the k-th time derivative (k = 1..4: velocity, acceleration, jerk, snap)
 #: of an actuator coordinate or a task-space component [m/s^k or rad/s^k]
@@ -28,7 +29,7 @@ MAX_POSITION = 1e3
 MAX_POINTS = 1000
 #: largest number of continuation steps from the zero configuration (higher-order route) or
 #: from the IK's start configuration (PKM inverse kinematics on a working mode) to a requested
-#: pose or actuator state (each of at most ``jet_dynamics.CONTINUATION_STEP``); beyond: out of
+#: pose or actuator state (each of at most ``status.CONTINUATION_STEP``); beyond: out of
 #: reach
 MAX_CONTINUATION_STEPS = 400
 
@@ -70,7 +71,7 @@ def check_limits(tree, joints, values, what: str = "x") -> np.ndarray:
     a = np.asarray(values, dtype=float)
     for k, (j, v) in enumerate(zip(joints, a)):
         lo, hi = tree.lower[j], tree.upper[j]
-        if v < lo - 1e-12 or v > hi + 1e-12:
+        if v < lo - LIMIT_SLACK or v > hi + LIMIT_SLACK:
             raise StateError(f"{what}[{k}] = {v:.6g} is beyond the limits [{lo:.6g}, {hi:.6g}] of "
                              f"joint '{tree.joint_names[j]}' (its stroke)")
     return a

@@ -26,6 +26,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from .errors import StateError
+from .status import LOOP_SINGULARITY_THRESHOLD
 
 #: the inverse kinematics schemes of parallel manipulators (paper 001 Algorithms 1+2, 3)
 IK_SCHEMES = ("nested", "compound")
@@ -48,7 +49,7 @@ class SolverOptions:
     tolerance: float = 1e-10
     max_iterations: int = 50
     singularity_threshold: float | None = 1e4
-    loop_singularity_threshold: float | None = 1e4
+    loop_singularity_threshold: float | None = LOOP_SINGULARITY_THRESHOLD
 
     def __post_init__(self):
         if self.ik_scheme not in IK_SCHEMES:

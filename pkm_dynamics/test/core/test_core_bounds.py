@@ -149,7 +149,7 @@ def test_pkm_ik_continuation_to_a_far_pose_is_bounded(stewart):
     MAX_CONTINUATION_STEPS steps from the start the pose is out of reach (NO_IK_SOLUTION),
     naming the limb. A pose just within that distance is still refused by the joint limits."""
     from pkm_dynamics.core.bounds import MAX_CONTINUATION_STEPS
-    from pkm_dynamics.core.hoid.jet_dynamics import CONTINUATION_STEP
+    from pkm_dynamics.core.status import CONTINUATION_STEP
     reach = MAX_CONTINUATION_STEPS * CONTINUATION_STEP
     far = stewart.reference_pose.copy()
     for distance in (1.5 * reach, 1000.0):

@@ -30,9 +30,9 @@ from __future__ import annotations
 import math
 
 from ..numba_support.cache import kernel
-from ..module_chain.chain_closure import NONFINITE_RESULT, OK, SINGULAR_ALPHA
 from ..module_chain.chain_kernels import check_inputs, id_recursions, row_dynamics, wrench_row
 from ..spatial.se3_kernels import bracket_scaled, dot, matTvec, matvec, wrench_bias
+from ..status import NONFINITE_RESULT, OK, SINGULAR_ALPHA
 
 
 @kernel

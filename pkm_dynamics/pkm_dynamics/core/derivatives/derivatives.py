@@ -16,8 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import chain_derivatives as KD
-from ..module_chain import chain_kernels as K
 from ..module_chain.chain_model import ChainModel, _batch, _entry_point, _raise
+from ..status import OK
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,7 @@ def _call(model: ChainModel, inverse: bool, x, xd, t, wrench) -> DynamicsDerivat
     B = x.shape[0]
     value, DX, DXD, DU = np.empty((B, n)), np.empty((B, n, n)), np.empty((B, n, n)), np.empty((B, n, n))
     kernel = KD.chain_dynamics_derivatives
-    if _ENTRY.get(kernel, kernel)(inverse, *head, x, xd, t, fe, value, DX, DXD, DU, d.status) != K.OK:
+    if _ENTRY.get(kernel, kernel)(inverse, *head, x, xd, t, fe, value, DX, DXD, DU, d.status) != OK:
         from ..module_chain.module_chain_dynamics import chain_inverse_dynamics, parallel_serial_forward_dynamics
         row = int(d.status[1])
         w = fe[row if len(fe) > 1 else 0]

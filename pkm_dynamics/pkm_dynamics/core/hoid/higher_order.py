@@ -22,8 +22,8 @@ from . import jet_dynamics as JD
 from ..spatial import taylor as T
 from ..bounds import check_bound, check_limits, check_position, check_rate
 from ..description.robot_description import RobotDescription
-from . import hoid_kinematics as HK
 from .hoid_model import HoidKernelModel, hoid_full_call, hoid_one
+from ..status import BAD_INPUT, NO_CONVERGENCE, OK, SINGULAR, SINGULAR_NEWTON, STROKE
 from ..errors import ConvergenceError, DescriptionError, SingularityError, StateError
 from .hoid_recursion import fourth_order_kinematics, second_order_inverse_dynamics, tree_motion_from_limbs
 from .sea import MOTOR_FIELDS, sea_feedforward, sea_parameters
@@ -168,22 +168,22 @@ def _recursive(m: HoidModel, X, Vt, q_guess, gravity) -> tuple:
         raise StateError(f"q_guess has shape {q_guess.shape}, expected ({nq},)")
     status, Q, U, motor = hoid_full_call(m.kernel, X, Vt, q_guess, g)
     code, row, culprit = (int(v) for v in status)
-    if code == HK.OK:
+    if code == OK:
         return U, Q, motor
-    if code == HK.BAD_INPUT:
+    if code == BAD_INPUT:
         _check_bounds(m, X, Vt)
         raise StateError(f"row {row} of the motion is not finite or beyond the bounds of this package")
     with np.errstate(all="ignore"):
         _one(m, X[row], Vt[row], "recursive", q_guess if row == 0 else Q[row - 1, 0], gravity)
-    if code == HK.STROKE:
+    if code == STROKE:
         joint = m.desc.tree.joint_names[m.jets.actuated[culprit]]
         raise StateError(f"actuator position[{culprit}] is beyond the limits of joint '{joint}' (its stroke), "
                          f"row {row}")
     name = m.limbs.limbs[culprit].name
-    if code == HK.NO_CONVERGENCE:
+    if code == NO_CONVERGENCE:
         raise ConvergenceError(f"limb inverse kinematics of robot '{m.desc.name}' did not converge at limb "
                                f"'{name}' (row {row}); give a closer starting configuration (q_guess)")
-    if code in (HK.SINGULAR, HK.SINGULAR_NEWTON):
+    if code in (SINGULAR, SINGULAR_NEWTON):
         raise SingularityError(f"limb '{name}': task-space Jacobian J_t is singular (row {row})")
     raise StateError(f"the higher-order inverse dynamics is not finite at row {row}: the state is too large "
                      "or the actuation singular")
@@ -321,6 +321,6 @@ def _one_sample(m: HoidModel, x, ders, q_guess):
         if type(a) is not np.ndarray or a.shape != (k.D,):
             return None
     code, Q, U, motor = hoid_one(k, x, np.array(ders, dtype=float), q_guess, m.gravity)
-    if code != HK.OK:
+    if code != OK:
         return None
     return _result(m, U, Q, motor, "recursive")

@@ -13,12 +13,11 @@ import math
 from ..bounds import MAX_POSITION, MAX_RATE
 from ..numba_support.cache import scratch_kernel
 from ..spatial.small_linalg import lu_inverse, mat_vec, matT_vec
-from .hoid_kinematics import (BAD_INPUT, NO_CONVERGENCE, NONFINITE_RESULT, OK, SINGULAR, STROKE, copy_vector,
-                              limb_fourth_order_kinematics, limb_newton, limb_poses)
+from .hoid_kinematics import copy_vector, limb_fourth_order_kinematics, limb_newton, limb_poses
 from ..spatial.se3_kernels import ad_inv_T_apply, bracket_scaled, dot, matvec, pose_mul, wrench_bias
+from ..status import BAD_INPUT, LIMIT_SLACK, NONFINITE_RESULT, OK, STROKE
 
-__all__ = ["OK", "NO_CONVERGENCE", "SINGULAR", "STROKE", "NONFINITE_RESULT", "BAD_INPUT", "hoid_call",
-           "hoid_recursion_call"]
+__all__ = ["hoid_call", "hoid_recursion_call"]
 
 #: the bounds of the task twist's derivatives of orders 1..4 (:data:`..bounds.MAX_RATE`)
 RATE_BOUNDS = (MAX_RATE[1], MAX_RATE[2], MAX_RATE[3], MAX_RATE[4])
@@ -288,7 +287,7 @@ def hoid_call(mdl, dat, Xs, Vts, q0, gravity, tol, max_iter, Q, U, motor, status
                 return code
         for a in range(act.shape[0]):
             v = qs[act[a, 0], act[a, 1]]
-            if v < lim[a, 0] - 1e-12 or v > lim[a, 1] + 1e-12:
+            if v < lim[a, 0] - LIMIT_SLACK or v > lim[a, 1] + LIMIT_SLACK:
                 status[0], status[2] = STROKE, a
                 return STROKE
         code = _recursion(mdl, dat, Vts[r], gravity, U[r], status)

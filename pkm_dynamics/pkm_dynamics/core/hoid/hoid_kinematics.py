@@ -36,14 +36,8 @@ import math
 from ..numba_support.cache import scratch_kernel
 from ..spatial.small_linalg import lu_inverse, lu_solve, mat_vec, norm1
 from ..spatial.se3_kernels import ad_apply, ad_inv_apply, bracket_scaled, exp_se3, log_se3, matvec, pose_inv, pose_mul
+from ..status import MAX_JT_CONDITION, NO_CONVERGENCE, OK, SINGULAR, SINGULAR_NEWTON
 
-#: status codes of the HOID kernels (NO_CONVERGENCE: the limb Newton; SINGULAR_NEWTON: a zero
-#: pivot on its way; SINGULAR: J_t of a limb singular or ill-conditioned; STROKE: an actuator
-#: beyond its stroke; NONFINITE_RESULT: u not finite; BAD_INPUT: a pose or rate not finite or
-#: beyond its bound)
-OK, NO_CONVERGENCE, SINGULAR_NEWTON, SINGULAR, STROKE, NONFINITE_RESULT, BAD_INPUT = range(7)
-#: condition number kappa_1 of J_t above which the recursion refuses (as hoid_recursion)
-MAX_CONDITION = 1e12
 
 
 @scratch_kernel
@@ -177,7 +171,7 @@ def limb_fourth_order_kinematics(mdl, dat, l, Fp, Vt) -> int:
     ``c^2..c^4`` (eqs. 16-18), ``Delta V`` and its derivatives (eqs. 26-28), ``Jdot, Jddot,
     Jdddot`` (eqs. 23-25, as brackets ``ad_dV J``), and the body twists ``V .. V'''`` by the
     forward recursion ``V_i = Ad(C_i,i-1) V_{i-1} + b_i``.  Returns SINGULAR (``info[0]``: the
-    condition number) when ``kappa_1(J_t) > MAX_CONDITION``."""
+    condition number) when ``kappa_1(J_t) > MAX_JT_CONDITION``."""
     nreal, X, cutc, task = mdl[0], mdl[2], mdl[5], mdl[9]
     P, C, CP, J, th, V, dV, XV, F = dat[0], dat[1], dat[2], dat[3], dat[4], dat[5], dat[6], dat[7], dat[8]
     qs, LU, H, w, info = dat[10], dat[11], dat[13], dat[14], dat[18]
@@ -199,7 +193,7 @@ def limb_fourth_order_kinematics(mdl, dat, l, Fp, Vt) -> int:
         info[0] = math.inf
         return SINGULAR
     cond = n1 * norm1(F0, D)
-    if not cond <= MAX_CONDITION:
+    if not cond <= MAX_JT_CONDITION:
         info[0] = cond
         return SINGULAR
     t0, t1, t2, t3, t4 = th[0, l], th[1, l], th[2, l], th[3, l], th[4, l]

@@ -35,6 +35,7 @@ import scipy.linalg
 from ..errors import SingularityError
 from .simple_limb import SimpleLimbModel, limb_poses
 from ..spatial.se3 import Ad_batch, Ad_inv_batch, ad_batch, mv_batch, pose_inv
+from ..status import MAX_JT_CONDITION
 
 
 @dataclass
@@ -97,7 +98,7 @@ def fourth_order_kinematics(model: SimpleLimbModel, q, Vt) -> SimpleLimbKinemati
         raise SingularityError("a limb's task-space Jacobian J_t is singular at this configuration") from None
     # condition number kappa_1 = |J_t|_1 |J_t^-1|_1 from the inverse at hand (no SVD)
     cond = np.abs(Jt0).sum(axis=-2).max(axis=-1) * np.abs(Finv).sum(axis=-2).max(axis=-1)
-    if np.any(cond > 1e12):
+    if np.any(cond > MAX_JT_CONDITION):
         l = int(np.argmax(cond))
         raise SingularityError(f"limb '{m.limbs[l].name}': task-space Jacobian J_t is singular "
                                f"(condition number {cond[l]:.3g})")

@@ -36,6 +36,7 @@ from ..tree.cut_joints import LoopConstraints
 from ..description.robot_description import RobotDescription
 from ..errors import ConvergenceError, SingularityError, StateError
 from ..spatial.se3 import exp_se3, log_se3, pose_inv
+from ..status import CONTINUATION_STEP
 from ..tree.tree_dynamics import body_jacobian, forward_kinematics
 
 #: order of the motion jets (4th derivative in) and of the force jets (2nd derivative out)
@@ -192,10 +193,6 @@ def _platform_pose(jm: JetModel, q) -> np.ndarray:
     C = forward_kinematics(jm.desc.tree, q)
     return C[jm.platform_body] @ jm.platform_offset
 
-
-#: largest change of the prescribed coordinates (rad, m) per continuation step from the zero
-#: configuration (keeps Newton on the assembly branch of the description's zero configuration)
-CONTINUATION_STEP = 0.05
 
 
 def close_loops(jm: JetModel, x, q_guess=None, tol: float = 1e-12, max_iter: int = 50) -> np.ndarray:

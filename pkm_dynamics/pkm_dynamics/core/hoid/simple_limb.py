@@ -33,6 +33,7 @@ from ..description.robot_description import RobotDescription
 from ..errors import ConvergenceError, DescriptionError, SingularityError, StateError
 from ..spatial.se3 import (exp_se3, exp_se3_batch, exp_unit_screws_batch, hat_batch, log_se3, log_se3_batch,
                            mv_batch, pose_inv, pose_inv_batch)
+from ..status import CONTINUATION_STEP
 from ..tree.tree_dynamics import forward_kinematics
 
 
@@ -227,7 +228,7 @@ def simple_limb_inverse_kinematics(model: SimpleLimbModel, x, q_guess=None, tol:
 
     ``q_guess``: start configuration (n,) (a neighbouring sample's solution); without it the
     solve starts at the zero configuration and follows the straight path to ``x`` in steps of
-    at most :data:`.jet_dynamics.CONTINUATION_STEP` (the assembly branch of the zero
+    at most :data:`..status.CONTINUATION_STEP` (the assembly branch of the zero
     configuration, as the general route :func:`.jet_dynamics.close_loops`)."""
     m = model
     x = np.asarray(x, dtype=float)
@@ -239,7 +240,7 @@ def simple_limb_inverse_kinematics(model: SimpleLimbModel, x, q_guess=None, tol:
         S = np.tile(np.eye(4), (L, 1, 1))
         F0 = limb_poses(m, qs)[1][0, -1] @ m.end_to_platform[0]    # reference platform pose
         xi = log_se3(pose_inv(F0) @ x)
-        steps = continuation_steps(np.abs(xi).max(), JD.CONTINUATION_STEP, "the platform pose")
+        steps = continuation_steps(np.abs(xi).max(), CONTINUATION_STEP, "the platform pose")
         for k in range(1, steps):
             qs, S = _simple_limb_newton(m, F0 @ exp_se3(xi * k / steps), qs, S, 1e-9, max_iter)
     else:

@@ -31,14 +31,8 @@ from .limb_model import Limb
 from .loop_constraints import _cut_bias, _resolve
 from .loop_partition import partition_at
 from ..spatial.se3 import Ad_inv
+from ..status import REFINEMENT_STEPS, ROUND_OFF
 from ..tree.tree_dynamics import kinematics
-
-#: default largest admissible ``kappa(G_y)`` of a loop at an IK solution
-LOOP_SINGULARITY_THRESHOLD = 1e4
-#: most refinement steps after convergence
-REFINEMENT_STEPS = 3
-#: residual (m, rad) of the pose error and loop constraints regarded as round-off
-ROUND_OFF = 1e-14
 
 
 def refine_to_round_off(limb: Limb, C_target, theta, state=None, max_steps: int = REFINEMENT_STEPS):

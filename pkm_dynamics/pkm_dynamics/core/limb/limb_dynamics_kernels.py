@@ -13,8 +13,9 @@ Ad(C_i)^-T W_i`` with the body wrenches ``W_i = M_i A_i - ad(V_i)^T M_i V_i``.
 from __future__ import annotations
 
 from ..numba_support.cache import kernel
-from .limb_kernels import OK, SINGULAR, loop_matrix
+from .limb_kernels import loop_matrix
 from ..spatial.small_linalg import least_squares_step, lu_solve
+from ..status import OK, SINGULAR
 
 
 @kernel

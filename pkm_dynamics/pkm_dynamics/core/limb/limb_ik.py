@@ -20,8 +20,9 @@ import numpy as np
 from ..errors import ConvergenceError, SingularityError
 from .limb_kinematics import _spatial_to_body, limb_platform_pose, limb_state
 from .loop_constraints import _resolve, _solve, constraint_resolution, loop_acceleration_bias, solve_loop_constraints
-from .loop_partition import PARTITION_SWITCH, partition_at, same_partition
+from .loop_partition import partition_at, same_partition
 from ..spatial.se3 import Ad_inv, log_so3, pose_inv
+from ..status import LOOP_SINGULARITY_THRESHOLD
 from ..tree.tree_dynamics import kinematics
 
 if TYPE_CHECKING:
@@ -155,7 +156,7 @@ def _nested_step(limb: Limb, theta, state, dx, inner_tol, singularity_threshold)
             _check_condition(lk, jac, singularity_threshold)
 
 
-def step_partition(limb: Limb, theta, state, singularity_threshold=None, level=PARTITION_SWITCH,
+def step_partition(limb: Limb, theta, state, singularity_threshold=None, level=LOOP_SINGULARITY_THRESHOLD,
                    check: bool = True):
     """``(limb, jac)``: the limb whose partition an IK step at ``theta`` (n_l,) uses and its
     :class:`LimbJacobians` (Remarks 2-3): :func:`.loop_partition.partition_at` ``state``;

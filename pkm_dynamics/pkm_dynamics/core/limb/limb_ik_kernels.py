@@ -14,18 +14,12 @@ from __future__ import annotations
 import math
 
 from ..numba_support.cache import kernel
-from .limb_kernels import (DIRECT_STEP, FAR_STEP, LIMIT_SLACK, LIMITS, LOOP_CONDITION,
-                           NO_CONVERGENCE, OK, OTHER_BRANCH, REFINEMENT_STEPS, ROUND_OFF, SINGULAR,
-                           compound_step, limb_jacobians, limb_state, loop_matrix, loop_norm, platform_pose,
+from .limb_kernels import (compound_step, limb_jacobians, limb_state, loop_matrix, loop_norm, platform_pose,
                            pose_error, solve_loops)
 from ..spatial.small_linalg import condition_at_most, lu_solve
 from ..spatial.se3_kernels import log_se3, pose_inv_mul
-
-#: largest distance |log(C_p^-1 C_target)| of a converged limb from the target (pkm._ik_one)
-MISS_TOLERANCE = 1e-6
-#: largest ``kappa(G_y)`` of a loop for which :func:`limb_prepare` evaluates a limb with the
-#: tables' partition (``loop_partition.PARTITION_SWITCH``)
-PREPARE_LOOP_CONDITION = 1e4
+from ..status import (DIRECT_STEP, FAR_STEP, LIMIT_SLACK, LIMITS, LOOP_CONDITION, LOOP_SINGULARITY_THRESHOLD,
+                      MISS_TOLERANCE, NO_CONVERGENCE, OK, OTHER_BRANCH, REFINEMENT_STEPS, ROUND_OFF, SINGULAR)
 
 
 @kernel
@@ -194,7 +188,7 @@ def limb_ik(lm, ld, target, theta0, theta, nested, tol, max_iter, threshold, loo
 def limb_prepare(lm, ld, theta):
     """The state and Jacobians of ``theta`` (n,) into ``ld`` (for the rates and dynamics of a
     solution the scratch no longer holds); returns a status: LOOP_CONDITION where a loop's
-    ``kappa(G_y)`` of the tables' partition exceeds :data:`PREPARE_LOOP_CONDITION` (the reference
+    ``kappa(G_y)`` of the tables' partition exceeds :data:`..status.LOOP_SINGULARITY_THRESHOLD` (the reference
     route, which re-selects the partition there, :mod:`..loop_partition`, takes the limb)."""
     limb_state(lm, ld, theta)
     st, _ = limb_jacobians(lm, ld, -1.0, False)
@@ -202,6 +196,6 @@ def limb_prepare(lm, ld, theta):
         return st
     for lp in range(lm[8][4]):
         r = loop_matrix(lm, ld, lp)
-        if not condition_at_most(ld[9], r, r, ld[10], PREPARE_LOOP_CONDITION):
+        if not condition_at_most(ld[9], r, r, ld[10], LOOP_SINGULARITY_THRESHOLD):
             return LOOP_CONDITION
     return OK

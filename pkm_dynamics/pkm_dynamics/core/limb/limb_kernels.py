@@ -23,7 +23,7 @@ Data ``ld`` (scratch, :class:`.limb_tables.LimbTables`)::
     7 F (delta,dp)  8 K (n,dp)  9 A (N,N)  10 b (N,N)  11 W (N,N)  12 vec (N,)  13 dx (6,)
     14 pose (4,4)  15 inner (max_iter, nl) int  16 dth (n,)  17 (unused)  18 (16,4)
 
-Status codes (:data:`OK` ...); on any other than OK the Python layer runs the reference route,
+Status codes: :mod:`..status`; on any other than OK the Python layer runs the reference route,
 which either raises the named exception or takes the path the kernel does not (continuation).
 """
 from __future__ import annotations
@@ -33,12 +33,7 @@ import math
 from ..numba_support.cache import kernel
 from ..spatial.small_linalg import condition, condition_at_most, frobenius2, lu_solve
 from ..spatial.se3_kernels import log_se3, pose_inv_mul
-
-OK, SINGULAR, NO_CONVERGENCE, ILL_CONDITIONED, FAR_STEP, OTHER_BRANCH, LOOP_CONDITION, LIMITS = range(8)
-#: as ik_refinement.ROUND_OFF, REFINEMENT_STEPS, working_mode.DIRECT_STEP / LIMIT_SLACK
-ROUND_OFF, REFINEMENT_STEPS, DIRECT_STEP, LIMIT_SLACK = 1e-14, 3, 0.5, 1e-12
-#: loop constraint iterations of Algorithm 2 (loop_constraints.solve_loop_constraints max_iter)
-INNER_MAX_ITER = 30
+from ..status import ILL_CONDITIONED, INNER_MAX_ITER, NO_CONVERGENCE, OK, SINGULAR
 
 
 @kernel

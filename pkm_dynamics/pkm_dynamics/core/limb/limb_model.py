@@ -31,10 +31,9 @@ from .limb_ik import limb_jacobians
 from .limb_kinematics import limb_screws
 from .limb_tree import components, cut_to_joints, limb_tree, whole_tree
 from .limb_types import Limb, LoopGroup
+from ..status import RANK_TOLERANCE
 from ..tree.tree_dynamics import forward_kinematics
 
-#: relative singular-value threshold for rank decisions (redundant constraint rows)
-RANK_TOLERANCE = 1e-9
 #: names of the six body-fixed twist components, in the order of :mod:`.spatial`
 TWIST_COMPONENTS = ("wx", "wy", "wz", "vx", "vy", "vz")
 

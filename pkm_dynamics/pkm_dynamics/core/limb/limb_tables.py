@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import limb_kernels as K
 from ..pkm import robot_kernels as KR
+from ..status import BAD_INPUT, LIMB_STATUS, OK, RATES_STATUS
 
 #: kinds of the model entries (layout of :mod:`.limb_kernels`): True for int arrays
 _MODEL_INT = (1, 0, 0, 0, 0, 0, 0, 1, 1, 0, 1, 0, 1, 1, 0, 0, 1, 1, 1, 1, 1, 1, 0, 0, 1, 0, 0)
@@ -218,7 +218,7 @@ class CompiledIK:
     out: np.ndarray
     inner: np.ndarray
     fd: np.ndarray
-    code: int = KR.LIMB_STATUS
+    code: int = LIMB_STATUS
     J: np.ndarray | None = None
     thd: np.ndarray | None = None
     thdd: np.ndarray | None = None
@@ -236,7 +236,7 @@ def compiled_ik(tables: LimbTables, pose, theta0, nested: bool, tol: float, thre
     KR.robot_ik(tables.fm, tables.im, tables.hm, fd, idt, hd, tables.toff, pose, theta0, theta, nested, tol,
                 tables.max_iter, -1.0 if threshold is None else float(threshold),
                 -1.0 if loop_threshold is None else float(loop_threshold), loc.out, loc.status)
-    ok = loc.status == K.OK
+    ok = loc.status == OK
     loc.theta = theta.copy()                    # the scratch holds the state of these limbs
     loc.prepare[:] = ~ok
     return CompiledIK(theta, loc.status.copy(), loc.out.copy(), idt.copy(), fd.copy())
@@ -255,9 +255,9 @@ def compiled_reference(tables: LimbTables, rc, K_rows, pose, theta0, nested: boo
     """One reference in one kernel call (:func:`.robot_kernels.robot_reference`): the IK of
     every limb for ``pose`` (4, 4) from the flat ``theta0``, ``J_IK``, and with ``level`` 1 the
     rates of the task twist ``V_t``, with ``level`` 2 those of ``Vdot_t`` too, the limbs' share
-    ``W`` of eq. 45 and the actuator forces ``u``.  ``code``: :data:`.robot_kernels.DONE` or
+    ``W`` of eq. 45 and the actuator forces ``u``.  ``code``: OK (:mod:`..status`) or
     where the kernel stopped; the arrays it did not reach are None.  ``keep`` False: a call
-    of ``level`` 2 that is DONE returns without the copies of the scratch an IK solution is made of
+    of ``level`` 2 that is OK returns without the copies of the scratch an IK solution is made of
     (``inner``, ``fd`` None, ``status`` and ``out`` the thread's scratch, valid until its next
     call: a feedforward stream reads the answer and the worst ``kappa(F)`` at once)."""
     fd, idt, hd = tables.data()
@@ -268,21 +268,21 @@ def compiled_reference(tables: LimbTables, rc, K_rows, pose, theta0, nested: boo
     code = KR.robot_reference(tables.fm, tables.im, tables.hm, fd, idt, hd, tables.toff, pose, theta0, theta,
                               nested, tol, tables.max_iter, threshold, loop_threshold, loc.out, loc.status, rc,
                               loc.rs, K_rows, V_t, Vdot_t, level, thd, thdd, loc.Wl, W, J, u)
-    if code == KR.BAD_INPUT:
+    if code == BAD_INPUT:
         return CompiledIK(theta, loc.status, loc.out, idt, fd, code)
     loc.theta = theta.copy()                    # the scratch holds the state of these limbs
-    if code == KR.DONE and level == 2 and not keep:
-        loc.prepare[:] = False                  # DONE: every limb's status is OK
+    if code == OK and level == 2 and not keep:
+        loc.prepare[:] = False                  # every limb's status is OK too
         return CompiledIK(theta, loc.status, loc.out, None, None, code, J, thd, thdd, W, u)
-    loc.prepare[:] = loc.status != K.OK
+    loc.prepare[:] = loc.status != OK
     r = CompiledIK(theta, loc.status.copy(), loc.out.copy(), idt.copy(), fd.copy(), code)
-    if code != KR.LIMB_STATUS:
+    if code != LIMB_STATUS:
         r.J = J
-        if level >= 1 and code != KR.RATES_STATUS:
+        if level >= 1 and code != RATES_STATUS:
             r.thd = thd
             if level == 2:
                 r.thdd, r.W = thdd, W
-                if code == KR.DONE:
+                if code == OK:
                     r.u = u
     return r
 
@@ -303,7 +303,7 @@ def compiled_rates(tables: LimbTables, theta, V_t, Vdot_t, P_p):
     thd, thdd, W = np.empty(tables.n), np.empty(tables.n), np.empty(len(V_t))
     KR.robot_rates(tables.fm, tables.im, tables.hm, fd, idt, hd, tables.toff, loc.theta, loc.prepare, V_t, A_t,
                    P_p @ V_t, P_p @ A_t, Vdot_t is not None, thd, thdd, W, loc.Wl, loc.status)
-    loc.prepare[:] = loc.status != K.OK
+    loc.prepare[:] = loc.status != OK
     return thd, (thdd if Vdot_t is not None else None), (W if Vdot_t is not None else None), loc.status.copy()
 
 
@@ -340,5 +340,5 @@ def compiled_task_inertia(tables: LimbTables, theta, Mt):
         loc.theta = np.array(theta, dtype=float)
     KR.robot_task_inertia(tables.fm, tables.im, tables.hm, fd, idt, hd, tables.toff, loc.theta, loc.prepare, Mt,
                           loc.status)
-    loc.prepare[:] = loc.status != K.OK
+    loc.prepare[:] = loc.status != OK
     return loc.status.copy()

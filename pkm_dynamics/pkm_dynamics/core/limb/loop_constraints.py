@@ -25,6 +25,7 @@ from ..tree.cut_joints import CutJointGeometry, cut_joint_constraint
 from ..errors import ConvergenceError, SingularityError
 from .limb_kinematics import _I4, body_jacobian_derivative, limb_state
 from ..spatial.se3 import cross_batch, hat
+from ..status import INNER_MAX_ITER
 from ..tree.tree_model import TreeModel
 from ..tree.tree_dynamics import body_jacobian, kinematics
 
@@ -183,7 +184,7 @@ def loop_acceleration_bias(limb: Limb, theta, thetad, state=None, motion=None) -
     return out
 
 
-def solve_loop_constraints(limb: Limb, theta, q, tol: float = 1e-10, max_iter: int = 30,
+def solve_loop_constraints(limb: Limb, theta, q, tol: float = 1e-10, max_iter: int = INNER_MAX_ITER,
                            state=None, return_state: bool = False):
     """Algorithm 2 (inner loop): ``theta = psi_(l)(q)`` for the limb's generalized coordinates
     ``q`` (delta_l,), Newton-Raphson from the admissible ``theta`` (n_l,) (eq. 33).

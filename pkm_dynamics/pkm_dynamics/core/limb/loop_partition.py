@@ -21,9 +21,7 @@ from dataclasses import replace
 import numpy as np
 import scipy.linalg
 
-#: ``kappa(G_y)`` beyond which an IK step resolves a loop with the partition chosen at the
-#: current configuration (the default refusal threshold of a loop, :mod:`.ik_refinement`)
-PARTITION_SWITCH = 1e4
+from ..status import LOOP_SINGULARITY_THRESHOLD
 
 
 def resolution_condition(Gy: np.ndarray) -> float:
@@ -48,7 +46,7 @@ def best_partition(lp, G: np.ndarray):
     return new, resolution_condition(Gl[:, dep])
 
 
-def partition_at(limb, state, level: float | None = PARTITION_SWITCH):
+def partition_at(limb, state, level: float | None = LOOP_SINGULARITY_THRESHOLD):
     """The limb (:class:`~.limb_model.Limb`) to use at ``state = limb_state(limb, theta)``: each
     loop whose ``kappa(G_y)`` exceeds ``level`` takes :func:`best_partition` there when that is
     better conditioned; ``limb`` itself when no loop changes (``level`` None: never).  The limb's

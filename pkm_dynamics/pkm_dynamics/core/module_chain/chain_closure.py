@@ -1,8 +1,8 @@
-"""Status codes of the compiled module-chain kernels and the closed-chain kinematics of one
-parallel module (paper 000 eqs. 2, 4-5, 7, 27-28, 61-64; its twist maps of eq. 6 applied to
-twists and wrenches: :func:`carry_to_bodies`, :func:`carry_back_to_base`), shared by the dynamics
-(:mod:`.chain_kernels`) and the kinematics (:mod:`.chain_kinematics`).  ``S`` (30,) is one
-module's row of the scratch laid out in :mod:`.chain_kernels`.
+"""The closed-chain kinematics of one parallel module (paper 000 eqs. 2, 4-5, 7, 27-28, 61-64; its
+twist maps of eq. 6 applied to twists and wrenches: :func:`carry_to_bodies`,
+:func:`carry_back_to_base`), shared by the dynamics (:mod:`.chain_kernels`) and the kinematics
+(:mod:`.chain_kinematics`).  ``S`` (30,) is one module's row of the scratch laid out in
+:mod:`.chain_kernels`; the status codes the kernels return: :mod:`..status`.
 """
 from __future__ import annotations
 
@@ -11,13 +11,8 @@ import math
 from ..bounds import MAX_EFFORT, MAX_POSITION, MAX_RATE
 from ..numba_support.cache import scratch_kernel
 from ..spatial.se3_kernels import ad_inv_pose_rz_T_add, ad_inv_pose_rz_vec
+from ..status import CLOSURE, LIMIT_SLACK, OK, SINGULAR_ANGLE, SINGULAR_DET, SINGULAR_SIN, STROKE
 
-#: NONFINITE_INPUT: an input is NaN/Inf or beyond its bound of :mod:`..bounds`
-OK, NONFINITE_INPUT, STROKE, CLOSURE, SINGULAR_ANGLE, SINGULAR_DET, SINGULAR_ALPHA, NONFINITE_RESULT = range(8)
-#: |sin| below which q, q1 or q2 count as singular (as parallel_module.SINGULAR_SIN)
-SINGULAR_SIN = 1e-9
-#: slack of the stroke check (as module_chain._check_actuators)
-STROKE_SLACK = 1e-12
 #: the input bounds of :mod:`..bounds` the kernels check (as module_chain._as_state): position of
 #: a joint without limits, velocity, acceleration, effort and wrench components
 BOUND_POSITION, BOUND_VELOCITY, BOUND_ACCELERATION, BOUND_EFFORT = (MAX_POSITION, MAX_RATE[1],
@@ -31,7 +26,7 @@ def check_strokes(geo, X, status):
     B, n = X.shape
     for r in range(B):
         for k in range(n):
-            if X[r, k] < geo[k, 2] - STROKE_SLACK or X[r, k] > geo[k, 3] + STROKE_SLACK:
+            if X[r, k] < geo[k, 2] - LIMIT_SLACK or X[r, k] > geo[k, 3] + LIMIT_SLACK:
                 status[0], status[1], status[2] = STROKE, r, k
                 return STROKE
     return OK

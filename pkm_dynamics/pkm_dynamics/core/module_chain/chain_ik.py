@@ -148,7 +148,7 @@ def compiled_pose_newton(robot, T_star, x, tol: float, max_iter: int) -> tuple:
     kinematics at ``x`` or a Jacobian), :func:`pose_newton` runs instead and raises its named
     exception.  Returns ``(x, residual, iterations)``."""
     from .chain_ik_kernels import pose_newton as kernel
-    from .chain_closure import OK
+    from ..status import OK
     cm, ct = robot.compiled, robot.tree.compiled
     cm.data()
     d = cm.data()

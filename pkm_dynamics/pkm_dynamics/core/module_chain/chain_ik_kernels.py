@@ -12,9 +12,9 @@ import math
 import numpy as np
 
 from ..numba_support.cache import kernel
-from .chain_closure import OK
 from .chain_kinematics import forward_kinematics, tree_state
 from ..spatial.se3_kernels import log_se3, pose_inv_mul
+from ..status import OK
 from ..tree.tree_kernels import body_jacobian
 from ..tree.tree_kernels import forward_kinematics as tree_forward_kinematics
 

@@ -26,8 +26,8 @@ Layouts (n modules; see :mod:`.chain_model` for how they are filled):
   flat model buffer and ``A``, ``V``, ``S``, ``W``, ``w`` of one flat scratch buffer, in this order
   (:func:`model_arrays`, :func:`scratch_arrays`).
 
-Each driver returns a status code (:mod:`.chain_closure`, which also holds the closure of a
-parallel module) and writes the culprit into ``status``: (code, row, index).
+Each driver returns a status code (:mod:`..status`; the closure of a parallel module:
+:mod:`.chain_closure`) and writes the culprit into ``status``: (code, row, index).
 """
 from __future__ import annotations
 
@@ -35,12 +35,11 @@ import math
 
 from ..numba_support.cache import scratch_kernel
 from .chain_closure import (BOUND_ACCELERATION, BOUND_EFFORT, BOUND_POSITION, BOUND_VELOCITY,  # noqa: F401
-                            CLOSURE, NONFINITE_INPUT, NONFINITE_RESULT, OK, SINGULAR_ALPHA,
-                            SINGULAR_ANGLE, SINGULAR_DET, STROKE, actuator_force_coefficients, carry_back_to_base,
-                            carry_to_bodies, check_strokes, closure)
+                            actuator_force_coefficients, carry_back_to_base, carry_to_bodies, check_strokes, closure)
 from ..spatial.se3_kernels import (ad_inv, ad_inv_pose_rz, ad_inv_pose_rz_vec, bracket_scaled,
                               carry_from_next, congruence_add, congruence_rz, congruence_translation, dot, exp_se3,
                               matTvec, matvec, pose_mul, wrench_bias)
+from ..status import BAD_INPUT, NONFINITE_RESULT, OK, SINGULAR_ALPHA
 
 
 @scratch_kernel
@@ -362,13 +361,13 @@ def check_inputs(inverse, geo, X, XD, T, FE, status):
                 v = X[r, k] if which == 0 else (XD[r, k] if which == 1 else T[r, k])
                 bound = BOUND_POSITION if which == 0 else (BOUND_VELOCITY if which == 1 else third)
                 if not abs(v) <= bound:                   # NaN fails too
-                    status[0], status[1], status[2] = NONFINITE_INPUT, r, which
-                    return NONFINITE_INPUT
+                    status[0], status[1], status[2] = BAD_INPUT, r, which
+                    return BAD_INPUT
     for r in range(FE.shape[0]):
         for j in range(6):
             if not abs(FE[r, j]) <= BOUND_EFFORT:
-                status[0], status[1], status[2] = NONFINITE_INPUT, r, 3
-                return NONFINITE_INPUT
+                status[0], status[1], status[2] = BAD_INPUT, r, 3
+                return BAD_INPUT
     return check_strokes(geo, X, status)
 
 

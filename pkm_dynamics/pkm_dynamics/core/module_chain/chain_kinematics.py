@@ -9,9 +9,10 @@ from __future__ import annotations
 
 
 from ..numba_support.cache import scratch_kernel
-from .chain_closure import (BOUND_ACCELERATION, BOUND_POSITION, BOUND_VELOCITY, NONFINITE_INPUT, OK,
-                            check_strokes, closure, loop_angles)
+from .chain_closure import (BOUND_ACCELERATION, BOUND_POSITION, BOUND_VELOCITY, check_strokes, closure,
+                            loop_angles)
 from ..spatial.se3_kernels import exp_se3, pose_mul
+from ..status import BAD_INPUT, OK
 
 
 @scratch_kernel
@@ -26,8 +27,8 @@ def check_states(geo, X, XD, XDD, status):
         for r in range(Y.shape[0]):
             for k in range(n):
                 if not abs(Y[r, k]) <= bound:             # NaN fails too
-                    status[0], status[1], status[2] = NONFINITE_INPUT, r, which
-                    return NONFINITE_INPUT
+                    status[0], status[1], status[2] = BAD_INPUT, r, which
+                    return BAD_INPUT
     return check_strokes(geo, X, status)
 
 

@@ -17,6 +17,8 @@ import numpy as np
 from ..errors import PkmDynamicsError, SingularityError, StateError
 from . import chain_kernels as K
 from . import chain_kinematics as KK
+from ..status import (BAD_INPUT, CLOSURE, NONFINITE_RESULT, OK, SINGULAR_ALPHA, SINGULAR_ANGLE, SINGULAR_DET,
+                      STROKE)
 
 _NAMES = ("x", "xd", "third", "wrench")
 
@@ -192,19 +194,19 @@ def _raise(model: ChainModel, status, arrays, reference, fe=None, names=("x", "x
     code, row, idx = (int(v) for v in status)
     chain = model.chain
     rows = [a[row] for a in arrays]
-    if code == K.NONFINITE_INPUT:
+    if code == BAD_INPUT:
         if idx == 3:
             check_effort(fe, "wrench")
             raise StateError(f"wrench is not finite: {fe.tolist()}")
         _as_state(names[idx], rows[idx], model.n)
-    if code == K.STROKE:
+    if code == STROKE:
         _check_actuators(chain, rows[0])
-    if code in (K.CLOSURE, K.SINGULAR_ANGLE, K.SINGULAR_DET, K.SINGULAR_ALPHA):
+    if code in (CLOSURE, SINGULAR_ANGLE, SINGULAR_DET, SINGULAR_ALPHA):
         with np.errstate(all="ignore"):                  # its NaN warnings: it raises anyway
             reference(*rows)
         raise SingularityError(f"module '{chain.info[idx].name}': singular state at x = {rows[0][idx]:.6g} "
                                f"(status {code})")
-    if code == K.NONFINITE_RESULT:
+    if code == NONFINITE_RESULT:
         raise StateError(f"the result is not finite at module '{chain.info[idx].name}' "
                          f"(row {row}): the state is too large for the dynamics")
     raise PkmDynamicsError(f"compiled chain kernel failed with status {code} at row {row}, index {idx}")
@@ -249,7 +251,7 @@ def _call(model: ChainModel, inverse: bool, x, xd, t, f_ext):
     run, mflat, dflat, fe, status, n, shape1 = model.one_call()
     if f_ext is None and run is not None and x.shape == xd.shape == t.shape == shape1:
         out = np.empty(n)
-        if run(inverse, mflat, dflat, x, xd, t, fe, out, status) == K.OK:
+        if run(inverse, mflat, dflat, x, xd, t, fe, out, status) == OK:
             return out
         single = True
     else:
@@ -260,7 +262,7 @@ def _call(model: ChainModel, inverse: bool, x, xd, t, f_ext):
         else:
             kernel, head = K.chain_dynamics, model.head()
         out = np.empty_like(x)
-        if _ENTRY.get(kernel, kernel)(inverse, *head, x, xd, t, fe, out, status) == K.OK:
+        if _ENTRY.get(kernel, kernel)(inverse, *head, x, xd, t, fe, out, status) == OK:
             if kernel not in _ENTRY:
                 _ENTRY[kernel] = _entry_point(kernel)
             return out[0] if single and out.ndim == 2 else out
@@ -298,7 +300,7 @@ def chain_tree_state(model: ChainModel, x, xd=None, xdd=None) -> tuple:
     *arrays, _, single = _batch(model, d, x, xd, xdd, None)
     B = arrays[0].shape[0]
     Q, QD, QDD = (np.zeros((B, model.nq)) for _ in range(3))
-    if KK.tree_state(model.geo, *arrays, Q, QD, QDD, d.S, d.status) != K.OK:
+    if KK.tree_state(model.geo, *arrays, Q, QD, QDD, d.S, d.status) != OK:
         from .module_chain_dynamics import chain_tree_state as reference
         _raise(model, d.status, arrays, lambda a, b, c: reference(model.chain, model.nq, a, b, c))
     return (Q[0], QD[0], QDD[0]) if single else (Q, QD, QDD)
@@ -311,7 +313,7 @@ def chain_forward_kinematics(model: ChainModel, x) -> np.ndarray:
     x = np.asarray(x, dtype=float)
     *arrays, _, single = _batch(model, d, x, x, x, None)
     out = np.empty((arrays[0].shape[0], 4, 4))
-    if KK.forward_kinematics(model.geo, model.mats, model.root, arrays[0], out, d.S, d.W, d.status) != K.OK:
+    if KK.forward_kinematics(model.geo, model.mats, model.root, arrays[0], out, d.S, d.W, d.status) != OK:
         from .module_chain_dynamics import chain_forward_kinematics as reference
         _raise(model, d.status, arrays, lambda a, b, c: reference(model.chain, a))
     return out[0] if single else out

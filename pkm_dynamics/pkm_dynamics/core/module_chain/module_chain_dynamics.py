@@ -16,6 +16,7 @@ from .parallel_module import (alpha_beta_terms, assembled_base_inertia,
                               module_accelerations, module_adjoints, module_kinematics, module_poses,
                               parallel_inverse_dynamics)
 from ..spatial.se3 import (Ad_inv_exp, bracket_list, exp_se3, wrench_bias_list)
+from ..status import LIMIT_SLACK
 
 from .module_chain import ModuleChain, SerialModule
 
@@ -25,7 +26,7 @@ from .module_chain import ModuleChain, SerialModule
 
 def _check_actuators(chain: ModuleChain, x: np.ndarray) -> None:
     for mod, info, v in zip(chain.modules, chain.info, x):
-        if v < info.lower - 1e-12 or v > info.upper + 1e-12:
+        if v < info.lower - LIMIT_SLACK or v > info.upper + LIMIT_SLACK:
             unit = "rad" if info.kind == "serial" and np.any(mod.X[:3]) else "m"
             raise StateError(f"module '{info.name}': x = {v:.6g} {unit} is beyond the limits "
                              f"[{info.lower:.6g}, {info.upper:.6g}] of joint '{info.joint}' (its stroke)")

@@ -28,15 +28,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import SingularityError
-from ..spatial.se3 import Ad_inv, wrench_bias_list
+from ..spatial.se3 import AD_POSE_FLAT, Ad_inv, ad_inv_pose_entries, wrench_bias_list
+from ..status import SINGULAR_SIN
 
 #: screw of a revolute joint about z and of a prismatic joint along x, (omega, v) layout
 S_Z = np.array([0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
 S_X = np.array([0.0, 0.0, 0.0, 1.0, 0.0, 0.0])
 #: indices of (f^x, f^y, m^z) in a (moment, force) wrench: the projector Xi of App. B
 XI = (3, 4, 2)
-#: |sin| below which q, q1 or q2 count as singular (paper eq. 5: "q, q1 and q2 != 0")
-SINGULAR_SIN = 1e-9
 
 
 @dataclass(frozen=True)
@@ -109,28 +108,9 @@ class ParallelModuleState:
     xi: dict = None          # xi_1, xi_2, xi_4, xi_5, xi_7, xi_8 (eq. 30)
 
 
-def _ad_inv_pose_entries(c: float, s: float, px: float, py: float, pz: float) -> tuple:
-    """The entries of ``Ad_inv`` of the pose ``T(p) Rz(theta)`` (``c, s = cos, sin theta``) that
-    are not 0 or 1, in the order of ``_AD_POSE_FLAT``; the matrix is
-    ``[[R^T, 0], [-R^T [p]x, R^T]]``::
-
-        [[c,     s,     0,             0,  0, 0],
-         [-s,    c,     0,             0,  0, 0],
-         [0,     0,     1,             0,  0, 0],
-         [-s pz, c pz,  -c py + s px,  c,  s, 0],
-         [-c pz, -s pz, s py + c px,   -s, c, 0],
-         [py,    -px,   0,             0,  0, 1]]
-
-    (same as :func:`.spatial.Ad_inv`, without the generic path).  Plain scalar Python:
-    :mod:`~pkm_dynamics.core.spatial.se3_kernels` compiles this same function."""
-    return (c, s, -s, c, -s * pz, c * pz, -c * py + s * px, c, s, -c * pz, -s * pz, s * py + c * px,
-            -s, c, py, -px)
-
-
-#: flat indices (row * 6 + column) of the entries of :func:`_ad_inv_pose_entries` in a 6x6
-_AD_POSE_FLAT = [0, 1, 6, 7, 18, 19, 20, 21, 22, 24, 25, 26, 27, 28, 30, 31]
-#: the same for the stack (3, 6, 6) of B1, B3, B4, and the stack with its constant ones
-_AD_STACK_FLAT = np.array([36 * k + i for k in range(3) for i in _AD_POSE_FLAT])
+#: flat indices of the entries of :func:`.spatial.ad_inv_pose_entries` in the stack (3, 6, 6) of B1,
+#: B3, B4, and the stack with its constant ones
+_AD_STACK_FLAT = np.array([36 * k + i for k in range(3) for i in AD_POSE_FLAT])
 _AD_STACK_ONES = np.zeros((3, 6, 6))
 _AD_STACK_ONES[:, 2, 2] = _AD_STACK_ONES[:, 5, 5] = 1.0
 
@@ -206,9 +186,9 @@ def module_adjoints(mod: ParallelModule, st: ParallelModuleState) -> None:
     c1, s1 = math.cos(st.q1), math.sin(st.q1)
     ka = st.x + mod.Lc0
     st.A = A = _AD_STACK_ONES.copy()
-    A.reshape(108)[_AD_STACK_FLAT] = (_ad_inv_pose_entries(c, s, mod.L, 0.0, mod.h)
-                                          + _ad_inv_pose_entries(c1, s1, 0.0, 0.0, 0.0)
-                                          + _ad_inv_pose_entries(c1, s1, c1 * ka, s1 * ka, 0.0))
+    A.reshape(108)[_AD_STACK_FLAT] = (ad_inv_pose_entries(c, s, mod.L, 0.0, mod.h)
+                                          + ad_inv_pose_entries(c1, s1, 0.0, 0.0, 0.0)
+                                          + ad_inv_pose_entries(c1, s1, c1 * ka, s1 * ka, 0.0))
     st.A1, st.A3, st.A4 = A
     st.AE = mod.AE
 

@@ -20,7 +20,7 @@ when its first robot is built, tens of seconds).
 
 numba checks a cached kernel only against its own source file, not against the files of the
 functions it inlined: a kernel cached before an edit of :mod:`..spatial.se3_kernels` (or of the
-scalar functions of :mod:`..spatial.se3` it compiles) would keep the old helpers.  So location 3
+scalar functions of :mod:`..spatial.scalar_forms` it compiles) would keep the old helpers.  So location 3
 gets a subdirectory named after a hash of every kernel source (:func:`source_hash`),
 and location 2 records that hash beside its cache (:data:`SOURCES_FILE`): a cache of other
 sources (or another numba) is removed before any kernel is defined (:func:`drop_stale_cache`).
@@ -60,15 +60,13 @@ def _writable_dir(path: str) -> bool:
 
 def source_hash() -> str:
     """Short hash of the kernel sources (every module of the core that compiles with this module's
-    decorators -- its import of them names it -- every ``*.py`` beside this file, and
-    ``core/bounds.py`` whose constants the kernels check against, ``core/spatial/se3.py``,
-    ``core/spatial/so3.py`` and ``core/module_chain/parallel_module.py`` whose scalar functions
-    they compile) and of the numba version."""
+    decorators -- its import of them names it -- every ``*.py`` beside this file,
+    ``core/bounds.py`` and ``core/status.py`` whose constants the kernels check against and
+    return, ``core/spatial/scalar_forms.py`` whose scalar functions they compile) and of the numba
+    version."""
     import numba
     h = hashlib.sha1(numba.__version__.encode())
-    extra = {os.path.join("..", n) for n in ("bounds.py", os.path.join("spatial", "se3.py"),
-                                             os.path.join("spatial", "so3.py"),
-                                             os.path.join("module_chain", "parallel_module.py"))}
+    extra = {os.path.join("..", n) for n in ("bounds.py", "status.py", os.path.join("spatial", "scalar_forms.py"))}
     names = sorted(os.path.relpath(os.path.join(d, n), _PACKAGE_DIR)
                    for d in KERNEL_SOURCE_DIRS for n in os.listdir(d) if n.endswith(".py"))
     for name in names:

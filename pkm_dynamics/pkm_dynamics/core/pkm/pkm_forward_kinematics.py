@@ -11,11 +11,11 @@ stays on the working mode of the one before.
 
 :meth:`PkmForwardKinematics.forward_kinematics` first tries Newton's method from the start (the
 reference configuration, or the given pose or solution) and accepts its solution when no joint
-moved by more than :data:`.working_mode.DIRECT_STEP` from the start (the IK's rule for staying
+moved by more than :data:`..status.DIRECT_STEP` from the start (the IK's rule for staying
 on the start's working mode).  Otherwise -- an iterate out of reach of a limb, a jump, a
 solution far from the start -- it follows the straight actuator path from the start's actuator
 values to the requested ones (continuation, as the IK follows the straight task-space path from
-the start's pose), in steps of at most :data:`.jet_dynamics.CONTINUATION_STEP` (m, rad), each
+the start's pose), in steps of at most :data:`..status.CONTINUATION_STEP` (m, rad), each
 solved by Newton's method from the previous step's solution and halved where that fails.
 """
 from __future__ import annotations
@@ -24,10 +24,9 @@ import numpy as np
 
 from ..bounds import check_limits, continuation_steps
 from ..errors import ConvergenceError, SingularityError, StateError
-from ..hoid.jet_dynamics import CONTINUATION_STEP
 from .pkm_solution import PkmIKSolution
 from ..spatial.se3 import exp_se3
-from .working_mode import DIRECT_STEP, LIMIT_SLACK
+from ..status import CONTINUATION_STEP, DIRECT_STEP, LIMIT_SLACK
 
 #: most halvings of a continuation step of the forward kinematics that fails (then: refused)
 MAX_HALVINGS = 8
@@ -122,7 +121,7 @@ class PkmForwardKinematics:
 
     def _fk_continuation(self, a, C, sol, tol, max_iter):
         """:meth:`_fk_newton` along the straight path from the actuator values of ``sol`` (the
-        start, at pose ``C``) to ``a``, in steps of at most :data:`.jet_dynamics.CONTINUATION_STEP`,
+        start, at pose ``C``) to ``a``, in steps of at most :data:`..status.CONTINUATION_STEP`,
         a step halved (at most :data:`MAX_HALVINGS` times) where Newton's method fails (or takes
         more than :data:`STEP_ITERATIONS`).  Returns
         ``(C, sol)`` at ``a``."""

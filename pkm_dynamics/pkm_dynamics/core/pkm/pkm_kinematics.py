@@ -14,10 +14,7 @@ import numpy as np
 from ..bounds import MAX_RATE, check_rate
 from ..errors import ConvergenceError, SingularityError, StateError
 from ..limb.limb_tables import (CompiledIK, LazyLimbs, compiled_ik, compiled_reference)
-from .robot_kernels import BAD_INPUT as REFERENCE_BAD_INPUT
-from ..limb.limb_kernels import LIMITS as LIMB_LIMITS
-from ..limb.limb_kernels import OK as LIMB_OK
-from .robot_kernels import MANIFOLD_TOLERANCE, ORTHONORMAL_TOLERANCE, task_manifold_offset
+from .robot_kernels import task_manifold_offset
 from ..limb.limb_ik import (limb_inverse_kinematics_compound, limb_inverse_kinematics_nested, limb_jacobians,
                             step_partition)
 from ..limb.limb_kinematics import limb_platform_pose, limb_state
@@ -26,7 +23,9 @@ from ..limb.ik_refinement import check_loop_conditions, refine_to_round_off
 from ..limb.loop_partition import partition_at
 from ..interface import IKSolution
 from ..spatial.se3 import log_se3, pose_inv
-from .working_mode import DIRECT_STEP, apply_joint_limits, solve_direct, solve_on_working_mode
+from ..status import (BAD_INPUT, DIRECT_STEP, FAR_STEP, ILL_CONDITIONED, LIMITS, LOOP_CONDITION, MANIFOLD_TOLERANCE,
+                      MISS_TOLERANCE, NO_CONVERGENCE, OK, ORTHONORMAL_TOLERANCE, OTHER_BRANCH, SINGULAR)
+from .working_mode import apply_joint_limits, solve_direct, solve_on_working_mode
 from .pkm_solution import MotionValue, PkmIKSolution, jacobians_of_views, pkm_solution, stack_solutions
 
 
@@ -44,14 +43,13 @@ class ReferenceMotion(NamedTuple):
     tree_q: Callable[[], np.ndarray]
 
 
-#: the compiled limb IK's status codes (:mod:`~pkm_dynamics.core.limb.limb_kernels`) in words
-LIMB_STATUS_WORDS = ("solved", "a singular matrix", "no convergence", "kappa(F) beyond the threshold",
-                     "a joint moved beyond the direct step", "another assembly branch",
-                     "a loop near a singularity", "a joint beyond its limits")
+#: the compiled limb IK's status codes (:mod:`~pkm_dynamics.core.status`) in words
+LIMB_STATUS_WORDS = {OK: "solved", SINGULAR: "a singular matrix", NO_CONVERGENCE: "no convergence",
+                     ILL_CONDITIONED: "kappa(F) beyond the threshold", FAR_STEP: "a joint moved beyond the direct step",
+                     OTHER_BRANCH: "another assembly branch", LOOP_CONDITION: "a loop near a singularity",
+                     LIMITS: "a joint beyond its limits"}
 #: largest loop residual (m, rad) of a start configuration regarded as assembled
 ASSEMBLED = 1e-6
-#: largest deviation (m, rad) of a requested pose from the task manifold C_ref exp(P_p x)
-TASK_MANIFOLD_TOLERANCE = MANIFOLD_TOLERANCE
 
 
 class PkmKinematics:
@@ -101,8 +99,8 @@ class PkmKinematics:
             return
         off = np.empty(6)
         task_manifold_offset(self.reference_pose, self.P_p, pose, off, np.empty((3, 4, 4)), np.empty(6))
-        if np.abs(off).max() > TASK_MANIFOLD_TOLERANCE:
-            bad = [f"{c} {v:.3g}" for c, v in zip(TWIST_COMPONENTS, off) if abs(v) > TASK_MANIFOLD_TOLERANCE]
+        if np.abs(off).max() > MANIFOLD_TOLERANCE:
+            bad = [f"{c} {v:.3g}" for c, v in zip(TWIST_COMPONENTS, off) if abs(v) > MANIFOLD_TOLERANCE]
             raise StateError(f"platform pose is off the task manifold of robot '{self.description.name}': "
                              f"its platform moves only in ({', '.join(self.task_space)}) from the reference "
                              f"pose, the requested pose departs from it by {', '.join(bad)} (m, rad; "
@@ -139,7 +137,7 @@ class PkmKinematics:
         theta, state = refine_to_round_off(limb, pose, theta, info.state)
         full = pose_inv(limb_platform_pose(limb, theta, state[0])) @ pose
         miss = np.linalg.norm(log_se3(full))
-        if miss > 1e-6:
+        if miss > MISS_TOLERANCE:
             raise ConvergenceError(
                 f"{limb.name}: inverse kinematics converged on its {len(limb.task_rows)} platform "
                 f"coordinates to a configuration whose platform pose is {miss:.3g} away from the "
@@ -174,7 +172,7 @@ class PkmKinematics:
         r = compiled_reference(self._limb_tables, self._rc, self._K_rows, pose,
                                theta0, scheme == "nested", tol, -1.0 if thr is None else float(thr),
                                -1.0 if lthr is None else float(lthr), V, A, level, keep)
-        return None if r.code == REFERENCE_BAD_INPUT else r
+        return None if r.code == BAD_INPUT else r
 
     def _ik_one(self, pose, twist, acceleration, start, scheme, tol=None, iterate=False):
         """One reference's :class:`PkmIKSolution` from the flat limb joint vector ``start``
@@ -195,7 +193,7 @@ class PkmKinematics:
         kernel completed the rates (its checks of ``V_t``, ``Vdot_t`` passed) they are its own."""
         T = self._limb_tables
         if iterate and r is not None:
-            for li in np.flatnonzero((r.status != LIMB_OK) & (r.status != LIMB_LIMITS)):
+            for li in np.flatnonzero((r.status != OK) & (r.status != LIMITS)):
                 raise ConvergenceError(f"{self.limbs[li].name}: no direct inverse kinematics solve from "
                                        f"the previous iterate ({LIMB_STATUS_WORDS[r.status[li]]})")
         if r is None:                            # the checks word a refusal
@@ -215,7 +213,7 @@ class PkmKinematics:
         jacs = LazyLimbs(L, lambda l: jacobians_of_views(T.state(l, fd)[1]))
         states = LazyLimbs(L, lambda l: T.state(l, fd)[0])
         if scheme == "nested":
-            inner = [T.inner(l, r.inner, its[l]) if r.status[l] == LIMB_OK else [] for l in range(L)]
+            inner = [T.inner(l, r.inner, its[l]) if r.status[l] == OK else [] for l in range(L)]
         else:
             inner = [[] for _ in range(L)]
         if r.J is None:                          # a limb's refusal or the continuation
@@ -253,7 +251,7 @@ class PkmKinematics:
         T = self._limb_tables
         thetas = T.split(np.asarray(start, dtype=float))
         continued = False
-        for li in np.flatnonzero(r.status != 0):
+        for li in np.flatnonzero(r.status != OK):
             limb, th0 = self.limbs[li], thetas[li]
             theta, its[li], inner[li], jacs[li], states[li], cond[li] = \
                 self._limb_ik_reference(limb, pose, th0, scheme, tol, iterate)

@@ -13,9 +13,9 @@ import numpy as np
 from ..bounds import check_effort
 from ..errors import SingularityError, StateError
 from ..limb.limb_tables import (compiled_rates, compiled_task_inertia)
-from .robot_dynamics import (FD_BAD_EFFORT, FD_BAD_TWIST, FD_BAD_WRENCH, FD_OK,
-                             compiled_forward_dynamics)
+from .robot_dynamics import compiled_forward_dynamics
 from ..spatial.small_linalg import condition
+from ..status import BAD_INPUT, OK
 from ..limb.limb_kinematics import body_jacobian_derivative, limb_state, tree_coriolis_matrix
 from ..limb.limb_ik import step_partition
 from ..limb.loop_constraints import constraint_resolution_derivative
@@ -57,7 +57,7 @@ class TaskSpaceDynamics:
             thd, status = np.zeros(len(flat)), np.ones(len(self.limbs), dtype=int)
             thdd, W = (None, None) if Vdot_t is None else (np.zeros(len(flat)), np.zeros(self.dof))
         T = self._limb_tables
-        for li in np.flatnonzero(status != 0):
+        for li in np.flatnonzero(status != OK):
             th = sol.limb_theta[li]
             st = None if sol.limb_states is None else sol.limb_states[li]
             limb, jac = step_partition(self.limbs[li], th, limb_state(self.limbs[li], th) if st is None else st,
@@ -167,9 +167,9 @@ class TaskSpaceDynamics:
         a, status, _ = compiled_forward_dynamics(
             self._limb_tables, flat, V, u, W, self.P_p, self.M_p, sol.pose, self.tree.gravity,
             np.ascontiguousarray(sol.J_IK, dtype=float), self.singularity_threshold)
-        if status in (FD_BAD_TWIST, FD_BAD_EFFORT, FD_BAD_WRENCH):
+        if status == BAD_INPUT:
             self._fd_inputs(V, u, W)             # raises the named StateError
-        if status != FD_OK:                      # a limb's fallback or a singularity: the numpy route
+        if status != OK:                         # a limb's fallback or a singularity: the numpy route
             return self._forward_dynamics_reference(sol, V, u, W, _return_solution)
         return (a, sol) if _return_solution else a
 
@@ -228,7 +228,7 @@ class TaskSpaceDynamics:
         flat = flat_theta(sol)
         status = compiled_task_inertia(self._limb_tables, flat, M) if self.compiled else \
             np.ones(len(self.limbs), dtype=int)                             # the kernel, or numpy
-        for li in np.flatnonzero(status != 0):                              # the numpy route
+        for li in np.flatnonzero(status != OK):                             # the numpy route
             limb, th, jac = self.limbs[li], sol.limb_theta[li], sol.jacobians[li]
             M += jac.K.T @ crba(limb.tree, th, poses[li]) @ jac.K
         return M

@@ -22,19 +22,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..bounds import MAX_EFFORT, MAX_RATE
-from ..limb import limb_kernels as K
+from ..bounds import MAX_EFFORT
 from ..numba_support.cache import kernel, scratch_kernel
 from ..limb.limb_dynamics_kernels import (_frame_acceleration, body_motion, limb_rates_rnea, limb_task_inertia,
                                     rnea_spatial, spatial_motion)
 from ..limb.limb_ik_kernels import limb_prepare
-from .robot_kernels import _f1, _f2, _f3, data_views, model_views
+from .robot_kernels import MAX_TWIST, _f1, _f2, _f3, data_views, model_views
 from ..spatial.small_linalg import condition_at_most, lu_solve
+from ..status import ACTUATION, BAD_INPUT, LIMB_STATUS, MASS_MATRIX, OK, SINGULAR
 
-#: statuses of :func:`robot_forward_dynamics` (culprit: the entry, the limb, or -1)
-FD_OK, FD_BAD_TWIST, FD_BAD_EFFORT, FD_BAD_WRENCH, FD_LIMB, FD_ACTUATION, FD_MASS = range(7)
-#: the bounds of a task twist and of efforts (:mod:`..bounds`), as constants of the kernel
-MAX_TWIST = float(MAX_RATE[1])
+#: the bound of efforts (:mod:`..bounds`), as a constant of the kernel (the twist's: ``MAX_TWIST``)
 MAX_FORCE = float(MAX_EFFORT)
 
 
@@ -166,18 +163,21 @@ def robot_forward_dynamics(fm, im, hm, fd, idt, hd, toff, theta, held, prepare, 
     stopped.  Scratch: ``Mt`` (dp, dp) (left holding ``M_t``), ``bias`` (dp,) (left
     holding ``C_t V_t + W_grav``), ``Wl`` (dp,), ``W`` (>= 2 max(n_act, dp), >= max(n_act,
     dp)), ``S`` (5, 6), ``thd``, ``thdd`` (flat, the limbs' rates); ``status`` (L,) each
-    limb's.  Returns ``(status, culprit)`` (:data:`FD_OK` ...)."""
+    limb's.  Returns ``(status, culprit)`` (:mod:`..status`): OK; BAD_INPUT and the entry of the
+    twist, effort or wrench beyond its bound; LIMB_STATUS and the first limb that stopped;
+    ACTUATION and the actuator whose row of ``J_IK`` is not finite, or -1 (``J_IK`` beyond the
+    threshold); MASS_MATRIX and -1."""
     dp, na = Vt.shape[0], u.shape[0]
     c = first_out_of_bound(Vt, MAX_TWIST)
     if c >= 0:
-        return FD_BAD_TWIST, c
+        return BAD_INPUT, c
     c = first_out_of_bound(u, MAX_FORCE)
     if c >= 0:
-        return FD_BAD_EFFORT, c
+        return BAD_INPUT, c
     if has_wrench:
         c = first_out_of_bound(wrench, MAX_FORCE)
         if c >= 0:
-            return FD_BAD_WRENCH, c
+            return BAD_INPUT, c
     zero, Vp = S[3], S[4]
     for a in range(6):                           # Vp = P_p Vt
         zero[a] = 0.0
@@ -202,7 +202,7 @@ def robot_forward_dynamics(fm, im, hm, fd, idt, hd, toff, theta, held, prepare, 
         a, b = toff[l], toff[l + 1]
         if prepare[l]:
             status[l] = limb_prepare(model_views(fm, im, hm, l), data_views(fd, idt, hd, l)[0], theta[a:b])
-            if status[l] != K.OK:
+            if status[l] != OK:
                 failed = l if failed < 0 else failed
                 continue
         parent, M, C, Y, Kl = _f1(im, hm, l, 0), _f3(fm, hm, l, 25), _f3(fd, hd, l, 0), _f2(fd, hd, l, 1), \
@@ -213,19 +213,19 @@ def robot_forward_dynamics(fm, im, hm, fd, idt, hd, toff, theta, held, prepare, 
                                   Kl, P_p, Vt, zero, thd[a:b], thdd[a:b], _f2(fd, hd, l, 23), _f2(fd, hd, l, 24),
                                   _f2(fd, hd, l, 25), _f2(fd, hd, l, 26), _f1(fd, hd, l, 22), _f1(fd, hd, l, 30),
                                   _f1(fd, hd, l, 28), Wl)
-            status[l] = K.OK if ok else K.SINGULAR
+            status[l] = OK if ok else SINGULAR
         else:
             lm, ld, lx = lean_views(fm, im, hm, fd, idt, hd, l)
             status[l] = limb_rates_rnea(lm, ld, lx, Vt, zero[:dp], Vp, zero, True, thd[a:b], thdd[a:b], Wl)
-        prepare[l] = status[l] != K.OK           # a limb that stopped is prepared at the next call
-        if status[l] != K.OK:
+        prepare[l] = status[l] != OK           # a limb that stopped is prepared at the next call
+        if status[l] != OK:
             failed = l if failed < 0 else failed
             continue
         for k in range(dp):
             bias[k] += Wl[k]
         limb_task_inertia(parent, M, C, Y, Kl, _f3(fd, hd, l, 31), Mt)
     if failed >= 0:
-        return FD_LIMB, failed
+        return LIMB_STATUS, failed
     platform_terms(P_p, M_p, pose, g, Vp, Mt, bias, S)
     for k in range(dp):                          # rhs = J_IK^T u + P_p^T W_EE - bias
         s = -bias[k]
@@ -239,20 +239,20 @@ def robot_forward_dynamics(fm, im, hm, fd, idt, hd, toff, theta, held, prepare, 
         for i in range(na):
             for k in range(dp):
                 if not abs(J_IK[i, k]) < np.inf:
-                    return FD_ACTUATION, i
+                    return ACTUATION, i
         if not condition_at_most(J_IK, na, dp, W, threshold):
-            return FD_ACTUATION, -1
+            return ACTUATION, -1
         if not condition_at_most(Mt, dp, dp, W, threshold * threshold):
-            return FD_MASS, -1
+            return MASS_MATRIX, -1
     for a in range(dp):                          # M_t Vdot_t = rhs
         W[dp + a, 0] = acc[a]
         for b in range(dp):
             W[a, b] = Mt[a, b]
     if not lu_solve(W[:dp], dp, W[dp:2 * dp], 1):
-        return FD_MASS, -1
+        return MASS_MATRIX, -1
     for a in range(dp):
         acc[a] = W[dp + a, 0]
-    return FD_OK, -1
+    return OK, -1
 
 
 class _Scratch:

@@ -23,17 +23,10 @@ from ..bounds import MAX_RATE
 from ..numba_support.cache import kernel
 from ..limb.limb_dynamics_kernels import limb_rates_rnea, limb_task_inertia
 from ..limb.limb_ik_kernels import limb_ik, limb_prepare
-from ..limb.limb_kernels import OK
 from ..spatial.small_linalg import condition, lu_solve
 from ..spatial.se3_kernels import exp_se3, log_se3, pose_inv_mul, pose_mul
+from ..status import ACTUATION, BAD_INPUT, LIMB_STATUS, MANIFOLD_TOLERANCE, OK, ORTHONORMAL_TOLERANCE, RATES_STATUS
 
-#: :func:`robot_reference` outcomes: everything done (``u`` too); an input the Python checks
-#: refuse (they word it); a limb's IK stopped with a status (``status``); a limb's rates did;
-#: ``J_IK`` not finite, beyond the threshold, singular or not square (rates and ``W`` done)
-DONE, BAD_INPUT, LIMB_STATUS, RATES_STATUS, ACTUATION = range(5)
-#: largest ``|R^T R - I|`` of a pose's rotation and distance of a pose from the task manifold
-#: (:meth:`..pkm.ParallelRobot._check_pose`, ``_check_task_manifold``)
-ORTHONORMAL_TOLERANCE, MANIFOLD_TOLERANCE = 1e-6, 1e-9
 #: the bounds of a task twist and acceleration (:data:`..bounds.MAX_RATE`)
 MAX_TWIST, MAX_ACCELERATION = MAX_RATE[1], MAX_RATE[2]
 
@@ -289,7 +282,10 @@ def robot_reference(fm, im, hm, fd, idt, hd, toff, pose, theta0, theta, nested, 
     ``W`` of eq. 45 (as :func:`robot_rates`, each limb right after its IK), the platform's
     (:func:`platform_share`) and the actuator forces ``u`` (:func:`actuator_forces`, ``J_IK^-T
     W`` with the limbs' share alone left in ``W``).  ``rc``, ``rs``: :func:`robot_views`.
-    Returns :data:`DONE` or where it stopped (the Python layer continues from there)."""
+    Returns OK (everything done, ``u`` too) or where it stopped (the Python layer continues from
+    there): BAD_INPUT (the Python checks word it), LIMB_STATUS (a limb's IK, ``status``),
+    RATES_STATUS (a limb's rates), ACTUATION (``J_IK`` not finite, beyond the threshold, singular
+    or not square; rates and ``W`` done)."""
     dp = len(Vt)
     C_ref, P_p, M_p, g, S, X, off, Vp, Ap, h, Wp, A, B, Wc = robot_views(rc, rs, dp)
     if not reference_input_ok(C_ref, P_p, pose, Vt, At, level, S, X, off):
@@ -302,7 +298,7 @@ def robot_reference(fm, im, hm, fd, idt, hd, toff, pose, theta0, theta, nested, 
         Vp[a], Ap[a] = v, w
     for c in range(dp):
         W[c] = 0.0
-    code = DONE
+    code = OK
     for l in range(len(toff) - 1):                # each limb's IK (robot_ik), then its rates (robot_rates)
         lm = model_views(fm, im, hm, l)
         ld, lx = data_views(fd, idt, hd, l)
@@ -311,7 +307,7 @@ def robot_reference(fm, im, hm, fd, idt, hd, toff, pose, theta0, theta, nested, 
                             loop_threshold, out[l])
         if status[l] != OK:
             code = LIMB_STATUS                    # the limbs after it are still solved
-        elif level >= 1 and code == DONE:
+        elif level >= 1 and code == OK:
             st = limb_rates_rnea(lm, ld, lx, Vt, At, Vp, Ap, level > 1, thd[a:b], thdd[a:b], Wl)
             if st != OK:
                 code = RATES_STATUS
@@ -323,12 +319,12 @@ def robot_reference(fm, im, hm, fd, idt, hd, toff, pose, theta0, theta, nested, 
     for a in range(J.shape[0]):                   # J_IK (eq. 30): rows of the limbs' K
         for c in range(dp):
             J[a, c] = fd[K_rows[a, c]]
-    if level < 1 or code != DONE:
+    if level < 1 or code != OK:
         return code
     if level < 2:
-        return DONE
+        return OK
     Wt = X[:dp]
     for c in range(dp):
         Wt[c] = W[c]
     platform_share(pose, P_p, M_p, g, Vt, At, Vp, Ap, h, Wp, Wt)
-    return DONE if actuator_forces(J, Wt, threshold, A, B, Wc, u) else ACTUATION
+    return OK if actuator_forces(J, Wt, threshold, A, B, Wc, u) else ACTUATION

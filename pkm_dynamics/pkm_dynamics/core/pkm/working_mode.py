@@ -9,9 +9,9 @@ a service request; by default the reference configuration of the robot descripti
 
 Newton's method from the start stays on its working mode while the target is near; from a far
 start its full steps may jump to another.  :func:`solve_on_working_mode` accepts the direct
-solve when no joint moved by more than :data:`DIRECT_STEP` (a trajectory's next sample, a
+solve when no joint moved by more than :data:`..status.DIRECT_STEP` (a trajectory's next sample, a
 near seed); otherwise it follows the straight task-space path from the start's platform pose
-to the target in steps of at most :data:`.jet_dynamics.CONTINUATION_STEP` (continuation, as
+to the target in steps of at most :data:`..status.CONTINUATION_STEP` (continuation, as
 the loop closure of the higher-order route does), which stays on the start's working mode
 unless the path crosses a singularity (then the IK raises :class:`~.errors.SingularityError`
 or :class:`~.errors.ConvergenceError`); a path that leaves the joint limits is refused at the
@@ -28,21 +28,16 @@ import numpy as np
 
 from ..bounds import continuation_steps
 from ..errors import ConvergenceError, SingularityError, StateError
-from ..hoid.jet_dynamics import CONTINUATION_STEP
 from ..limb.limb_kinematics import limb_platform_pose
 from ..limb.limb_model import Limb
 from ..spatial.se3 import exp_se3, log_se3, pose_inv
-
-#: largest joint change (rad or m) of a direct solve accepted as staying on the start's mode
-DIRECT_STEP = 0.5
-#: slack on the joint limits (m or rad) for round-off
-LIMIT_SLACK = 1e-12
+from ..status import CONTINUATION_STEP, DIRECT_STEP, LIMIT_SLACK
 
 
 def solve_direct(solver, limb: Limb, C_target, theta0, **kw):
     """The direct solve ``solver(limb, C_target, theta0, **kw) -> (theta, info)`` (Algorithms 1-2
     or 3), accepted as staying on the working mode of ``theta0`` (n_l,) when no joint moved by
-    more than :data:`DIRECT_STEP`; else :class:`~.errors.ConvergenceError` (the solver's own
+    more than :data:`..status.DIRECT_STEP`; else :class:`~.errors.ConvergenceError` (the solver's own
     refusals pass through)."""
     theta, info = solver(limb, C_target, theta0, **kw)
     step = np.abs(theta - theta0).max(initial=0.0)
@@ -56,11 +51,11 @@ def solve_on_working_mode(solver, limb: Limb, C_target, theta0, **kw):
     """``solver(limb, C, theta, **kw) -> (theta, info)`` (Algorithms 1-2 or 3) for the target
     pose ``C_target`` (4, 4) from ``theta0`` (n_l,), on the working mode of ``theta0``.
 
-    The direct solve if it converges with ``|theta - theta0|_inf <=`` :data:`DIRECT_STEP`
+    The direct solve if it converges with ``|theta - theta0|_inf <=`` :data:`..status.DIRECT_STEP`
     (:func:`solve_direct`);
     else solves along ``C_0 exp(s log(C_0^-1 C_target))``, ``s = k / N``, ``k = 1..N``, with
     ``N >= 2`` the smallest number of steps that moves the limb's task coordinates by at most
-    :data:`.jet_dynamics.CONTINUATION_STEP` per step (``C_0``: the platform pose of
+    :data:`..status.CONTINUATION_STEP` per step (``C_0``: the platform pose of
     ``theta0``), at most :data:`.bounds.MAX_CONTINUATION_STEPS` (farther: out of reach,
     :class:`~.errors.ConvergenceError`).  Returns ``(theta, info)`` of the last solve (``info.outer``/``info.inner``
     then count the iterations of every step)."""

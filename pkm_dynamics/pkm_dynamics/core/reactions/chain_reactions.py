@@ -47,46 +47,14 @@ from __future__ import annotations
 import math
 
 from ..numba_support.cache import kernel
-from ..module_chain.chain_closure import NONFINITE_RESULT, OK
 from ..module_chain.chain_kernels import chain_dynamics
 from ..module_chain.chain_kinematics import tree_state
-from ..spatial.se3_kernels import ad_inv, bracket_scaled, exp_se3, matTvec, matvec, pose_mul, wrench_bias
+from ..spatial.se3_kernels import matTvec, matvec, wrench_bias
+from ..tree.tree_kernels import body_motion, body_poses
+from ..status import INCONSISTENT, NONFINITE_RESULT, OK, PIN_SINGULAR
 
-#: codes of step 3 (beside those of :mod:`.chain_closure`, which the forward dynamics returns):
-#: a 4-bar's pin force is undetermined / its equations are inconsistent (the motion is not one
-#: the loop forces produce)
-PIN_SINGULAR, INCONSISTENT = 100, 101
 #: relative size of the 2 x 2 determinant below which a 4-bar's pin force is undetermined
 SINGULAR_PIN = 1e-12
-
-
-@kernel
-def body_motion(parent, B, X, a0, q, qd, qdd, P, C, AdP, V, A, T, h):
-    """Forward recursion of :mod:`..tree_dynamics` (paper 001 eqs. 5-10, recursive form) for
-    one row: relative poses ``P_i = B_i exp(X_i q_i)``, their ``Ad(P_i)^-1``, absolute poses
-    ``C_i``, body twists ``V_i`` and accelerations ``A_i`` (base acceleration ``a0``)."""
-    for i in range(parent.shape[0]):
-        exp_se3(X[i], q[i], T)
-        pose_mul(B[i], T, P[i])
-        ad_inv(P[i], AdP[i])
-        p = parent[i]
-        if p < 0:
-            for a in range(4):
-                for b in range(4):
-                    C[i, a, b] = P[i, a, b]
-            matvec(AdP[i], a0, A[i])
-            for k in range(6):
-                V[i, k] = X[i, k] * qd[i]
-                A[i, k] += X[i, k] * qdd[i]
-        else:
-            pose_mul(C[p], P[i], C[i])
-            matvec(AdP[i], V[p], V[i])
-            for k in range(6):
-                V[i, k] += X[i, k] * qd[i]
-            matvec(AdP[i], A[p], A[i])
-            bracket_scaled(V[i], X[i], qd[i], h[0])
-            for k in range(6):
-                A[i, k] += h[0, k] + X[i, k] * qdd[i]
 
 
 @kernel
@@ -232,7 +200,8 @@ def joint_reactions(geo, mats, nud0, A, V, S, Wd, w, X, XD, F, FE, ACC, parent, 
             tau[j] = 0.0
         for k in range(actuated.shape[0]):
             tau[actuated[k]] = F[row, k]
-        body_motion(parent, B, Xs, a0, q, qd, qdd, P, C, AdP, Vb, Ab, T, h)
+        body_poses(parent, Xs, B, q, P, C, AdP, T)                   # the tree's forward passes
+        body_motion(parent, Xs, AdP, qd, qdd, a0, Vb, Ab, h[0])
         fe = FE[row if FE.shape[0] > 1 else 0]
         transmitted_wrenches(parent, M, AdP, Vb, Ab, ee, ee_map, fe, W[row], h)
         for c in range(loops.shape[0]):

@@ -17,13 +17,10 @@ import numpy as np
 
 from ..errors import PkmDynamicsError, SingularityError, StateError
 from ..spatial.se3 import Ad_inv
-from .reactions import JointReactions
+from .reactions import CONSISTENCY_TOLERANCE, JointReactions
 from . import chain_reactions as KR
-from ..module_chain.chain_closure import NONFINITE_RESULT, OK
 from ..module_chain.chain_model import _batch, _entry_point, _raise
-
-#: largest relative residual of a 4-bar's pin equations (as ``reactions.CONSISTENCY_TOLERANCE``)
-CONSISTENCY_TOLERANCE = 1e-8
+from ..status import INCONSISTENT, NONFINITE_RESULT, OK, PIN_SINGULAR
 
 
 @dataclass(frozen=True, eq=False)
@@ -141,10 +138,10 @@ def _raise_reactions(model: ReactionsModel, code: int, status, residual: float, 
     dynamics' own (:func:`.chain_model._raise`, as ``robot.forward_dynamics`` raises it) or
     the 4-bar's whose pin force could not be found."""
     row, c = int(status[1]), int(status[2])
-    if code == KR.PIN_SINGULAR:
+    if code == PIN_SINGULAR:
         raise SingularityError(f"module '{model.module_of_cut[c]}' (loop '{model.cut_names[c]}'): the pin force "
                                f"of the 4-bar is undetermined (row {row}): its loop is singular at this state")
-    if code == KR.INCONSISTENT:
+    if code == INCONSISTENT:
         raise SingularityError(f"module '{model.module_of_cut[c]}' (loop '{model.cut_names[c]}'): the loop "
                                f"constraint forces cannot balance the motion (residual {residual:.3g} N or N m): "
                                "the loop is singular at this state")

@@ -50,7 +50,8 @@ from ..errors import SingularityError, StateError
 from ..spatial.se3 import Ad, Ad_inv
 from ..tree.tree_dynamics import body_wrenches, forward_kinematics, rnea
 
-#: largest relative residual of ``G^T lambda = rnea - S^T u`` accepted for a reaction answer
+#: largest relative residual of ``G^T lambda = rnea - S^T u`` accepted for a reaction answer (of a
+#: 4-bar's pin equations too: :mod:`.chain_reactions_model`)
 CONSISTENCY_TOLERANCE = 1e-8
 
 

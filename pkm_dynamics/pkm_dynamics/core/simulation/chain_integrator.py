@@ -8,7 +8,8 @@ import numpy as np
 
 from ..errors import PkmDynamicsError, StateError
 from .reference import check_efforts
-from .simulation_kernels import (BAD_EFFORTS, CONTROLLER, FS, OK, STATE, WORK_ROWS, XDS, XS, integrate,
+from ..status import BAD_EFFORTS, OK
+from .simulation_kernels import (CONTROLLER, FS, STATE, WORK_ROWS, XDS, XS, integrate,
                                  integrate_controlled)
 
 

@@ -11,8 +11,8 @@ linear between its samples (RK4's midpoint stages take the mean of the two neigh
 compiled controller ``control(t, x, xd) -> (n,)`` (a numba ``@njit`` function; ``control`` None:
 the schedule; numba prunes the other branch).
 
-Statuses: those of the FD kernel (:mod:`..module_chain.chain_closure`, culprit in ``status``), or
-:data:`BAD_EFFORTS` (the efforts of an evaluation are not ``n`` finite values).  On any status the
+Statuses (:mod:`..status`): those of the FD kernel (culprit in ``status``), or
+:data:`~..status.BAD_EFFORTS` (the efforts of an evaluation are not ``n`` finite values).  On any status the
 kernel stops with the failing evaluation's time in ``clock[0]`` and its state and efforts in the
 rows 0-2 of ``work``, for the Python layer to word the named error.
 """
@@ -22,11 +22,10 @@ import math
 
 from numba import types
 
-from ..module_chain.chain_kernels import OK, chain_dynamics_one
+from ..module_chain.chain_kernels import chain_dynamics_one
 from ..numba_support.cache import kernel, typed_kernel
+from ..status import BAD_EFFORTS, OK
 
-#: status of an evaluation whose efforts are not n finite values (beyond the FD kernel's codes)
-BAD_EFFORTS = 101
 #: rows of the work buffer ``work`` (WORK_ROWS, n): the failing evaluation's state and efforts
 #: (XS, XDS, FS; FS also the efforts of RK4's inner stages), the accelerations of the four
 #: stages, the rates of stages 2 and 3, the state of the stage being evaluated

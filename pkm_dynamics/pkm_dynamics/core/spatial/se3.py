@@ -24,8 +24,9 @@ import math
 
 import numpy as np
 
-from .so3 import (SO3_SERIES_TH2, _left_jacobian_so3, _rotation, exp_so3, hat,  # noqa: F401 (importable from here)
-                  log_so3, so3_coefficients, vee)
+from .scalar_forms import (AD_POSE_FLAT, SO3_SERIES_TH2, Ad_inv_rows, ad_inv_pose_entries,  # noqa: F401
+                           bracket_list, exp_se3_rows, so3_coefficients, wrench_bias_list)
+from .so3 import _left_jacobian_so3, _rotation, exp_so3, hat, log_so3, vee  # noqa: F401 (importable from here)
 
 
 def rpy_matrix(rpy) -> np.ndarray:
@@ -57,19 +58,6 @@ def pose_inv(C: np.ndarray) -> np.ndarray:
     out[:3, 3] = -Rt @ C[:3, 3]
     out[3, 3] = 1.0
     return out
-
-
-def exp_se3_rows(a: float, b: float, c: float, d: float, e: float, f: float,
-                 th2: float, A: float, B: float, Cc: float) -> tuple:
-    """The first three rows (3 tuples of 4) of ``exp([X])`` for ``X = (a, b, c, d, e, f)``:
-    ``R = I + A W + B W^2``, ``p = (I + B W + C W^2) v`` (W = [omega]x, ``th2 = |omega|^2``,
-    ``A, B, Cc``: :func:`so3_coefficients` of ``th2``).  Plain scalar Python calling nothing:
-    :mod:`~pkm_dynamics.core.spatial.se3_kernels` compiles this same function."""
-    wv = a * d + b * e + c * f
-    x1, x2, x3 = b * f - c * e, c * d - a * f, a * e - b * d          # omega x v
-    return ((1.0 + B * (a * a - th2), B * a * b - A * c, B * a * c + A * b, d + B * x1 + Cc * (a * wv - th2 * d)),
-            (B * a * b + A * c, 1.0 + B * (b * b - th2), B * b * c - A * a, e + B * x2 + Cc * (b * wv - th2 * e)),
-            (B * a * c - A * b, B * b * c + A * a, 1.0 + B * (c * c - th2), f + B * x3 + Cc * (c * wv - th2 * f)))
 
 
 def exp_se3(X: np.ndarray, q: float = 1.0) -> np.ndarray:
@@ -127,23 +115,6 @@ def Ad_inv(C: np.ndarray) -> np.ndarray:
     return np.array(Ad_inv_rows(*C[:3].ravel().tolist()))
 
 
-def Ad_inv_rows(r00: float, r01: float, r02: float, x: float, r10: float, r11: float, r12: float, y: float,
-                r20: float, r21: float, r22: float, z: float) -> tuple:
-    """The six rows (tuples of 6) of :func:`Ad_inv` of the pose with rotation ``r..`` and
-    translation ``(x, y, z)`` (its first three rows, row by row).  Plain scalar Python:
-    :mod:`~pkm_dynamics.core.spatial.se3_kernels` compiles this same function."""
-    u0 = -(r00 * x + r10 * y + r20 * z)
-    u1 = -(r01 * x + r11 * y + r21 * z)
-    u2 = -(r02 * x + r12 * y + r22 * z)
-    # column j of [u]x R^T is u x (row j of R)
-    return ((r00, r10, r20, 0.0, 0.0, 0.0),
-            (r01, r11, r21, 0.0, 0.0, 0.0),
-            (r02, r12, r22, 0.0, 0.0, 0.0),
-            (u1 * r02 - u2 * r01, u1 * r12 - u2 * r11, u1 * r22 - u2 * r21, r00, r10, r20),
-            (u2 * r00 - u0 * r02, u2 * r10 - u0 * r12, u2 * r20 - u0 * r22, r01, r11, r21),
-            (u0 * r01 - u1 * r00, u0 * r11 - u1 * r10, u0 * r21 - u1 * r20, r02, r12, r22))
-
-
 def ad(X: np.ndarray) -> np.ndarray:
     """Lie bracket matrix ``ad_X = [[[w]x, 0], [[v]x, [w]x]]``, ``[X, Y] = ad(X) Y``."""
     a, b, c, d, e, f = np.asarray(X, dtype=float).tolist()
@@ -162,33 +133,6 @@ def bracket(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
     forming ``ad(X)``."""
     return np.array(bracket_list(np.asarray(X, dtype=float).tolist(),
                                  np.asarray(Y, dtype=float).tolist()))
-
-
-def bracket_list(X, Y) -> tuple:
-    """:func:`bracket` on 6 floats each (lists, tuples or arrays; for per-body loops where a
-    numpy call per small vector costs more than the arithmetic), a tuple of 6.  Plain scalar
-    Python: :mod:`~pkm_dynamics.core.spatial.se3_kernels` compiles this same function."""
-    a, b, c, d, e, f = X[0], X[1], X[2], X[3], X[4], X[5]
-    p, q, r, s, t, u = Y[0], Y[1], Y[2], Y[3], Y[4], Y[5]
-    return (b * r - c * q, c * p - a * r, a * q - b * p,
-            e * r - f * q + b * u - c * t, f * p - d * r + c * s - a * u, d * q - e * p + a * t - b * s)
-
-
-def wrench_bias_list(nu, h) -> tuple:
-    """``-ad*(nu) h = (w x h_m + v x h_f, w x h_f)`` on 6 floats each (lists, tuples or arrays),
-    a tuple of 6: the bias wrench ``-ad*(nu) M nu`` of a body with momentum ``h = M nu``
-    (Newton-Euler).  Plain scalar Python: :mod:`~pkm_dynamics.core.spatial.se3_kernels` compiles this same
-    function."""
-    a, b, c, d, e, f = nu[0], nu[1], nu[2], nu[3], nu[4], nu[5]
-    hm0, hm1, hm2, hf0, hf1, hf2 = h[0], h[1], h[2], h[3], h[4], h[5]
-    return (
-        b * hm2 - c * hm1 + e * hf2 - f * hf1,
-        c * hm0 - a * hm2 + f * hf0 - d * hf2,
-        a * hm1 - b * hm0 + d * hf1 - e * hf0,
-        b * hf2 - c * hf1,
-        c * hf0 - a * hf2,
-        a * hf1 - b * hf0,
-    )
 
 
 def ad_star(X: np.ndarray) -> np.ndarray:

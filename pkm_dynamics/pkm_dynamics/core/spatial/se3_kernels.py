@@ -3,19 +3,17 @@ kernels (same conventions: twist ``(omega, v)``, wrench ``(moment, force)``, ``A
 
 Each function writes into a preallocated output (the caller's scratch) and is inlined into the
 kernel that calls it; none allocates.  Shapes: vectors (6,), matrices (6, 6), poses (4, 4).
-Formulas that the numpy layer also needs are not written again here: its plain scalar functions
-(:func:`..spatial.so3_coefficients`, :func:`..spatial.exp_se3_rows`, :func:`..spatial.Ad_inv_rows`,
-:func:`..spatial.bracket_list`, :func:`..spatial.wrench_bias_list`,
-:func:`..parallel_module._ad_inv_pose_entries`) are compiled from their one definition, and the
-kernels below write their results into the outputs.
+Formulas that the numpy layer also needs are not written again here: the plain scalar functions
+of :mod:`.scalar_forms` (which the numpy forms call) are compiled from their one definition, and
+the kernels below write their results into the outputs.
 """
 from __future__ import annotations
 
 import math
 
-from .. import spatial
-from ..module_chain.parallel_module import _AD_POSE_FLAT, _ad_inv_pose_entries
 from ..numba_support.cache import kernel
+from . import scalar_forms as SF
+from .scalar_forms import AD_POSE_FLAT
 from .small_linalg import mat_vec, matT_vec
 
 
@@ -126,7 +124,7 @@ def congruence_translation(M, px, py, pz, out):
 @kernel
 def ad_inv_pose_rz(c, s, px, py, pz, out):
     """``Ad_inv`` (6, 6) of the pose ``T(p) Rz(theta)`` (``c, s = cos, sin theta``): the entries
-    of :func:`pkm_dynamics.core.parallel_module._ad_inv_pose_entries` (compiled), the rest 0 and 1."""
+    of :func:`.scalar_forms.ad_inv_pose_entries` (compiled), the rest 0 and 1."""
     e = ad_inv_pose_entries(c, s, px, py, pz)
     for i in range(6):
         for j in range(6):
@@ -166,14 +164,12 @@ def ad_inv_pose_rz_T_add(c, s, px, py, pz, y, out):
 
 #: ``sin(th)/th, (1 - cos th)/th^2, (th - sin th)/th^3`` of ``th^2``: the function of the numpy
 #: layer itself, compiled (one definition of the small-angle series)
-so3_coefficients = kernel(spatial.so3_coefficients)
-exp_se3_rows = kernel(spatial.exp_se3_rows)
-Ad_inv_rows = kernel(spatial.Ad_inv_rows)
-wrench_bias_entries = kernel(spatial.wrench_bias_list)
-bracket_entries = kernel(spatial.bracket_list)
-ad_inv_pose_entries = kernel(_ad_inv_pose_entries)
-#: where the entries of :func:`ad_inv_pose_entries` go (row * 6 + column)
-AD_POSE_FLAT = tuple(_AD_POSE_FLAT)
+so3_coefficients = kernel(SF.so3_coefficients)
+exp_se3_rows = kernel(SF.exp_se3_rows)
+Ad_inv_rows = kernel(SF.Ad_inv_rows)
+wrench_bias_entries = kernel(SF.wrench_bias_list)
+bracket_entries = kernel(SF.bracket_list)
+ad_inv_pose_entries = kernel(SF.ad_inv_pose_entries)
 
 
 @kernel

@@ -8,6 +8,8 @@ import math
 
 import numpy as np
 
+from .scalar_forms import SO3_SERIES_TH2, so3_coefficients  # noqa: F401 (importable from here)
+
 
 def hat(w: np.ndarray) -> np.ndarray:
     """Skew-symmetric 3x3 matrix ``[w]x`` with ``[w]x u = w x u``."""
@@ -21,26 +23,6 @@ def hat(w: np.ndarray) -> np.ndarray:
 def vee(W: np.ndarray) -> np.ndarray:
     """Inverse of :func:`hat`."""
     return np.array([W[2, 1], W[0, 2], W[1, 0]])
-
-
-#: below this ``th^2`` the coefficients of :func:`so3_coefficients` are their series
-SO3_SERIES_TH2 = 1e-8
-
-
-def so3_coefficients(th2: float) -> tuple:
-    """``sin(th)/th, (1 - cos th)/th^2, (th - sin th)/th^3`` for ``th^2``, by their series for
-    small angles (where the closed forms lose digits to cancellation).  The first omitted terms
-    (``th^4/120, th^4/720, th^4/5040``) are below 1e-18 there; above, the cancellation in
-    ``th - sin th`` costs ``eps / th^2`` relative in the third coefficient, which multiplies
-    ``th^2 |v|``: the translation of :func:`exp_se3` stays at round-off (``eps |v|``).
-
-    Plain scalar Python: :mod:`~pkm_dynamics.core.spatial.se3_kernels` compiles this same function."""
-    if th2 < SO3_SERIES_TH2:
-        return 1.0 - th2 / 6.0, 0.5 - th2 / 24.0, 1.0 / 6.0 - th2 / 120.0
-    th = math.sqrt(th2)
-    s = math.sin(th)
-    h = math.sin(0.5 * th) / th
-    return s / th, 2.0 * h * h, (th - s) / (th2 * th)        # 1 - cos th = 2 sin^2(th/2)
 
 
 def _rotation(a: float, b: float, c: float, A: float, B: float, th2: float) -> np.ndarray:

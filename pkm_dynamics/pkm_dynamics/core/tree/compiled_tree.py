@@ -22,7 +22,7 @@ import numpy as np
 from ..bounds import check_tree_vector as reference_check
 from ..errors import StateError
 from . import tree_kernels as K
-from ..module_chain.chain_closure import NONFINITE_INPUT, OK
+from ..status import BAD_INPUT, OK
 
 _INPUTS = ("q", "qd", "qdd", "f_ext")
 
@@ -124,7 +124,7 @@ def _check(ct: CompiledTree, code: int, rows, names=_INPUTS) -> None:
         return
     tree = ct.tree
     _, row, idx = (int(v) for v in ct._local.status)
-    if code == NONFINITE_INPUT:
+    if code == BAD_INPUT:
         if idx < len(rows) and names[idx] != "f_ext":
             reference_check(tree, names[idx], rows[idx][row])
         raise StateError(f"f_ext is not finite (row {row})")

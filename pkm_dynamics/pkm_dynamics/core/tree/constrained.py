@@ -29,10 +29,8 @@ import numpy as np
 from .cut_joints import LoopConstraints
 from ..description.robot_description import RobotDescription
 from ..errors import SingularityError
+from ..status import RANK_TOLERANCE
 from .tree_dynamics import crba, rnea
-
-#: relative singular-value threshold below which constraint rows count as redundant
-RANK_TOLERANCE = 1e-9
 
 
 def independent_rows(G: np.ndarray, tol: float = RANK_TOLERANCE) -> np.ndarray:

@@ -28,25 +28,23 @@ Layouts (n bodies, parents before children; see :class:`.tree_model.CompiledTree
 at the same ``q`` first (:func:`aba_pass` also :func:`motion` with zero accelerations, for the
 twists).  ``fext`` is (n, 6) body-fixed wrenches (zeros for none).  The ``*_rows`` drivers
 run one call over a batch (B, n) (wrenches ``FE`` (1, n, 6) for every row or (B, n, 6)), check
-the inputs (finite) and the results, and return a status code of :mod:`.chain_closure` with
+the inputs (finite) and the results, and return a status code of :mod:`..status` with
 ``status = (code, row, index)``: index 0-3 the input (q, qd, qdd or tau, f_ext) of
-NONFINITE_INPUT, the joint of NONFINITE_RESULT.
+BAD_INPUT, the joint of NONFINITE_RESULT.
 """
 from __future__ import annotations
 
 from ..numba_support.cache import kernel
-from ..module_chain.chain_closure import NONFINITE_INPUT, NONFINITE_RESULT, OK
 from ..spatial.se3_kernels import (ad_apply, ad_inv, bracket_scaled, congruence_add, dot, exp_se3, matTvec, matvec,
                               pose_mul, wrench_bias)
+from ..status import BAD_INPUT, NONFINITE_RESULT, OK
 
 
 @kernel
-def forward_kinematics(model, data, q):
-    """``P_i = B_i exp(X_i q_i)``, ``C_i = C_p P_i`` (paper 001 eq. 3) and ``Ad_i = Ad(P_i)^-1``
-    into ``data`` for ``q`` (n,)."""
-    parent, X, B, _ = model
-    P, C, Ad, T = data[0], data[1], data[2], data[10]
-    G = T[1, :4, :4]
+def body_poses(parent, X, B, q, P, C, Ad, G):
+    """Forward pass of the poses (paper 001 eq. 3) for ``q`` (n,): relative poses ``P_i = B_i
+    exp(X_i q_i)`` (n, 4, 4), their ``Ad_i = Ad(P_i)^-1`` (n, 6, 6) and absolute poses ``C_i =
+    C_p P_i`` (n, 4, 4); ``G`` (4, 4) scratch."""
     for i in range(parent.shape[0]):
         exp_se3(X[i], q[i], G)
         pose_mul(B[i], G, P[i])
@@ -61,13 +59,10 @@ def forward_kinematics(model, data, q):
 
 
 @kernel
-def motion(model, data, qd, qdd, a0):
-    """Forward recursion of twists and accelerations (paper 001 eqs. 5-10, paper 002 Sec. V-A)
-    after :func:`forward_kinematics`: ``V_i = Ad_i V_p + X_i qd_i``, ``Vdot_i = Ad_i Vdot_p +
-    ad(V_i) X_i qd_i + X_i qdd_i`` with ``Vdot_0 = a0`` (6,) into ``data`` (V, A)."""
-    parent, X, _, _ = model
-    Ad, V, A, w = data[2], data[3], data[4], data[9]
-    c = w[0]
+def body_motion(parent, X, Ad, qd, qdd, a0, V, A, c):
+    """Forward pass of twists and accelerations (paper 001 eqs. 5-10, paper 002 Sec. V-A) after
+    :func:`body_poses`: ``V_i = Ad_i V_p + X_i qd_i``, ``Vdot_i = Ad_i Vdot_p + ad(V_i) X_i qd_i
+    + X_i qdd_i`` with ``Vdot_0 = a0`` (6,) into ``V``, ``A`` (n, 6); ``c`` (6,) scratch."""
     for i in range(parent.shape[0]):
         p = parent[i]
         Xi = X[i]
@@ -85,6 +80,20 @@ def motion(model, data, qd, qdd, a0):
             bracket_scaled(V[i], Xi, qd[i], c)                  # ad(V_i) X_i qd_i
             for j in range(6):
                 A[i, j] += c[j] + Xi[j] * qdd[i]
+
+
+@kernel
+def forward_kinematics(model, data, q):
+    """:func:`body_poses` into ``data`` (P, C, Ad) for ``q`` (n,)."""
+    parent, X, B, _ = model
+    body_poses(parent, X, B, q, data[0], data[1], data[2], data[10][1, :4, :4])
+
+
+@kernel
+def motion(model, data, qd, qdd, a0):
+    """:func:`body_motion` into ``data`` (V, A) after :func:`forward_kinematics`."""
+    parent, X, _, _ = model
+    body_motion(parent, X, data[2], qd, qdd, a0, data[3], data[4], data[9][0])
 
 
 @kernel
@@ -225,14 +234,14 @@ def body_jacobian(model, data, body, offset, J):
 
 @kernel
 def check_rows(Y, which, status):
-    """Every entry of ``Y`` (B, k) finite; else NONFINITE_INPUT with ``status = (code, row,
+    """Every entry of ``Y`` (B, k) finite; else BAD_INPUT with ``status = (code, row,
     which)``.  Returns the code."""
     for r in range(Y.shape[0]):
         for k in range(Y.shape[1]):
             v = Y[r, k]
             if not (v - v == 0.0):                              # NaN or inf
-                status[0], status[1], status[2] = NONFINITE_INPUT, r, which
-                return NONFINITE_INPUT
+                status[0], status[1], status[2] = BAD_INPUT, r, which
+                return BAD_INPUT
     return OK
 
 
@@ -241,7 +250,7 @@ def check_inputs(Q, QD, QDD, status):
     """``Q``, ``QD``, ``QDD`` (B, n) (index 0-2) finite.  Returns the code."""
     status[0], status[1], status[2] = OK, -1, -1
     if check_rows(Q, 0, status) != OK or check_rows(QD, 1, status) != OK or check_rows(QDD, 2, status) != OK:
-        return NONFINITE_INPUT
+        return BAD_INPUT
     return OK
 
 
@@ -251,7 +260,7 @@ def check_wrenches(FE, status):
     for r in range(FE.shape[0]):
         if check_rows(FE[r], 3, status) != OK:
             status[1] = r
-            return NONFINITE_INPUT
+            return BAD_INPUT
     return OK
 
 
@@ -271,7 +280,7 @@ def finite_result(Y, r, status):
 def forward_kinematics_rows(model, data, Q, out, status):
     """Absolute poses ``out`` (B, n, 4, 4) for ``Q`` (B, n).  Returns the code."""
     if check_inputs(Q, Q, Q, status) != OK:
-        return NONFINITE_INPUT
+        return BAD_INPUT
     for r in range(Q.shape[0]):
         forward_kinematics(model, data, Q[r])
         out[r] = data[1]
@@ -283,7 +292,7 @@ def kinematics_rows(model, data, Q, QD, QDD, a0, Cs, Vs, As, status):
     """Absolute poses ``Cs`` (B, n, 4, 4), twists ``Vs`` and accelerations ``As`` (B, n, 6)
     for ``Q``, ``QD``, ``QDD`` (B, n) and base acceleration ``a0`` (6,).  Returns the code."""
     if check_inputs(Q, QD, QDD, status) != OK:
-        return NONFINITE_INPUT
+        return BAD_INPUT
     for r in range(Q.shape[0]):
         forward_kinematics(model, data, Q[r])
         motion(model, data, QD[r], QDD[r], a0)
@@ -297,7 +306,7 @@ def kinematics_rows(model, data, Q, QD, QDD, a0, Cs, Vs, As, status):
 def rnea_rows(model, data, Q, QD, QDD, FE, a0, TAU, status):
     """Inverse dynamics ``TAU`` (B, n) (:func:`rnea_pass`).  Returns the code."""
     if check_inputs(Q, QD, QDD, status) != OK or check_wrenches(FE, status) != OK:
-        return NONFINITE_INPUT
+        return BAD_INPUT
     for r in range(Q.shape[0]):
         forward_kinematics(model, data, Q[r])
         motion(model, data, QD[r], QDD[r], a0)
@@ -311,7 +320,7 @@ def rnea_rows(model, data, Q, QD, QDD, FE, a0, TAU, status):
 def crba_rows(model, data, Q, H, status):
     """Mass matrices ``H`` (B, n, n) (:func:`crba_pass`).  Returns the code."""
     if check_inputs(Q, Q, Q, status) != OK:
-        return NONFINITE_INPUT
+        return BAD_INPUT
     for r in range(Q.shape[0]):
         forward_kinematics(model, data, Q[r])
         crba_pass(model, data, H[r])
@@ -327,7 +336,7 @@ def aba_rows(model, data, Q, QD, TAU, FE, a0, QDD, status):
     """Forward dynamics ``QDD`` (B, n) (:func:`aba_pass`); ``TAU`` is input index 2.  Returns
     the code."""
     if check_inputs(Q, QD, TAU, status) != OK or check_wrenches(FE, status) != OK:
-        return NONFINITE_INPUT
+        return BAD_INPUT
     for r in range(Q.shape[0]):
         forward_kinematics(model, data, Q[r])
         motion(model, data, QD[r], QD[r], a0)                  # twists only (A is rewritten)
@@ -342,7 +351,7 @@ def jacobian_rows(model, data, Q, body, offset, J, status):
     """Body-fixed Jacobians ``J`` (B, 6, n) of the frame ``C_body offset`` (:func:`body_jacobian`).
     Returns the code."""
     if check_inputs(Q, Q, Q, status) != OK:
-        return NONFINITE_INPUT
+        return BAD_INPUT
     for r in range(Q.shape[0]):
         forward_kinematics(model, data, Q[r])
         body_jacobian(model, data, body, offset, J[r])

@@ -19,7 +19,7 @@ import pytest
 import scipy.optimize
 
 from pkm_dynamics.core.hoid import jet_dynamics as JD
-from pkm_dynamics.core.hoid import hoid_kinematics as HK
+from pkm_dynamics.core.status import NO_CONVERGENCE, OK, SINGULAR
 from pkm_dynamics.core.hoid.hoid_model import hoid_full_call, hoid_recursion
 from pkm_dynamics.core.description.robot_description import parse_description
 from pkm_dynamics.core.errors import ConvergenceError, SingularityError, StateError
@@ -55,7 +55,7 @@ def test_recursion_kernel_equals_numpy_recursion_and_taylor_route(case):
         kin = fourth_order_kinematics(m.limbs, q, Vt)
         U_np = second_order_inverse_dynamics(m.limbs, kin)
         status, Q, U = hoid_recursion(m.kernel, q, Vt, desc.tree.gravity)
-        assert status[0] == HK.OK
+        assert status[0] == OK
         taylor = higher_order_inverse_dynamics(desc, C, *Vt, method="taylor", q_guess=q)
         for k, key in enumerate(("u", "du", "ddu")):
             assert rel(U[k], U_np[k]) < 1e-11, (key, t)
@@ -141,11 +141,11 @@ def test_limb_newton_that_does_not_converge_names_the_limb():
     C, Vt = gough_stewart_roll(0.3)
     q0 = np.zeros(desc.tree.nq)
     status, _, _, _ = hoid_full_call(m.kernel, C[None], Vt[None], q0, desc.tree.gravity, max_iter=1)
-    assert status[0] == HK.NO_CONVERGENCE and status[1] == 0 and status[2] == 0
+    assert status[0] == NO_CONVERGENCE and status[1] == 0 and status[2] == 0
     with pytest.raises(ConvergenceError, match="did not converge in 1 iterations"):
         simple_limb_inverse_kinematics(m.limbs, C, q_guess=q0, max_iter=1)
     status, _, U, _ = hoid_full_call(m.kernel, C[None], Vt[None], q0, desc.tree.gravity)
-    assert status[0] == HK.OK and np.isfinite(U).all()
+    assert status[0] == OK and np.isfinite(U).all()
 
 
 def test_singular_limb_is_refused_naming_it():
@@ -171,7 +171,7 @@ def test_singular_limb_is_refused_naming_it():
     with pytest.raises(SingularityError, match=f"limb '{lb.name}'"):
         fourth_order_kinematics(m, q, Vt)
     status, _, _ = hoid_recursion(hoid_model(desc).kernel, q, Vt, desc.tree.gravity)
-    assert status[0] == HK.SINGULAR and status[2] == 1
+    assert status[0] == SINGULAR and status[2] == 1
 
 
 def test_threads_have_their_own_scratch():

@@ -9,7 +9,7 @@ What the routes share, so what these tests cannot see: the kernels read their ta
 (``limb_tables._limb_model``) from the numpy ``Limb`` the reference route runs on: the screws
 and joint placements of ``limb.kin``, the cut-joint vectors of ``cut_joints.cut_joint_geometry``
 (``u_pos``, ``u_a``, ``u_b``, ``d_k``, ``d_r``), the loops' dependent / independent joints, the
-platform offset and ``D_t``; they compile the scalar formulas of core/spatial/se3.py
+platform offset and ``D_t``; they compile the scalar formulas of core/spatial/scalar_forms.py
 (``so3_coefficients``, ``exp_se3_rows``, ...) from their one definition; and the whole-tree
 comparison here uses the same cut-joint rows (core/tree/cut_joints.py).  Those shared pieces are
 checked against routes that share no code with them: the spatial formulas against Pinocchio and
@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 from pkm_dynamics.core.spatial import small_linalg as LA
-from pkm_dynamics.core.limb.limb_kernels import FAR_STEP
+from pkm_dynamics.core.status import FAR_STEP, OK
 from pkm_dynamics.core.limb.limb_tables import compiled_ik, compiled_rates
 from pkm_dynamics.core.tree.cut_joints import LoopConstraints
 from pkm_dynamics.core.errors import ConvergenceError, SingularityError, StateError
@@ -66,7 +66,7 @@ def test_limb_kernels_match_the_reference_route(robot, scheme):
     for pose in _path(robot, rng):
         r = compiled_ik(T, pose, np.concatenate(thetas), scheme == "nested", robot.tol,
                         robot.singularity_threshold, robot.loop_singularity_threshold)
-        assert (r.status == 0).all(), r.status
+        assert (r.status == OK).all(), r.status
         got = T.split(r.theta)
         for li, limb in enumerate(robot.limbs):
             th, outer, inner, jac, state, k = robot._limb_ik_reference(limb, pose, thetas[li], scheme, robot.tol)
@@ -96,7 +96,7 @@ def test_rates_and_limb_forces_match_the_reference_route(robot):
     for sol in sols[::-1]:                       # older solutions: the state is recomputed
         V, A = rng.normal(size=robot.dof), rng.normal(size=robot.dof)
         thd, thdd, W, status = compiled_rates(T, np.concatenate(sol.limb_theta), V, A, robot.P_p)
-        assert (status == 0).all()
+        assert (status == OK).all()
         W_ref = np.zeros(robot.dof)
         for li, limb in enumerate(robot.limbs):
             th = sol.limb_theta[li]
@@ -132,7 +132,7 @@ def test_refusals_go_through_the_reference_route(robot):
     T = robot._limb_tables
     r = compiled_ik(T, far, np.zeros(T.n), True, robot.tol, robot.singularity_threshold,
                     robot.loop_singularity_threshold)
-    assert (r.status != 0).all()
+    assert (r.status != OK).all()
     if robot.dof < 6:                    # off the task manifold: refused before any limb
         return
     with pytest.raises((ConvergenceError, StateError)) as got:
@@ -165,7 +165,7 @@ def test_kappa_threshold_is_decided_as_by_the_reference_route():
         robot = ParallelRobot(path, options=SolverOptions(singularity_threshold=threshold))
         r = compiled_ik(robot._limb_tables, B, sol_a.flat, True, robot.tol, threshold,
                         robot.loop_singularity_threshold)
-        assert (r.status[l] != 0) == refused
+        assert (r.status[l] != OK) == refused
         limb, th0 = robot.limbs[l], sol_a.limb_theta[l]
         if refused:
             with pytest.raises(SingularityError):

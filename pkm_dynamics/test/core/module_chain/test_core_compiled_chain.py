@@ -4,8 +4,8 @@ seeded random in-stroke states, batches, external wrenches, every error status, 
 scratch, and the cache location of a read-only install.
 
 What the two routes share, so what these tests cannot see: the kernels compile the scalar
-formulas of core/spatial/se3.py (``so3_coefficients``, ``exp_se3_rows``, ``Ad_inv_rows``,
-``bracket_list``, ``wrench_bias_list``) and ``parallel_module._ad_inv_pose_entries`` from their
+formulas of core/spatial/scalar_forms.py (``so3_coefficients``, ``exp_se3_rows``, ``Ad_inv_rows``,
+``bracket_list``, ``wrench_bias_list``, ``ad_inv_pose_entries``) from their
 one definition, and read their tables (``ChainModel.build``: module geometry, the inertias
 ``M``, screws ``X``, poses, ``nud_0``) from the numpy ``ModuleChain`` the reference route runs
 on.  An error in those is checked elsewhere: the spatial formulas against Pinocchio and extended
