@@ -25,10 +25,9 @@ PACKAGE = Path(__file__).resolve().parents[1] / "pkm_dynamics"
 MAX_MODULES_PER_FOLDER, MAX_LINES = 15, 450
 
 #: modules over MAX_LINES, paths relative to PACKAGE (the list only shrinks)
-LONG_MODULES = {"core/module_chain/chain_kernels.py"}
-#: (file, what) of the hidden-state writes still to remove (the list only shrinks): the HOID
-#: model kept in the description's ``__dict__`` (``hoid.higher_order.hoid_model``)
-HIDDEN_STATE_WRITES = {("core/hoid/higher_order.py", "__dict__.setdefault")}
+LONG_MODULES = set()
+#: (file, what) of the hidden-state writes still to remove (the list only shrinks)
+HIDDEN_STATE_WRITES = set()
 
 #: The layers of the core, bottom first (DESIGN.md, *Rules of the layout*: dependencies point
 #: down).  A core module may import the modules of its own layer and of the layers below, never
@@ -55,20 +54,18 @@ CORE_LAYERS = (
 #: (importing module, imported module) of the upward imports still to remove (the list only
 #: shrinks): the description builds its tree with the tree's parser and checks its loops with
 #: the tree's kinematics; the payload names its link with the chain's recognition and builds the
-#: robot; the limb tables call the PKM's robot-level kernels; the PKM's task-space dynamics
-#: reaches its derivatives (a method of the robot)
+#: robot; the PKM's task-space dynamics reaches its derivatives (a method of the robot)
 UPWARD_IMPORTS = {
     ("description.robot_description", "tree.tree_model"),
     ("description.robot_description", "tree.tree_dynamics"),
     ("description.payload", "module_chain.module_chain"),
     ("description.payload", "robot"),
-    ("limb.limb_tables", "pkm"),
-    ("limb.limb_tables", "pkm.robot_kernels"),
     ("pkm.pkm_task_dynamics", "derivatives.pkm_derivatives"),
 }
-#: what a compiled module may import beside compiled modules: the constants the kernels read and
-#: the scalar formulas both routes evaluate (compiled by :mod:`.spatial.se3_kernels`)
-KERNEL_BASE = ("status", "bounds", "numba_support.cache", "spatial.scalar_forms")
+#: what a compiled module may import beside compiled modules: the constants the kernels read (the
+#: status codes, the input bounds, the named layout of the packed limb model and scratch) and the
+#: scalar formulas both routes evaluate (compiled by :mod:`.spatial.se3_kernels`)
+KERNEL_BASE = ("status", "bounds", "numba_support.cache", "spatial.scalar_forms", "limb.limb_layout")
 #: the import of the kernel decorators that marks a compiled module (as ``cache.source_hash``)
 _KERNEL_IMPORT = re.compile(r"numba_support\.cache import [^\n]*kernel")
 

@@ -4,7 +4,7 @@ A kernel never raises: it returns one of the codes below (often with ``status = 
 index)``, the culprit) and the thin Python layer of its concept turns the code into the named
 exception, usually by running the numpy reference route on the culprit, which words the refusal
 (:func:`.module_chain.chain_model._raise`, :func:`.tree.compiled_tree._check`,
-:func:`.hoid.higher_order._recursive`, :mod:`.limb.limb_tables`, :mod:`.pkm.pkm_kinematics`,
+:func:`.hoid.higher_order._recursive`, :mod:`.pkm.limb_tables`, :mod:`.pkm.pkm_kinematics`,
 :mod:`.pkm.pkm_task_dynamics`, :mod:`.reactions.chain_reactions_model`).  Each code is defined once,
 with a distinct value, whatever concept returns it; a code means the same wherever it appears.
 
@@ -62,6 +62,9 @@ PIN_SINGULAR = 20
 INCONSISTENT = 21
 #: the efforts of a simulation step are not ``n`` finite values (:mod:`.simulation.simulation_kernels`)
 BAD_EFFORTS = 22
+#: a platform pose whose rotation is not orthonormal or that is off the task manifold (the
+#: robot's checks word it: :mod:`.hoid.hoid_robot_kernels`)
+BAD_POSE = 23
 
 # ---------------------------------------------------------------------------------------------
 # solver constants shared by the kernels and the reference route, or by several concepts

@@ -18,6 +18,7 @@ import numpy as np
 from . import chain_derivatives as KD
 from ..module_chain.chain_model import ChainModel, _batch, _entry_point, _raise
 from ..status import OK
+from ..module_chain.chain_layout import LOC_SIZE
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,7 @@ class ChainTangents:
     @classmethod
     def allocate(cls, n: int) -> "ChainTangents":
         D = 3 * n
-        return cls(np.zeros((n, 24)), np.zeros((n, 3, 6, 6)), np.zeros((3, D, 6)), np.zeros((3, D, 6)),
+        return cls(np.zeros((n, LOC_SIZE)), np.zeros((n, 3, 6, 6)), np.zeros((3, D, 6)), np.zeros((3, D, 6)),
                    np.zeros((n, 3, D, 6)), np.zeros((n, 3, D, 6)), np.zeros((3, D, 6)), np.zeros((D, 6)),
                    np.zeros((D, 6)), np.zeros((D, 6)), np.zeros((n, D)), np.zeros((n, n)), np.zeros(n))
 

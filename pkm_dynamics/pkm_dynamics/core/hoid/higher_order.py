@@ -13,7 +13,6 @@ Two routes give ``u, du, ddu`` (and the series-elastic motor feedforward, :mod:`
 """
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -76,40 +75,28 @@ class HoidModel:
     gravity: np.ndarray | None = None         # the description's gravity (3,), the kernel's layout
 
 
-class _ModelSlot:
-    """Where a description keeps its :class:`HoidModel` (``_hoid_model``): built once, on first
-    use, under the slot's lock; pickled empty (a copy builds its own)."""
-
-    __slots__ = ("model", "lock")
-
-    def __init__(self):
-        self.model = None
-        self.lock = threading.Lock()
-
-    def __reduce__(self):
-        return _ModelSlot, ()
-
-
 def hoid_model(robot_or_desc) -> HoidModel:
-    """The :class:`HoidModel` of a robot object or a :class:`RobotDescription`, built on first
-    use and kept on the description (it lives and dies with the robot's model).  Read-only once
-    built: every thread shares it (each has its own kernel scratch,
-    :meth:`~pkm_dynamics.core.hoid.hoid_model.HoidKernelModel.data`)."""
+    """The :class:`HoidModel` of a robot object (built with the robot, its attribute
+    ``hoid_model``: read-only, shared by every thread, each with its own kernel scratch,
+    :meth:`~pkm_dynamics.core.hoid.hoid_model.HoidKernelModel.data`), or of a bare
+    :class:`RobotDescription`, built on the spot at each call (milliseconds: for repeated calls
+    load the robot, :func:`~pkm_dynamics.core.robot.load_robot`); another object with a
+    ``description`` likewise."""
+    model = getattr(robot_or_desc, "hoid_model", None)
+    if isinstance(model, HoidModel):
+        return model
     desc = getattr(robot_or_desc, "description", robot_or_desc)
     if not isinstance(desc, RobotDescription):
         raise StateError(f"expected a robot or a RobotDescription, got {type(robot_or_desc).__name__}")
-    slot = desc.__dict__.get("_hoid_model") or desc.__dict__.setdefault("_hoid_model", _ModelSlot())
-    if slot.model is None:
-        with slot.lock:
-            if slot.model is None:
-                slot.model = build_hoid_model(desc)
-    return slot.model
+    return build_hoid_model(desc)
 
 
-def build_hoid_model(desc: RobotDescription) -> HoidModel:
+def build_hoid_model(desc: RobotDescription, jets: JD.JetModel | None = None, task_frame=None) -> HoidModel:
     """The constant data of both routes for ``desc``: the simple-limb model and its compiled
     form where paper 002's recursion applies (else the reason why not), the jet model of the
-    Taylor route, and the SEA parameters."""
+    Taylor route (``jets``: the robot's own, else built here), and the SEA parameters.
+    ``task_frame``: a parallel robot's ``(C_ref (4, 4), P_p (6, delta))``, the task manifold
+    its admissibility checks test a pose against (:func:`.hoid_model.hoid_robot_call`)."""
     limbs, reason = None, ""
     if desc.platform is not None:
         try:
@@ -119,9 +106,10 @@ def build_hoid_model(desc: RobotDescription) -> HoidModel:
     else:
         reason = "a module chain (no platform): the recursion of paper 002 is for PKM"
     K, Mm, elastic = sea_parameters(desc)
-    kern = None if limbs is None else HoidKernelModel.build(limbs, K, Mm)
+    kern = None if limbs is None else HoidKernelModel.build(limbs, K, Mm, task_frame)
     g = np.array(desc.tree.gravity, dtype=float)
-    return HoidModel(desc, JD.jet_model(desc), limbs, reason, K, Mm, elastic, kern, bool(elastic.any()), g)
+    jets = JD.jet_model(desc) if jets is None else jets
+    return HoidModel(desc, jets, limbs, reason, K, Mm, elastic, kern, bool(elastic.any()), g)
 
 
 def _one(m: HoidModel, x, derivs, method, q_guess, gravity):
@@ -216,7 +204,7 @@ def _checked_inputs(m: HoidModel, x, ders, bounds: bool) -> tuple:
     pkm = m.jets.is_pkm
     single_ndim = 2 if pkm else 1
     width = m.jets.Pt.shape[0] if pkm else len(m.jets.actuated)
-    if x.ndim not in (single_ndim, single_ndim + 1):
+    if x.ndim not in (single_ndim, single_ndim + 1) or (pkm and x.shape[-2:] != (4, 4)):
         raise StateError(f"x has shape {x.shape}: expected " + ("a 4x4 platform pose" if pkm else f"({width},)")
                          + " or a batch of them")
     batched = x.ndim == single_ndim + 1
@@ -247,13 +235,33 @@ def higher_order_inverse_dynamics(robot, x, xd, xdd, xddd, xdddd, method: str = 
     ``method``: ``"recursive"`` (paper 002, PKM with simple limbs), ``"taylor"`` (general
     route, every robot), ``"auto"`` (recursive where it applies).  ``q_guess``: tree
     configuration to start the loop closure from (default: the zero configuration; batch
-    rows start from the previous row's solution).  ``gravity``: override (3,)."""
+    rows start from the previous row's solution).  ``gravity``: override (3,).
+
+    Where the recursion applies, one kernel call (a parallel robot's: with the checks of its
+    inverse kinematics, :mod:`.hoid_robot_kernels`); a sample it refuses goes through
+    :func:`reference_route`, which raises the named error (or, for a parallel robot, takes the
+    continuation of its inverse kinematics along the task path)."""
     m = hoid_model(robot)
-    if (method in ("auto", "recursive") and gravity is None and m.kernel is not None
-            and not hasattr(robot, "admissible_task_state")):
-        res = _one_sample(m, x, (xd, xdd, xddd, xdddd), q_guess)
+    ders = (xd, xdd, xddd, xdddd)
+    if method in ("auto", "recursive") and m.kernel is not None:
+        parallel = hasattr(robot, "admissible_task_state")
+        threshold = _threshold(robot) if parallel else None
+        res = _one_sample(m, x, ders, q_guess, threshold) if gravity is None else None
+        if res is None and parallel:
+            res = _robot_call(m, x, ders, q_guess, gravity, threshold)
         if res is not None:
             return res
+    return reference_route(robot, x, ders, method, q_guess, gravity)
+
+
+def reference_route(robot, x, ders, method: str = "auto", q_guess=None, gravity=None) -> HigherOrderResult:
+    """:func:`higher_order_inverse_dynamics` (``ders`` = ``(xd, xdd, xddd, xdddd)``) by the route
+    that words every refusal: the input checks in Python; for a parallel robot its inverse
+    kinematics with every check (``ParallelRobot.admissible_task_state``: limits,
+    singularities, working mode) before the recursion; the recursion's compiled call, whose
+    refused rows the numpy route names; or the Taylor route."""
+    m = hoid_model(robot)
+    xd, xdd, xddd, xdddd = ders
     if method == "auto":
         method = "recursive" if m.limbs is not None else "taylor"
     if method == "recursive" and m.limbs is None:
@@ -308,19 +316,51 @@ def _plain(a, shape) -> bool:
             and a.flags.writeable)
 
 
-def _one_sample(m: HoidModel, x, ders, q_guess):
+def _one_sample(m: HoidModel, x, ders, q_guess, threshold):
     """The compiled route's short path: one sample given as arrays that need no conversion
     (``x`` (4, 4), the rates ``ders`` (D,) each, ``q_guess`` (nq,), float64; the description's
     gravity) straight to the kernel (:func:`~pkm_dynamics.core.hoid.hoid_model.hoid_one`, which checks the
-    bounds) and its arrays into the result.  None for any other input or when the kernel
-    refuses the sample: the full route then runs and names the error as before."""
+    bounds; with a ``threshold`` (float) that of a parallel robot, which checks what its inverse
+    kinematics would, :mod:`.hoid_robot_kernels`; ``q_guess`` None starts it from the reference
+    configuration) and its arrays into the result.  None for any other input or when the
+    kernel refuses the sample: the full route then runs and names the error as before."""
     k = m.kernel
+    if q_guess is None and threshold is not None:
+        q_guess = np.zeros(k.nq)
     if not (_plain(x, (4, 4)) and _plain(q_guess, (k.nq,))):
         return None
     for a in ders:
         if type(a) is not np.ndarray or a.shape != (k.D,):
             return None
-    code, Q, U, motor = hoid_one(k, x, np.array(ders, dtype=float), q_guess, m.gravity)
+    code, Q, U, motor = hoid_one(k, x, np.array(ders, dtype=float), q_guess, m.gravity, threshold)
     if code != OK:
         return None
+    return _result(m, U, Q, motor, "recursive")
+
+
+def _threshold(robot) -> float:
+    """The robot's ``singularity_threshold`` as the kernels take it (< 0: none)."""
+    t = robot.singularity_threshold
+    return -1.0 if t is None else float(t)
+
+
+def _robot_call(m: HoidModel, x, ders, q_guess, gravity, threshold: float):
+    """A parallel robot's call in one kernel (:func:`~pkm_dynamics.core.hoid.hoid_model.hoid_full_call`
+    with its ``threshold``: paper 002's closure and recursion with the checks of the robot's
+    inverse kinematics) for inputs of any array type, one sample or a batch; ``q_guess`` None:
+    from the reference configuration.  None when the kernel refuses (or ``q_guess``,
+    ``gravity`` are not plain arrays): the robot's reference route then runs, which raises the
+    named error or continues along the task path (its working mode)."""
+    x, V, batched = _checked_inputs(m, x, ders, bounds=False)
+    nq = m.desc.tree.nq
+    q0 = np.zeros(nq) if q_guess is None else np.asarray(q_guess)
+    g = m.gravity if gravity is None else np.asarray(gravity)
+    if q0.shape != (nq,) or q0.dtype.kind not in "fi" or g.shape != (3,) or g.dtype.kind not in "fi":
+        return None
+    status, Q, U, motor = hoid_full_call(m.kernel, x if batched else x[None], V if batched else V[None], q0, g,
+                                         threshold=threshold)
+    if status[0] != OK:
+        return None
+    if not batched:
+        U, Q, motor = U[0], Q[0], motor[0]
     return _result(m, U, Q, motor, "recursive")

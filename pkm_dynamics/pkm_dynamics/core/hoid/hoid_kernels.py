@@ -13,11 +13,14 @@ import math
 from ..bounds import MAX_POSITION, MAX_RATE
 from ..numba_support.cache import scratch_kernel
 from ..spatial.small_linalg import lu_inverse, mat_vec, matT_vec
-from .hoid_kinematics import copy_vector, limb_fourth_order_kinematics, limb_newton, limb_poses
+from .hoid_kinematics import (ACTUATORS, F_INV_JT, INERTIA_M, J_IK, JACOBIAN_J, LU_A, N_REAL, PLATFORM_OFFSET,
+                              POSE_C, POSE_P, POSES_H, Q_BAR, RHS_R, SCREW_X, SEA_PARAMS, SLOT_JOINT, SLOT_Q,
+                              STROKES, TASK_ROWS, THETA, TWIST_V, TWISTS_W, VECTORS_W, copy_vector,
+                              limb_fourth_order_kinematics, limb_newton, limb_poses)
 from ..spatial.se3_kernels import ad_inv_T_apply, bracket_scaled, dot, matvec, pose_mul, wrench_bias
 from ..status import BAD_INPUT, LIMIT_SLACK, NONFINITE_RESULT, OK, STROKE
 
-__all__ = ["hoid_call", "hoid_recursion_call"]
+__all__ = ["hoid_call", "hoid_sample", "hoid_recursion_call"]
 
 #: the bounds of the task twist's derivatives of orders 1..4 (:data:`..bounds.MAX_RATE`)
 RATE_BOUNDS = (MAX_RATE[1], MAX_RATE[2], MAX_RATE[3], MAX_RATE[4])
@@ -41,8 +44,8 @@ def limb_second_order_forces(mdl, dat, l, gravity):
     as the body acceleration ``g_i = Ad(C_i)^-1 (0, -g)``, ``gdot = -ad_V g``, carried back by
     ``Ad(C_i+1,i)^T`` with the corrections of the moving screws, and
     ``Q_bar^(k)_i = W^(k)_i . X_i`` into ``Qf[:, l]`` (zero in the cut-joint slots)."""
-    nreal, X, M = mdl[0], mdl[2], mdl[3]
-    P, C, th, V, w, Qf = dat[0], dat[1], dat[4], dat[5], dat[14], dat[16]
+    nreal, X, M = mdl[N_REAL], mdl[SCREW_X], mdl[INERTIA_M]
+    P, C, th, V, w, Qf = dat[POSE_P], dat[POSE_C], dat[THETA], dat[TWIST_V], dat[TWISTS_W], dat[Q_BAR]
     n = nreal[l]
     Qf[:, l, :] = 0.0
     g0, g1, g2, a, b, MV0, MV1, MV2 = w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]
@@ -122,8 +125,9 @@ def second_order_inverse_dynamics(mdl, dat, U):
     actuated rows of ``F, Fdot, Fddot`` (``Fdot`` row ``r1 = -(r0 Jdot_t) F``, ``Fddot`` row
     ``-(2 r1 Jdot_t + r0 Jddot_t) F``); one inverse of ``J_IK^T`` serves the three solves.  Returns OK
     or NONFINITE_RESULT (``J_IK`` singular, or a result not finite)."""
-    task, act = mdl[9], mdl[10]
-    J, F, LU, G, wD, Qf, JIK = dat[3], dat[8], dat[11], dat[12], dat[15], dat[16], dat[17]
+    task, act = mdl[TASK_ROWS], mdl[ACTUATORS]
+    J, F, LU, G, wD = dat[JACOBIAN_J], dat[F_INV_JT], dat[LU_A], dat[RHS_R], dat[VECTORS_W]
+    Qf, JIK = dat[Q_BAR], dat[J_IK]
     L, D = F.shape[0], F.shape[1]
     s0, s1, s2, a0, a1, b, c = wD[0], wD[1], wD[2], wD[3], wD[4], wD[5], wD[6]
     s0[:] = 0.0
@@ -196,7 +200,7 @@ def sea_feedforward(mdl, dat, U, out):
     """Eqs. 1-2: ``out`` (4, na) motor position, velocity, acceleration and torque
     ``q_m = theta_a + K^-1 u`` (and its two derivatives), ``tau = u + M_m qdd_m``; a rigid
     actuator has ``K^-1 = 0``."""
-    act, sea, th = mdl[10], mdl[12], dat[4]
+    act, sea, th = mdl[ACTUATORS], mdl[SEA_PARAMS], dat[THETA]
     for a in range(act.shape[0]):
         l, i = act[a, 0], act[a, 1]
         c, Mm = sea[a, 0], sea[a, 1]
@@ -209,10 +213,10 @@ def sea_feedforward(mdl, dat, U, out):
 def _recursion(mdl, dat, Vt, gravity, U, status) -> int:
     """Fourth-order kinematics and second-order ID of every limb from the poses of
     :func:`.hoid_kinematics.limb_poses` (platform pose from limb 0); ``status[2]``: the limb."""
-    off, F = mdl[8], dat[8]
-    H = dat[13]
+    off, F = mdl[PLATFORM_OFFSET], dat[F_INV_JT]
+    H = dat[POSES_H]
     L = F.shape[0]
-    nreal, C = mdl[0], dat[1]
+    nreal, C = mdl[N_REAL], dat[POSE_C]
     pose_mul(C[0, nreal[0] - 1], off, H[3])              # limb 0 carries the platform
     for l in range(L):
         code = limb_fourth_order_kinematics(mdl, dat, l, H[3], Vt)
@@ -226,7 +230,7 @@ def _recursion(mdl, dat, Vt, gravity, U, status) -> int:
 @scratch_kernel
 def _tree_motion(mdl, dat, out):
     """``out`` (5, nq): every tree joint's derivatives of orders 0..4 from its limb slot."""
-    nreal, index, th = mdl[0], mdl[1], dat[4]
+    nreal, index, th = mdl[N_REAL], mdl[SLOT_JOINT], dat[THETA]
     for l in range(nreal.shape[0]):
         for i in range(nreal[l]):
             for k in range(5):
@@ -236,7 +240,7 @@ def _tree_motion(mdl, dat, out):
 @scratch_kernel
 def _slots_from_tree(mdl, dat, q):
     """``qs[l, i] = q[index[l, i]]`` of the tree joints, 0 in the cut-joint slots."""
-    nreal, index, qs = mdl[0], mdl[1], dat[10]
+    nreal, index, qs = mdl[N_REAL], mdl[SLOT_JOINT], dat[SLOT_Q]
     qs[:, :] = 0.0
     for l in range(nreal.shape[0]):
         for i in range(nreal[l]):
@@ -263,40 +267,51 @@ def _input_within_bounds(X, Vt) -> bool:
 
 
 @scratch_kernel
+def hoid_sample(mdl, dat, X, Vt, q_start, gravity, tol, max_iter, Q, U, motor, status) -> int:
+    """The full higher-order inverse dynamics of one sample: the input bounds of the platform
+    pose ``X`` (4, 4) and the task twist derivatives ``Vt`` (4, D) (BAD_INPUT), the loop closure
+    (:func:`.hoid_kinematics.limb_newton` per limb, from the tree configuration ``q_start``
+    (nq,)), the actuators checked against their strokes, the recursion, and the SEA
+    feedforward, into ``Q`` (5, nq), ``U`` (3, na), ``motor`` (4, na).  Returns OK or the
+    status, with ``status[0]`` its code and ``status[2]`` the limb or actuator."""
+    nreal, lim, act = mdl[N_REAL], mdl[STROKES], mdl[ACTUATORS]
+    qs = dat[SLOT_Q]
+    if not _input_within_bounds(X, Vt):
+        status[0], status[2] = BAD_INPUT, 0
+        return BAD_INPUT
+    _slots_from_tree(mdl, dat, q_start)
+    for l in range(nreal.shape[0]):
+        code = limb_newton(mdl, dat, l, X, tol, max_iter)
+        if code != OK:
+            status[0], status[2] = code, l
+            return code
+    for a in range(act.shape[0]):
+        v = qs[act[a, 0], act[a, 1]]
+        if v < lim[a, 0] - LIMIT_SLACK or v > lim[a, 1] + LIMIT_SLACK:
+            status[0], status[2] = STROKE, a
+            return STROKE
+    code = _recursion(mdl, dat, Vt, gravity, U, status)
+    status[0] = code
+    if code != OK:
+        return code
+    _tree_motion(mdl, dat, Q)
+    sea_feedforward(mdl, dat, U, motor)
+    return OK
+
+
+@scratch_kernel
 def hoid_call(mdl, dat, Xs, Vts, q0, gravity, tol, max_iter, Q, U, motor, status) -> int:
-    """The full higher-order inverse dynamics of a batch: for each row ``r`` of the platform
-    poses ``Xs`` (B, 4, 4) and task twist derivatives ``Vts`` (B, 4, D), the input bounds
-    (BAD_INPUT), the loop closure
-    (:func:`.hoid_kinematics.limb_newton` per limb, from ``q0`` (nq,) for row 0 and from the
-    previous row's solution after), the actuators checked against their strokes, the
-    recursion, and the SEA feedforward, into ``Q`` (B, 5, nq), ``U`` (B, 3, na), ``motor``
+    """:func:`hoid_sample` of each row ``r`` of a batch: platform poses ``Xs`` (B, 4, 4), task
+    twist derivatives ``Vts`` (B, 4, D), the loop closure from ``q0`` (nq,) for row 0 and from
+    the previous row's solution after, into ``Q`` (B, 5, nq), ``U`` (B, 3, na), ``motor``
     (B, 4, na).  Returns OK or the status, with ``status = (code, row, limb or actuator)``."""
-    nreal, lim, act = mdl[0], mdl[11], mdl[10]
-    qs = dat[10]
-    L = nreal.shape[0]
+    status[0] = OK
     for r in range(Xs.shape[0]):
         status[1] = r
-        if not _input_within_bounds(Xs[r], Vts[r]):
-            status[0], status[2] = BAD_INPUT, 0
-            return BAD_INPUT
-        _slots_from_tree(mdl, dat, q0 if r == 0 else Q[r - 1, 0])
-        for l in range(L):
-            code = limb_newton(mdl, dat, l, Xs[r], tol, max_iter)
-            if code != OK:
-                status[0], status[2] = code, l
-                return code
-        for a in range(act.shape[0]):
-            v = qs[act[a, 0], act[a, 1]]
-            if v < lim[a, 0] - LIMIT_SLACK or v > lim[a, 1] + LIMIT_SLACK:
-                status[0], status[2] = STROKE, a
-                return STROKE
-        code = _recursion(mdl, dat, Vts[r], gravity, U[r], status)
+        code = hoid_sample(mdl, dat, Xs[r], Vts[r], q0 if r == 0 else Q[r - 1, 0], gravity, tol, max_iter, Q[r],
+                           U[r], motor[r], status)
         if code != OK:
-            status[0] = code
             return code
-        _tree_motion(mdl, dat, Q[r])
-        sea_feedforward(mdl, dat, U[r], motor[r])
-    status[0] = OK
     return OK
 
 
@@ -305,7 +320,7 @@ def hoid_recursion_call(mdl, dat, q, Vt, gravity, Q, U, status) -> int:
     """Paper 002's recursion alone (the figure it reports: ``theta`` given): from the closed
     tree configuration ``q`` (nq,) and ``Vt`` (4, D), ``Q`` (5, nq) and ``U`` (3, na)."""
     _slots_from_tree(mdl, dat, q)
-    for l in range(mdl[0].shape[0]):
+    for l in range(mdl[N_REAL].shape[0]):
         limb_poses(mdl, dat, l)
     status[1] = 0
     code = _recursion(mdl, dat, Vt, gravity, U, status)

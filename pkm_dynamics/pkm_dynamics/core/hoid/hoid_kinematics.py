@@ -6,28 +6,10 @@ are :func:`..simple_limb.simple_limb_inverse_kinematics` and
 nothing and run without numba's memory manager (:func:`.cache.scratch_kernel`: no
 reference counts on the many views they take; arrays are copied entry by entry).
 
-Model ``mdl`` (read-only, built by :mod:`.hoid_model`; ``L`` limbs, ``D`` slots = task
-dimension, ``na`` actuators): ``nreal`` (L,) tree joints per limb (the slots after them are
-its cut-joint freedoms); ``index`` (L, D) tree joint of each slot; ``X`` (L, D, 6) screws;
-``M`` (L, D, 6, 6) inertias; ``B`` (L, D, 4, 4) reference poses; ``cutc`` (L, D, 6) cut-joint
-screws of the padding slots (platform frame, zero elsewhere); ``T`` (L, 4, 4) limb end ->
-platform frame at the reference configuration; ``proj`` (L, 6, 6) projector onto the span of
-the cut screws; ``off`` (4, 4) platform body -> platform frame (limb 0 carries the platform);
-``task`` (D,) the rows of ``P_t``; ``act`` (na, 2) actuator (limb, slot); ``lim`` (na, 2) its
-stroke; ``sea`` (na, 2) ``1/K`` (0: rigid) and ``M_m``.
-
-Data ``dat`` (scratch of one thread): ``P, C`` (L, D, 4, 4) relative and absolute poses
-(``Ad(P_i)^-1 = Ad(C_i,i-1)`` carries twists up the limb); ``CP`` (L, D, 4, 4) the poses
-``C_p,i = F^-1 C_i`` in the platform frame; ``J`` (4, L, D, 6) columns of ``J_p`` and its
-derivatives (eqs. 22-25); ``th`` (5, L, D)
-slot values and derivatives; ``V`` (4, L, D, 6) body twists and derivatives; ``dV`` (3, L, D,
-6) ``Delta V`` and derivatives (eqs. 26-28); ``XV`` (3, L, D, 6) ``ad_X V``, ``ad_dV J``,
-``Ad V'``; ``F`` (L, D, D) ``F = J_t^-1``; ``Sg`` (L, 4, 4) cut-joint subgroup
-elements; ``qs`` (L, D) slot values of the Newton; ``LU`` (D, D) a matrix to solve with, ``R``
-(D, D) its right-hand sides or inverse (:mod:`.small_linalg`); ``H`` (4, 4, 4) poses, ``w``
-(16, 6) twists, ``wD`` (8, D) scratch; ``Qf`` (3, L, D) ``Q_bar`` and derivatives; ``JIK``
-(3, D, D) ``J_IK`` and derivatives; ``info`` (1,) residual or condition
-number.
+Model ``mdl`` (read-only, built by :mod:`.hoid_model`) and data ``dat`` (scratch of one
+thread) are tuples of arrays, each entry named below by the constant that indexes it (with
+paper 002's symbol; ``L`` limbs, ``D`` slots = task dimension, ``na`` actuators, ``nq`` tree
+joints): ``dat[Q_BAR]`` reads as the paper's ``Q_bar``.
 """
 from __future__ import annotations
 
@@ -37,6 +19,48 @@ from ..numba_support.cache import scratch_kernel
 from ..spatial.small_linalg import lu_inverse, lu_solve, mat_vec, norm1
 from ..spatial.se3_kernels import ad_apply, ad_inv_apply, bracket_scaled, exp_se3, log_se3, matvec, pose_inv, pose_mul
 from ..status import MAX_JT_CONDITION, NO_CONVERGENCE, OK, SINGULAR, SINGULAR_NEWTON
+
+
+# -- the model tuple ``mdl`` ------------------------------------------------------------------
+N_REAL = 0             # (L,) tree joints per limb; the slots after them are its cut-joint freedoms
+SLOT_JOINT = 1         # (L, D) tree joint of each slot
+SCREW_X = 2            # (L, D, 6) joint screws X_i
+INERTIA_M = 3          # (L, D, 6, 6) body inertias M_i
+REFERENCE_B = 4        # (L, D, 4, 4) reference poses B_i
+CUT_SCREWS = 5         # (L, D, 6) cut-joint screws of the padding slots (platform frame, zero elsewhere)
+END_TO_PLATFORM_T = 6  # (L, 4, 4) T_l: limb end -> platform frame at the reference configuration
+CUT_PROJECTOR = 7      # (L, 6, 6) Pi_l: projector onto the span of the cut screws
+PLATFORM_OFFSET = 8    # (4, 4) platform body -> platform frame (limb 0 carries the platform)
+TASK_ROWS = 9          # (D,) the rows of P_t
+ACTUATORS = 10         # (na, 2) actuator (limb, slot)
+STROKES = 11           # (na, 2) its stroke (lower, upper)
+SEA_PARAMS = 12        # (na, 2) 1/K (0: rigid) and M_m (eqs. 1-2)
+C_REF = 13             # (4, 4) C_ref, the reference pose of the task manifold C_ref exp(P_p x)
+P_P = 14               # (6, D) P_p, the task-space selection (paper 001 eq. 11)
+JOINT_LIMITS = 15      # (nq, 2) lower and upper limit of every tree joint
+# -- the data tuple ``dat`` -------------------------------------------------------------------
+POSE_P = 0             # (L, D, 4, 4) P_i, relative poses (Ad(P_i)^-1 = Ad(C_i,i-1) carries twists up)
+POSE_C = 1             # (L, D, 4, 4) C_i, absolute poses
+POSE_CP = 2            # (L, D, 4, 4) C_p,i = F^-1 C_i, the poses in the platform frame
+JACOBIAN_J = 3         # (4, L, D, 6) columns of J_p and its derivatives (eqs. 22-25)
+THETA = 4              # (5, L, D) slot values theta and derivatives
+TWIST_V = 5            # (4, L, D, 6) body twists V and derivatives
+DELTA_V = 6            # (3, L, D, 6) Delta V and derivatives (eqs. 26-28)
+BRACKETS = 7           # (3, L, D, 6) ad_X V, ad_dV J, Ad V'
+F_INV_JT = 8           # (L, D, D) F = J_t^-1
+CUT_S = 9              # (L, 4, 4) S_l, the cut-joint subgroup elements
+SLOT_Q = 10            # (L, D) slot values of the Newton
+LU_A = 11              # (D, D) a matrix to solve with (:mod:`..spatial.small_linalg`)
+RHS_R = 12             # (D, D) its right-hand sides or inverse
+POSES_H = 13           # (4, 4, 4) pose scratch
+TWISTS_W = 14          # (16, 6) twist scratch
+VECTORS_W = 15         # (8, D) vector scratch
+Q_BAR = 16             # (3, L, D) Q_bar and derivatives (Sec. V-C)
+J_IK = 17              # (3, D, D) J_IK and derivatives (eq. 14)
+INFO = 18              # (1,) residual or condition number
+GRAM = 19              # (2 D, D) scratch of a condition-number test
+#: the entries of ``mdl`` and ``dat`` (their tuples are built by :mod:`.hoid_model` in this order)
+MODEL_ENTRIES, DATA_ENTRIES = 16, 20
 
 
 
@@ -60,8 +84,8 @@ def copy_vector(a, out):
 def limb_poses(mdl, dat, l):
     """``P_i = B_i exp(X_i theta_i)``, ``C_i = C_{i-1} P_i`` (paper 002 Sec. IV-B, pass 0) of
     limb ``l``'s tree joints from ``qs[l]``."""
-    nreal, X, B = mdl[0], mdl[2], mdl[4]
-    P, C, qs, H = dat[0], dat[1], dat[10], dat[13]
+    nreal, X, B = mdl[N_REAL], mdl[SCREW_X], mdl[REFERENCE_B]
+    P, C, qs, H = dat[POSE_P], dat[POSE_C], dat[SLOT_Q], dat[POSES_H]
     for i in range(nreal[l]):
         exp_se3(X[l, i], qs[l, i], H[0])
         pose_mul(B[l, i], H[0], P[l, i])
@@ -75,7 +99,7 @@ def limb_poses(mdl, dat, l):
 def limb_end_pose(mdl, dat, l, out):
     """``out = C_end T_l`` (4, 4): the platform frame carried by limb ``l``'s chain before its
     cut-joint freedoms (the identity chain for a limb without tree joints)."""
-    nreal, T, C = mdl[0], mdl[6], dat[1]
+    nreal, T, C = mdl[N_REAL], mdl[END_TO_PLATFORM_T], dat[POSE_C]
     n = nreal[l]
     if n == 0:
         copy_pose(T[l], out)
@@ -91,8 +115,9 @@ def limb_newton(mdl, dat, l, x, tol, max_iter) -> int:
     task-space Jacobian of eq. 22 on the body-fixed error of ``F_l^-1 x``,
     ``F_l = C_end T_l S_l``, until its largest entry is below ``tol``.  Returns OK,
     SINGULAR_NEWTON or NO_CONVERGENCE (``info[0]``: the last residual)."""
-    nreal, X, cutc, proj, task = mdl[0], mdl[2], mdl[5], mdl[7], mdl[9]
-    C, qs, Sg, LU, R, H, w, info = dat[1], dat[10], dat[9], dat[11], dat[12], dat[13], dat[14], dat[18]
+    nreal, X, cutc, proj, task = mdl[N_REAL], mdl[SCREW_X], mdl[CUT_SCREWS], mdl[CUT_PROJECTOR], mdl[TASK_ROWS]
+    C, qs, Sg, LU, R = dat[POSE_C], dat[SLOT_Q], dat[CUT_S], dat[LU_A], dat[RHS_R]
+    H, w, info = dat[POSES_H], dat[TWISTS_W], dat[INFO]
     n, D = nreal[l], X.shape[1]
     limb_poses(mdl, dat, l)
     limb_end_pose(mdl, dat, l, H[1])
@@ -172,9 +197,10 @@ def limb_fourth_order_kinematics(mdl, dat, l, Fp, Vt) -> int:
     Jdddot`` (eqs. 23-25, as brackets ``ad_dV J``), and the body twists ``V .. V'''`` by the
     forward recursion ``V_i = Ad(C_i,i-1) V_{i-1} + b_i``.  Returns SINGULAR (``info[0]``: the
     condition number) when ``kappa_1(J_t) > MAX_JT_CONDITION``."""
-    nreal, X, cutc, task = mdl[0], mdl[2], mdl[5], mdl[9]
-    P, C, CP, J, th, V, dV, XV, F = dat[0], dat[1], dat[2], dat[3], dat[4], dat[5], dat[6], dat[7], dat[8]
-    qs, LU, H, w, info = dat[10], dat[11], dat[13], dat[14], dat[18]
+    nreal, X, cutc, task = mdl[N_REAL], mdl[SCREW_X], mdl[CUT_SCREWS], mdl[TASK_ROWS]
+    P, C, CP, J, th = dat[POSE_P], dat[POSE_C], dat[POSE_CP], dat[JACOBIAN_J], dat[THETA]
+    V, dV, XV, F = dat[TWIST_V], dat[DELTA_V], dat[BRACKETS], dat[F_INV_JT]
+    qs, LU, H, w, info = dat[SLOT_Q], dat[LU_A], dat[POSES_H], dat[TWISTS_W], dat[INFO]
     n, D = nreal[l], X.shape[1]
     F0 = F[l]
     pose_inv(Fp, H[0])

@@ -14,7 +14,7 @@
 ==============================================  ===========================================
 
 The compiled route: :mod:`.limb_kernels`, :mod:`.limb_ik_kernels`, :mod:`.limb_dynamics_kernels`
-(kernels) and :mod:`.limb_tables` (model, data and the Python layer).
+(kernels); their model, data and Python layer: :mod:`..pkm.limb_tables`.
 
 The names below are importable from here as well.
 """

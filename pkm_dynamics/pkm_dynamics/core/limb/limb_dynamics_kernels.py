@@ -1,8 +1,8 @@
 """Compiled rates, accelerations and inverse dynamics of one limb at an IK solution (paper 001
 eqs. 27-29 with the refinement of :func:`..ik_refinement.limb_rates`, eq. 37 RNEA of the limb
 tree, the limb's share ``K^T Q`` of eq. 45), on the state and Jacobians the IK kernel left in
-the scratch ``ld`` (layouts: :mod:`.limb_kernels`; model entries 25 ``M`` (n,6,6) inertias and
-26 the base acceleration ``(0, -g)`` (6,)).
+the scratch ``ld`` (layouts: :mod:`.limb_layout`; the model's inertias ``lm[LM_INERTIA]`` (n,6,6)
+and base acceleration ``lm[LM_BASE_ACCELERATION]`` ``(0, -g)`` (6,), the extra scratch ``lx``).
 
 The tree motion is accumulated in the base frame: spatial twists ``Vs_i = Vs_p + Y_i thd_i``
 and their derivatives ``As_i = As_p + [Vs_i, Y_i] thd_i + Y_i thdd_i`` (the body-fixed
@@ -16,6 +16,13 @@ from ..numba_support.cache import kernel
 from .limb_kernels import loop_matrix
 from ..spatial.small_linalg import least_squares_step, lu_solve
 from ..status import OK, SINGULAR
+from .limb_layout import (CUT_K, CUT_NPOS, CUT_NROT, CUT_R, CUT_U_A, CUT_U_B, CUT_U_POS, LD_A, LD_B, LD_C, LD_DX, LD_F,
+                          LD_FK, LD_G_JAC, LD_H, LD_J_P, LD_K, LD_L_T, LD_VEC, LD_Y, LM_BASE_ACCELERATION,
+                          LM_CUT_BODIES, LM_CUT_COUNTS, LM_CUT_POINTS, LM_CUT_VECTORS, LM_INERTIA, LM_LOOPS,
+                          LM_LOOP_DEPENDENT, LM_LOOP_ROWS, LM_PARENT, LM_PLATFORM_OFFSET, LM_SIZES, LM_SUPPORT,
+                          LM_TASK_ROWS, LOOP_END_CUT, LOOP_FIRST_CUT, LOOP_SIZE, LX_A, LX_AP, LX_AS, LX_BIAS, LX_QD,
+                          LX_QR, LX_RHS, LX_STACKED, LX_TAU, LX_V, LX_VS, LX_ZEROS, SIZE_DELTA, SIZE_DL, SIZE_DP,
+                          SIZE_NL, SIZE_PLATFORM_BODY)
 
 
 @kernel
@@ -66,9 +73,9 @@ def cut_bias(lm, c, C, V, A0, out, row0, S):
     """``Gdot thetad`` rows of cut joint ``c`` into ``out[row0:]`` (paper 001 eqs. 53-55, 57,
     60; :func:`..loop_constraints._cut_bias`) from body-fixed twists ``V`` and accelerations
     ``A0`` (thdd = 0, no gravity); ``S`` (16, 4) scratch.  Returns the number of rows."""
-    k, r = lm[13][c, 0], lm[13][c, 1]
-    dr, U = lm[14][c, 1], lm[15][c]
-    npos, nrot = lm[16][c, 0], lm[16][c, 1]
+    k, r = lm[LM_CUT_BODIES][c, CUT_K], lm[LM_CUT_BODIES][c, CUT_R]
+    dr, U = lm[LM_CUT_POINTS][c, CUT_R], lm[LM_CUT_VECTORS][c]
+    npos, nrot = lm[LM_CUT_COUNTS][c, CUT_NPOS], lm[LM_CUT_COUNTS][c, CUT_NROT]
     for a in range(3):
         for b in range(3):                       # R_kr (rows 0-2)
             v = 0.0
@@ -105,7 +112,7 @@ def cut_bias(lm, c, C, V, A0, out, row0, S):
     t = S[15]
     for i in range(npos + nrot):
         if i < npos:
-            u = U[i]
+            u = U[CUT_U_POS + i]
             # d_dot = dd x wk - vk - R_kr (d_r x wr) + R_kr vr
             c0 = dr[1] * wr[2] - dr[2] * wr[1]
             c1 = dr[2] * wr[0] - dr[0] * wr[2]
@@ -131,7 +138,7 @@ def cut_bias(lm, c, C, V, A0, out, row0, S):
                 s += u[a] * (acc + bd)
             out[row0 + i] = s
         else:
-            ua, ub = U[3 + i - npos], U[6 + i - npos]
+            ua, ub = U[CUT_U_A + i - npos], U[CUT_U_B + i - npos]
             f0 = ub[1] * ar[2] - ub[2] * ar[1]
             f1 = ub[2] * ar[0] - ub[0] * ar[2]
             f2 = ub[0] * ar[1] - ub[1] * ar[0]
@@ -158,17 +165,17 @@ def cut_bias(lm, c, C, V, A0, out, row0, S):
 def stacked_rows(lm, ld, Sm):
     """``S = [G; J_p]`` (all cut-joint rows of every FC, then the platform Jacobian) into ``Sm``;
     returns its number of rows."""
-    n = len(lm[0])
-    loops = lm[17]
+    n = len(lm[LM_PARENT])
+    loops = lm[LM_LOOPS]
     m = 0
-    for lp in range(lm[8][4]):
-        for i in range(loops[lp, 2]):
+    for lp in range(lm[LM_SIZES][SIZE_NL]):
+        for i in range(loops[lp, LOOP_SIZE]):
             for j in range(n):
-                Sm[m, j] = ld[3][lp, i, j]
+                Sm[m, j] = ld[LD_G_JAC][lp, i, j]
             m += 1
     for a in range(6):
         for j in range(n):
-            Sm[m, j] = ld[4][a, j]
+            Sm[m, j] = ld[LD_J_P][a, j]
         m += 1
     return m
 
@@ -197,10 +204,13 @@ def limb_rates_rnea(lm, ld, lx, Vt, At, Vp, Ap, with_acc, thd, thdd, Wl):
     ``thd``).  ``Vt``, ``At`` (dp,) task twist and acceleration; ``Vp``, ``Ap`` (6,) the
     platform's (``P_p Vt``, ``P_p At``).  ``lx``: the extra scratch ``(Sm, QR, rhs, tau, V, A,
     Vs, As, bias, qd, zeros)``.  Returns a status."""
-    Sm, QR, rhs, tq, V, A, Vs, As, bias, qd, zeros, ap = lx[:12]
-    C, Y, H, F, K, Lt = ld[0], ld[1], ld[5], ld[7], ld[8], ld[6]
-    sizes = lm[8]
-    pb, dl, dp, delta, nl = sizes[0], sizes[1], sizes[2], sizes[3], sizes[4]
+    Sm, QR, rhs, tq = lx[LX_STACKED], lx[LX_QR], lx[LX_RHS], lx[LX_TAU]
+    V, A, Vs, As, bias = lx[LX_V], lx[LX_A], lx[LX_VS], lx[LX_AS], lx[LX_BIAS]
+    qd, zeros, ap = lx[LX_QD], lx[LX_ZEROS], lx[LX_AP]
+    C, Y, H, F, K, Lt = ld[LD_C], ld[LD_Y], ld[LD_H], ld[LD_F], ld[LD_K], ld[LD_L_T]
+    sizes = lm[LM_SIZES]
+    pb, dl, dp, delta, nl = (sizes[SIZE_PLATFORM_BODY], sizes[SIZE_DL], sizes[SIZE_DP],
+                             sizes[SIZE_DELTA], sizes[SIZE_NL])
     n = len(thd)
     for j in range(delta):                       # qd = F V_t, thd = H qd (eqs. 27-28)
         s = 0.0
@@ -221,39 +231,39 @@ def limb_rates_rnea(lm, ld, lx, Vt, At, Vp, Ap, with_acc, thd, thdd, Wl):
         return SINGULAR
     if not with_acc:
         return OK
-    body_motion(lm[0], C, Y, thd, zeros, zeros, V, A, Vs, As)     # A0: thdd = 0, no gravity
-    loops, S = lm[17], ld[18]
+    body_motion(lm[LM_PARENT], C, Y, thd, zeros, zeros, V, A, Vs, As)     # A0: thdd = 0, no gravity
+    loops, S = lm[LM_LOOPS], ld[LD_FK]
     row = 0
     for lp in range(nl):                         # Gdot thd of every cut joint
-        for c in range(loops[lp, 0], loops[lp, 1]):
+        for c in range(loops[lp, LOOP_FIRST_CUT], loops[lp, LOOP_END_CUT]):
             row += cut_bias(lm, c, C, V, A, rhs, row, S)
     for i in range(n):
         bias[i] = 0.0
-    b = ld[10]
+    b = ld[LD_B]
     row = 0
     for lp in range(nl):                         # Hdot qd: rows y -G_y^-1 (Gdot thd) (eq. 20)
         r = loop_matrix(lm, ld, lp)
         for i in range(r):
-            b[i, 0] = rhs[row + lm[18][lp, i]]
-        if not lu_solve(ld[9], r, b, 1):
+            b[i, 0] = rhs[row + lm[LM_LOOP_ROWS][lp, i]]
+        if not lu_solve(ld[LD_A], r, b, 1):
             return SINGULAR
         for i in range(r):
-            bias[lm[19][lp, i]] = -b[i, 0]
-        row += loops[lp, 2]
-    a6 = ld[13]
+            bias[lm[LM_LOOP_DEPENDENT][lp, i]] = -b[i, 0]
+        row += loops[lp, LOOP_SIZE]
+    a6 = ld[LD_DX]
     # A_p = Ad(C_p)^-1 As0_pb + J_p (Hdot qd): the platform frame's acceleration (eq. 29)
-    _frame_acceleration(C, pb, lm[9], As, a6, ld[12])
+    _frame_acceleration(C, pb, lm[LM_PLATFORM_OFFSET], As, a6, ld[LD_VEC])
     for a in range(6):
         s = a6[a]
         for j in range(n):
-            s += ld[4][a, j] * bias[j]
+            s += ld[LD_J_P][a, j] * bias[j]
         ap[a] = s
-    rows = lm[10]
+    rows = lm[LM_TASK_ROWS]
     for i in range(dl):                          # qdd = F At - L_t^-1 P_t A_p
         b[i, 0] = ap[rows[i]]
         for j in range(delta):
-            ld[9][i, j] = Lt[i, j]
-    if not lu_solve(ld[9], dl, b, 1):
+            ld[LD_A][i, j] = Lt[i, j]
+    if not lu_solve(ld[LD_A], dl, b, 1):
         return SINGULAR
     for j in range(delta):
         s = -b[j, 0]
@@ -272,8 +282,8 @@ def limb_rates_rnea(lm, ld, lx, Vt, At, Vp, Ap, with_acc, thd, thdd, Wl):
     m = stacked_rows(lm, ld, Sm)
     if not refine_rates(Sm, m, n, thdd, rhs, QR, tq):
         return SINGULAR
-    body_motion(lm[0], C, Y, thd, thdd, lm[26], V, A, Vs, As)     # RNEA with gravity
-    rnea_spatial(lm[7], lm[25], C, Y, V, A, Vs, tq)
+    body_motion(lm[LM_PARENT], C, Y, thd, thdd, lm[LM_BASE_ACCELERATION], V, A, Vs, As)     # RNEA with gravity
+    rnea_spatial(lm[LM_SUPPORT], lm[LM_INERTIA], C, Y, V, A, Vs, tq)
     for c in range(dp):                          # Wl = K^T tau
         s = 0.0
         for i in range(n):

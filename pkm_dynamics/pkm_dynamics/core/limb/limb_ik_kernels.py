@@ -17,6 +17,8 @@ from ..numba_support.cache import kernel
 from .limb_kernels import (compound_step, limb_jacobians, limb_state, loop_matrix, loop_norm, platform_pose,
                            pose_error, solve_loops)
 from ..spatial.small_linalg import condition_at_most, lu_solve
+from .limb_layout import (LD_A, LD_B, LD_DX, LD_G_RES, LD_INNER, LD_L_T, LD_POSE, LD_VEC, LD_WORK, LM_LOOPS, LM_LOWER,
+                          LM_REVOLUTE, LM_SIZES, LM_UPPER, LOOP_SIZE, SIZE_DL, SIZE_NL)
 from ..spatial.se3_kernels import log_se3, pose_inv_mul
 from ..status import (DIRECT_STEP, FAR_STEP, LIMIT_SLACK, LIMITS, LOOP_CONDITION, LOOP_SINGULARITY_THRESHOLD,
                       MISS_TOLERANCE, NO_CONVERGENCE, OK, OTHER_BRANCH, REFINEMENT_STEPS, ROUND_OFF, SINGULAR)
@@ -30,15 +32,15 @@ def nested_ik(lm, ld, target, theta, tol, max_iter, threshold):
     limb_state(lm, ld, theta)
     err, _ = pose_error(lm, ld, target)
     outer = 0
-    inner = ld[15]
+    inner = ld[LD_INNER]
     while err > tol:
         if outer >= max_iter:
             return NO_CONVERGENCE, outer
         st, _ = limb_jacobians(lm, ld, threshold, False)
         if st != OK:
             return st, outer
-        dl = lm[8][1]
-        A, b, Lt, dx = ld[9], ld[10], ld[6], ld[13]
+        dl = lm[LM_SIZES][SIZE_DL]
+        A, b, Lt, dx = ld[LD_A], ld[LD_B], ld[LD_L_T], ld[LD_DX]
         for i in range(dl):
             b[i, 0] = dx[i]
             for j in range(dl):
@@ -62,7 +64,7 @@ def compound_ik(lm, ld, target, theta, tol, max_iter, threshold):
         limb_state(lm, ld, theta)
         err, _ = pose_error(lm, ld, target)
         gnorm = 0.0
-        for lp in range(lm[8][4]):
+        for lp in range(lm[LM_SIZES][SIZE_NL]):
             gnorm = max(gnorm, loop_norm(ld, lm, lp))
         if err <= tol and gnorm <= tol:
             return OK, outer
@@ -83,11 +85,11 @@ def refine(lm, ld, target, theta):
     ``ld`` is that of the returned ``theta``.  Returns ``(ok, at round-off)``: ok False when a
     solve is singular; at round-off True when the error was found at most ROUND_OFF at the
     returned ``theta``."""
-    g, loops = ld[2], lm[17]
+    g, loops = ld[LD_G_RES], lm[LM_LOOPS]
     for _ in range(REFINEMENT_STEPS):
         _, big = pose_error(lm, ld, target)
-        for lp in range(lm[8][4]):
-            for i in range(loops[lp, 2]):
+        for lp in range(lm[LM_SIZES][SIZE_NL]):
+            for i in range(loops[lp, LOOP_SIZE]):
                 big = max(big, abs(g[lp, i]))
         if big <= ROUND_OFF:
             return True, True
@@ -101,7 +103,7 @@ def refine(lm, ld, target, theta):
 @kernel
 def miss(lm, ld, target):
     """``|log(C_p^-1 C_target)|`` (pkm._ik_one's test for another assembly branch)."""
-    P, D, e = ld[14], ld[11], ld[12]
+    P, D, e = ld[LD_POSE], ld[LD_WORK], ld[LD_VEC]
     platform_pose(lm, ld, P)
     pose_inv_mul(P, target, D)
     log_se3(D, e)
@@ -116,7 +118,7 @@ def joint_limits(lm, theta, theta0):
     """:func:`..working_mode.apply_joint_limits` in place: revolute angles shifted by the
     multiple of 2 pi nearest the start within the limits; returns the index of a joint that
     cannot be brought within them, or -1."""
-    rev, lo_, hi_ = lm[21], lm[22], lm[23]
+    rev, lo_, hi_ = lm[LM_REVOLUTE], lm[LM_LOWER], lm[LM_UPPER]
     two_pi = 2.0 * math.pi
     for j in range(len(theta)):
         lo, hi = lo_[j] - LIMIT_SLACK, hi_[j] + LIMIT_SLACK
@@ -163,12 +165,12 @@ def limb_ik(lm, ld, target, theta0, theta, nested, tol, max_iter, threshold, loo
         return SINGULAR
     # a limb that constrains all six pose components and is at round-off on each is no
     # MISS_TOLERANCE away: the test decides only for the others
-    if not (round_off and lm[8][1] == 6) and not miss(lm, ld, target) <= MISS_TOLERANCE:
+    if not (round_off and lm[LM_SIZES][SIZE_DL] == 6) and not miss(lm, ld, target) <= MISS_TOLERANCE:
         return OTHER_BRANCH
     if loop_threshold >= 0.0:
-        for lp in range(lm[8][4]):
+        for lp in range(lm[LM_SIZES][SIZE_NL]):
             r = loop_matrix(lm, ld, lp)
-            if not condition_at_most(ld[9], r, r, ld[10], loop_threshold):
+            if not condition_at_most(ld[LD_A], r, r, ld[LD_B], loop_threshold):
                 return LOOP_CONDITION
     if joint_limits(lm, theta, theta0) >= 0:
         return LIMITS
@@ -176,9 +178,9 @@ def limb_ik(lm, ld, target, theta0, theta, nested, tol, max_iter, threshold, loo
     out[1] = kappa
     if st != OK:
         return st
-    res, g, loops = 0.0, ld[2], lm[17]
-    for lp in range(lm[8][4]):
-        for i in range(loops[lp, 2]):
+    res, g, loops = 0.0, ld[LD_G_RES], lm[LM_LOOPS]
+    for lp in range(lm[LM_SIZES][SIZE_NL]):
+        for i in range(loops[lp, LOOP_SIZE]):
             res = max(res, abs(g[lp, i]))
     out[2] = res
     return OK
@@ -194,8 +196,8 @@ def limb_prepare(lm, ld, theta):
     st, _ = limb_jacobians(lm, ld, -1.0, False)
     if st != OK:
         return st
-    for lp in range(lm[8][4]):
+    for lp in range(lm[LM_SIZES][SIZE_NL]):
         r = loop_matrix(lm, ld, lp)
-        if not condition_at_most(ld[9], r, r, ld[10], LOOP_SINGULARITY_THRESHOLD):
+        if not condition_at_most(ld[LD_A], r, r, ld[LD_B], LOOP_SINGULARITY_THRESHOLD):
             return LOOP_CONDITION
     return OK

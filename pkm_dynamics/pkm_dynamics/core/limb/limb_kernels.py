@@ -5,23 +5,9 @@ limb Jacobians (eqs. 22, 25, 27), and the Newton loops of Algorithms 1 + 2 (nest
 :mod:`..limb_kinematics`, :mod:`..loop_constraints`, :mod:`..limb_ik` (the reference route the
 tests compare against), as loops over bodies with scalar arithmetic inside.
 
-Model ``lm`` (a tuple of read-only arrays, :class:`.limb_tables.LimbTables`)::
-
-    0 parent (n,)  1 B (n,4,4)  2 X (n,6)  3 W (n,3,3)  4 W2 (n,3,3)  5 Wv (n,3)  6 W2v (n,3)
-    7 support (n,n) 1 where joint j supports body i   8 sizes: pb, dl, dp, delta, nl, nc,
-    square (1: dl = dp = delta and D_t orthogonal)
-    9 platform offset (4,4)  10 task_rows (dl,)  11 D_t (dl,dp)  12 independent (delta,)
-    13 cut bodies (nc,2) k, r  14 cut points (nc,2,3) d_k, d_r
-    15 cut vectors (nc,9,3): u_pos in rows 0-2, u_a in 3-5, u_b in 6-8   16 (nc,2) n_pos, n_rot
-    17 loops (nl,5): first cut, end cut, rows m, dependent r, independent count
-    18 selected rows (nl,R)  19 dependent joints (nl,R)  20 independent joints (nl,I)
-    21 revolute (n,)  22 lower (n,)  23 upper (n,)  24 column of H of each joint (-1: dependent)
-
-Data ``ld`` (scratch, :class:`.limb_tables.LimbTables`)::
-
-    0 C (n,4,4)  1 Y (n,6)  2 g (nl,M)  3 G (nl,M,n)  4 J_p (6,n)  5 H (n,delta)  6 L_t (dl,delta)
-    7 F (delta,dp)  8 K (n,dp)  9 A (N,N)  10 b (N,N)  11 W (N,N)  12 vec (N,)  13 dx (6,)
-    14 pose (4,4)  15 inner (max_iter, nl) int  16 dth (n,)  17 (unused)  18 (16,4)
+Model ``lm`` (a tuple of read-only arrays) and scratch ``ld`` of one limb
+(:class:`..pkm.limb_tables.LimbTables`): each entry a named index of :mod:`.limb_layout`
+(``lm[LM_LOOPS]``, ``ld[LD_H]``, ...).
 
 Status codes: :mod:`..status`; on any other than OK the Python layer runs the reference route,
 which either raises the named exception or takes the path the kernel does not (continuation).
@@ -32,6 +18,13 @@ import math
 
 from ..numba_support.cache import kernel
 from ..spatial.small_linalg import condition, condition_at_most, frobenius2, lu_solve
+from .limb_layout import (CUT_K, CUT_NPOS, CUT_NROT, CUT_R, CUT_U_A, CUT_U_B, CUT_U_POS, LD_A, LD_B, LD_C, LD_DTHETA,
+                          LD_DX, LD_F, LD_FK, LD_G_JAC, LD_G_RES, LD_H, LD_J_P, LD_K, LD_L_T, LD_POSE, LD_VEC, LD_WORK,
+                          LD_Y, LM_B, LM_CUT_BODIES, LM_CUT_COUNTS, LM_CUT_POINTS, LM_CUT_VECTORS, LM_D_T, LM_H_COLUMN,
+                          LM_INDEPENDENT, LM_LOOPS, LM_LOOP_DEPENDENT, LM_LOOP_INDEPENDENT, LM_LOOP_ROWS, LM_PARENT,
+                          LM_PLATFORM_OFFSET, LM_SIZES, LM_SUPPORT, LM_TASK_ROWS, LM_W, LM_W2, LM_W2V, LM_WV, LM_X,
+                          LOOP_END_CUT, LOOP_FIRST_CUT, LOOP_NDEP, LOOP_NIND, LOOP_SIZE, SIZE_DELTA, SIZE_DL, SIZE_DP,
+                          SIZE_NL, SIZE_PLATFORM_BODY, SIZE_SQUARE)
 from ..spatial.se3_kernels import log_se3, pose_inv_mul
 from ..status import ILL_CONDITIONED, INNER_MAX_ITER, NO_CONVERGENCE, OK, SINGULAR
 
@@ -41,7 +34,7 @@ def limb_fk(lm, theta, C, Y, S):
     """Absolute poses ``C`` (n,4,4) and spatial screws ``Y = Ad(C_i) X_i`` (n,6) of the limb
     tree at ``theta`` (:func:`..limb_kinematics._fk`): ``C_i = C_p B_i exp(X_i theta_i)`` with
     ``exp`` of the unit screw (:func:`..spatial.exp_unit_screws_batch`); ``S`` (16, 4) scratch."""
-    parent, B, X, W, W2, Wv, W2v = lm[0], lm[1], lm[2], lm[3], lm[4], lm[5], lm[6]
+    parent, B, X, W, W2, Wv, W2v = lm[LM_PARENT], lm[LM_B], lm[LM_X], lm[LM_W], lm[LM_W2], lm[LM_WV], lm[LM_W2V]
     for i in range(len(theta)):
         th = theta[i]
         s, c = math.sin(th), math.cos(th)
@@ -113,9 +106,9 @@ def cut_rows(lm, c, C, Y, g, G, row0, S):
     """Residual and Jacobian rows of cut joint ``c`` into ``g[row0:]``, ``G[row0:, :]``
     (paper 001 eqs. 50-51, 55-56, 58-59; :func:`..limb_kinematics._cut_eval`); returns the
     number of rows.  ``S`` (16, 4) scratch: rows 0-2 R_kr, 3 dd, 4-8 row vectors."""
-    k, r = lm[13][c, 0], lm[13][c, 1]
-    dk, dr, U = lm[14][c, 0], lm[14][c, 1], lm[15][c]
-    npos, nrot = lm[16][c, 0], lm[16][c, 1]
+    k, r = lm[LM_CUT_BODIES][c, CUT_K], lm[LM_CUT_BODIES][c, CUT_R]
+    dk, dr, U = lm[LM_CUT_POINTS][c, CUT_K], lm[LM_CUT_POINTS][c, CUT_R], lm[LM_CUT_VECTORS][c]
+    npos, nrot = lm[LM_CUT_COUNTS][c, CUT_NPOS], lm[LM_CUT_COUNTS][c, CUT_NROT]
     for a in range(3):
         for b in range(3):                       # R_kr = R_k^T R_r
             v = 0.0
@@ -131,13 +124,13 @@ def cut_rows(lm, c, C, Y, g, G, row0, S):
         S[3, a] = v
     dd, ka, kl, uR, ra, w, zero = S[3], S[4], S[5], S[6], S[7], S[8], S[9]
     zero[0], zero[1], zero[2] = 0.0, 0.0, 0.0
-    sup = lm[7]
+    sup = lm[LM_SUPPORT]
     for i in range(npos + nrot):
         row = row0 + i
         for j in range(Y.shape[0]):
             G[row, j] = 0.0
         if i < npos:
-            u = U[i]
+            u = U[CUT_U_POS + i]
             g[row] = u[0] * (dd[0] - dk[0]) + u[1] * (dd[1] - dk[1]) + u[2] * (dd[2] - dk[2])
             _cross(u, dd, ka, 1.0)               # u^T [dd]x
             kl[0], kl[1], kl[2] = -u[0], -u[1], -u[2]
@@ -147,7 +140,7 @@ def cut_rows(lm, c, C, Y, g, G, row0, S):
             _spatial_row(C, k, ka, kl, sup, Y, G, row)
             _spatial_row(C, r, ra, uR, sup, Y, G, row)
         else:
-            ua, ub = U[3 + i - npos], U[6 + i - npos]
+            ua, ub = U[CUT_U_A + i - npos], U[CUT_U_B + i - npos]
             for a in range(3):
                 w[a] = S[a, 0] * ub[0] + S[a, 1] * ub[1] + S[a, 2] * ub[2]  # R_kr u_b
             g[row] = ua[0] * w[0] + ua[1] * w[1] + ua[2] * w[2]
@@ -164,12 +157,12 @@ def cut_rows(lm, c, C, Y, g, G, row0, S):
 def limb_state(lm, ld, theta):
     """Poses, screws and every FC's ``g`` (m,), ``G`` (m, n) at ``theta`` into ``ld``
     (:func:`..limb_kinematics.limb_state`)."""
-    C, Y, g, G, S = ld[0], ld[1], ld[2], ld[3], ld[18]
+    C, Y, g, G, S = ld[LD_C], ld[LD_Y], ld[LD_G_RES], ld[LD_G_JAC], ld[LD_FK]
     limb_fk(lm, theta, C, Y, S)
-    loops = lm[17]
-    for lp in range(lm[8][4]):
+    loops = lm[LM_LOOPS]
+    for lp in range(lm[LM_SIZES][SIZE_NL]):
         row = 0
-        for c in range(loops[lp, 0], loops[lp, 1]):
+        for c in range(loops[lp, LOOP_FIRST_CUT], loops[lp, LOOP_END_CUT]):
             row += cut_rows(lm, c, C, Y, g[lp], G[lp], row, S)
 
 
@@ -177,17 +170,17 @@ def limb_state(lm, ld, theta):
 def loop_norm(ld, lm, lp):
     """``|g|`` (2-norm over all rows) of FC ``lp``."""
     s = 0.0
-    for i in range(lm[17][lp, 2]):
-        s += ld[2][lp, i] ** 2
+    for i in range(lm[LM_LOOPS][lp, LOOP_SIZE]):
+        s += ld[LD_G_RES][lp, i] ** 2
     return math.sqrt(s)
 
 
 @kernel
 def loop_matrix(lm, ld, lp):
     """``G_y`` (r, r) of FC ``lp`` into ``ld`` A (selected rows, dependent columns, eq. 16)."""
-    A, G = ld[9], ld[3][lp]
-    r = lm[17][lp, 3]
-    rows, dep = lm[18][lp], lm[19][lp]
+    A, G = ld[LD_A], ld[LD_G_JAC][lp]
+    r = lm[LM_LOOPS][lp, LOOP_NDEP]
+    rows, dep = lm[LM_LOOP_ROWS][lp], lm[LM_LOOP_DEPENDENT][lp]
     for i in range(r):
         for j in range(r):
             A[i, j] = G[rows[i], dep[j]]
@@ -197,7 +190,7 @@ def loop_matrix(lm, ld, lp):
 @kernel
 def platform_pose(lm, ld, out):
     """``C_p = C[pb] @ offset`` (4,4) (eq. 4) into ``out``."""
-    C, off, pb = ld[0], lm[9], lm[8][0]
+    C, off, pb = ld[LD_C], lm[LM_PLATFORM_OFFSET], lm[LM_SIZES][SIZE_PLATFORM_BODY]
     for a in range(3):
         for b in range(4):
             v = C[pb, a, 3] if b == 3 else 0.0
@@ -213,13 +206,13 @@ def pose_error(lm, ld, target):
     :func:`..limb_ik.pose_error`: the rotation vector of ``Delta C_p = C_p^-1 C_target`` and its
     translation); returns ``|xi| + |eta|`` over the selected rows and, as a
     second value, their largest magnitude."""
-    P, dx = ld[14], ld[13]
+    P, dx = ld[LD_POSE], ld[LD_DX]
     platform_pose(lm, ld, P)
-    D, e = ld[11], ld[12]
+    D, e = ld[LD_WORK], ld[LD_VEC]
     pose_inv_mul(P, target, D)                   # Delta C_p = C_p^-1 C_target
     log_se3(D, e)                                # its rotation vector in e[:3]
     e[3], e[4], e[5] = D[0, 3], D[1, 3], D[2, 3]
-    rows = lm[10]
+    rows = lm[LM_TASK_ROWS]
     rot, lin, big = 0.0, 0.0, 0.0
     for i in range(len(rows)):
         v = e[rows[i]]
@@ -239,11 +232,13 @@ def limb_jacobians(lm, ld, threshold, want_kappa):
     Returns ``(status, kappa(F))`` (``kappa`` -1 unless ``want_kappa``: the check against
     ``threshold`` then needs no singular values where a bound decides): SINGULAR for a singular
     ``G_y`` or ``L_t``; ILL_CONDITIONED when ``kappa(F)`` exceeds ``threshold`` (< 0: never)."""
-    Y, G, J, H, Lt, F, K, A, b = ld[1], ld[3], ld[4], ld[5], ld[6], ld[7], ld[8], ld[9], ld[10]
-    sizes = lm[8]
-    pb, dl, dp, delta, nl = sizes[0], sizes[1], sizes[2], sizes[3], sizes[4]
-    n = len(lm[0])
-    hcol = lm[24]
+    Y, G, J, H, Lt, F, K = ld[LD_Y], ld[LD_G_JAC], ld[LD_J_P], ld[LD_H], ld[LD_L_T], ld[LD_F], ld[LD_K]
+    A, b = ld[LD_A], ld[LD_B]
+    sizes = lm[LM_SIZES]
+    pb, dl, dp, delta, nl = (sizes[SIZE_PLATFORM_BODY], sizes[SIZE_DL], sizes[SIZE_DP],
+                             sizes[SIZE_DELTA], sizes[SIZE_NL])
+    n = len(lm[LM_PARENT])
+    hcol = lm[LM_H_COLUMN]
     for i in range(n):
         for c in range(delta):
             H[i, c] = 0.0
@@ -251,8 +246,8 @@ def limb_jacobians(lm, ld, threshold, want_kappa):
             H[i, hcol[i]] = 1.0
     for lp in range(nl):                         # rows y of H: -G_y^-1 G_q (eq. 18)
         r = loop_matrix(lm, ld, lp)
-        ni = lm[17][lp, 4]
-        rows, ind = lm[18][lp], lm[20][lp]
+        ni = lm[LM_LOOPS][lp, LOOP_NIND]
+        rows, ind = lm[LM_LOOP_ROWS][lp], lm[LM_LOOP_INDEPENDENT][lp]
         for i in range(r):
             for j in range(ni):
                 b[i, j] = -G[lp, rows[i], ind[j]]
@@ -260,10 +255,10 @@ def limb_jacobians(lm, ld, threshold, want_kappa):
             return SINGULAR, math.inf
         for i in range(r):
             for j in range(ni):
-                H[lm[19][lp, i], hcol[ind[j]]] = b[i, j]
-    P = ld[14]                                   # J_p = Ad(C_p)^-1 Y_S (body-fixed)
+                H[lm[LM_LOOP_DEPENDENT][lp, i], hcol[ind[j]]] = b[i, j]
+    P = ld[LD_POSE]                                   # J_p = Ad(C_p)^-1 Y_S (body-fixed)
     platform_pose(lm, ld, P)
-    sup = lm[7]
+    sup = lm[LM_SUPPORT]
     for j in range(n):
         if not sup[pb, j]:
             for a in range(6):
@@ -276,7 +271,7 @@ def limb_jacobians(lm, ld, threshold, want_kappa):
         for a in range(3):
             J[a, j] = P[0, a] * w0 + P[1, a] * w1 + P[2, a] * w2
             J[3 + a, j] = P[0, a] * v0 + P[1, a] * v1 + P[2, a] * v2
-    rows = lm[10]
+    rows = lm[LM_TASK_ROWS]
     for i in range(dl):                          # L_t = P_t J_p H (H_jc: 1 for j = independent c,
         for c in range(delta):                   # 0 for the other independent j; the sum in the
             s = 0.0                              # same order without the zero terms)
@@ -288,7 +283,7 @@ def limb_jacobians(lm, ld, threshold, want_kappa):
             Lt[i, c] = s
             A[i, c] = s
         for c in range(dp):
-            F[i, c] = lm[11][i, c]
+            F[i, c] = lm[LM_D_T][i, c]
     if not lu_solve(A, dl, F, dp):
         return SINGULAR, math.inf
     for i in range(n):                           # K = H F: the row F[c] of an independent joint
@@ -301,15 +296,16 @@ def limb_jacobians(lm, ld, threshold, want_kappa):
                 s += H[i, j] * F[j, c]
             K[i, c] = s
     if want_kappa:
-        kappa = condition(F, delta, dp, ld[11])
+        kappa = condition(F, delta, dp, ld[LD_WORK])
         if threshold >= 0.0 and not kappa <= threshold:
             return ILL_CONDITIONED, kappa
         return OK, kappa
     # square F with an orthogonal D_t: F^-1 = D_t^T L_t, so kappa(F)^2 <= tr(F^T F) tr((F^T F)^-1)
     # = |F|_F^2 |L_t|_F^2 decides without the Gram matrix's inverse where the bound is enough
-    if threshold >= 0.0 and lm[8][6] and frobenius2(F, delta, dp) * frobenius2(Lt, dl, delta) <= threshold * threshold:
+    square = lm[LM_SIZES][SIZE_SQUARE]
+    if threshold >= 0.0 and square and frobenius2(F, delta, dp) * frobenius2(Lt, dl, delta) <= threshold * threshold:
         return OK, -1.0
-    if threshold >= 0.0 and not condition_at_most(F, delta, dp, ld[11], threshold):
+    if threshold >= 0.0 and not condition_at_most(F, delta, dp, ld[LD_WORK], threshold):
         return ILL_CONDITIONED, -1.0
     return OK, -1.0
 
@@ -318,16 +314,16 @@ def limb_jacobians(lm, ld, threshold, want_kappa):
 def loop_correction(lm, ld, theta_out, scale):
     """``theta_out[y] += scale * G_y^-1 g`` for every FC (eq. 33 with the selected rows);
     False for a singular ``G_y``."""
-    b = ld[10]
-    for lp in range(lm[8][4]):
+    b = ld[LD_B]
+    for lp in range(lm[LM_SIZES][SIZE_NL]):
         r = loop_matrix(lm, ld, lp)
-        rows = lm[18][lp]
+        rows = lm[LM_LOOP_ROWS][lp]
         for i in range(r):
-            b[i, 0] = ld[2][lp, rows[i]]
-        if not lu_solve(ld[9], r, b, 1):
+            b[i, 0] = ld[LD_G_RES][lp, rows[i]]
+        if not lu_solve(ld[LD_A], r, b, 1):
             return False
         for i in range(r):
-            theta_out[lm[19][lp, i]] += scale * b[i, 0]
+            theta_out[lm[LM_LOOP_DEPENDENT][lp, i]] += scale * b[i, 0]
     return True
 
 
@@ -337,14 +333,14 @@ def compound_step(lm, ld, theta):
     P_t J_p c)`` (Algorithm 3; :func:`..limb_ik.compound_newton_step`), from the Jacobians and
     ``dx`` in ``ld``; False when a solve is singular."""
     n = len(theta)
-    c = ld[16]
+    c = ld[LD_DTHETA]
     for i in range(n):
         c[i] = 0.0
     if not loop_correction(lm, ld, c, -1.0):
         return False
-    J, H, Lt, A, b, dx = ld[4], ld[5], ld[6], ld[9], ld[10], ld[13]
-    rows = lm[10]
-    dl, delta = lm[8][1], lm[8][3]
+    J, H, Lt, A, b, dx = ld[LD_J_P], ld[LD_H], ld[LD_L_T], ld[LD_A], ld[LD_B], ld[LD_DX]
+    rows = lm[LM_TASK_ROWS]
+    dl, delta = lm[LM_SIZES][SIZE_DL], lm[LM_SIZES][SIZE_DELTA]
     for i in range(dl):
         s = dx[i]
         for j in range(n):
@@ -354,7 +350,7 @@ def compound_step(lm, ld, theta):
             A[i, j] = Lt[i, j]
     if not lu_solve(A, dl, b, 1):
         return False
-    hcol = lm[24]
+    hcol = lm[LM_H_COLUMN]
     for i in range(n):                           # (H Delta q)_i = Delta q_c for independent i
         if hcol[i] >= 0:
             theta[i] += c[i] + b[hcol[i], 0]
@@ -372,11 +368,11 @@ def solve_loops(lm, ld, theta, tol, its):
     ``ld`` for the independent coordinates moved by ``ld`` b[:delta, 0] (``Delta q``), then
     Newton steps per FC until ``|g| <= tol`` (:func:`..loop_constraints.solve_loop_constraints`).
     ``its`` (nl,): iterations of each FC.  Returns a status."""
-    nl, delta = lm[8][4], lm[8][3]
-    ind_all = lm[12]
-    dq = ld[12]
-    b = ld[10]
-    dth = ld[16]
+    nl, delta = lm[LM_SIZES][SIZE_NL], lm[LM_SIZES][SIZE_DELTA]
+    ind_all = lm[LM_INDEPENDENT]
+    dq = ld[LD_VEC]
+    b = ld[LD_B]
+    dth = ld[LD_DTHETA]
     n = len(theta)
     for i in range(n):
         dth[i] = 0.0
@@ -385,16 +381,16 @@ def solve_loops(lm, ld, theta, tol, its):
         dth[ind_all[j]] = b[j, 0]
     for lp in range(nl):                         # predictor: -G_y^-1 (g + G_q dtheta_q)
         r = loop_matrix(lm, ld, lp)
-        rows, ind = lm[18][lp], lm[20][lp]
+        rows, ind = lm[LM_LOOP_ROWS][lp], lm[LM_LOOP_INDEPENDENT][lp]
         for i in range(r):
-            s = ld[2][lp, rows[i]]
-            for j in range(lm[17][lp, 4]):
-                s += ld[3][lp, rows[i], ind[j]] * dth[ind[j]]
+            s = ld[LD_G_RES][lp, rows[i]]
+            for j in range(lm[LM_LOOPS][lp, LOOP_NIND]):
+                s += ld[LD_G_JAC][lp, rows[i], ind[j]] * dth[ind[j]]
             b[i, 0] = s
-        if not lu_solve(ld[9], r, b, 1):
+        if not lu_solve(ld[LD_A], r, b, 1):
             return SINGULAR
         for i in range(r):
-            theta[lm[19][lp, i]] -= b[i, 0]
+            theta[lm[LM_LOOP_DEPENDENT][lp, i]] -= b[i, 0]
         its[lp] = 1
     for j in range(delta):
         theta[ind_all[j]] += dq[j]
@@ -410,13 +406,13 @@ def solve_loops(lm, ld, theta, tol, its):
             if its[lp] >= INNER_MAX_ITER:
                 return NO_CONVERGENCE
             r = loop_matrix(lm, ld, lp)
-            rows = lm[18][lp]
+            rows = lm[LM_LOOP_ROWS][lp]
             for i in range(r):
-                b[i, 0] = ld[2][lp, rows[i]]
-            if not lu_solve(ld[9], r, b, 1):
+                b[i, 0] = ld[LD_G_RES][lp, rows[i]]
+            if not lu_solve(ld[LD_A], r, b, 1):
                 return SINGULAR
             for i in range(r):
-                theta[lm[19][lp, i]] -= b[i, 0]
+                theta[lm[LM_LOOP_DEPENDENT][lp, i]] -= b[i, 0]
             its[lp] += 1
             active = True
         if not active:

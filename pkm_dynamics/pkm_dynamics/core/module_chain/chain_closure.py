@@ -1,8 +1,8 @@
 """The closed-chain kinematics of one parallel module (paper 000 eqs. 2, 4-5, 7, 27-28, 61-64; its
 twist maps of eq. 6 applied to twists and wrenches: :func:`carry_to_bodies`,
-:func:`carry_back_to_base`), shared by the dynamics (:mod:`.chain_kernels`) and the kinematics
+:func:`carry_back_to_base`), shared by the dynamics (:mod:`.chain_recursions`) and the kinematics
 (:mod:`.chain_kinematics`).  ``S`` (30,) is one module's row of the scratch laid out in
-:mod:`.chain_kernels`; the status codes the kernels return: :mod:`..status`.
+:mod:`.chain_layout`; the status codes the kernels return: :mod:`..status`.
 """
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ from ..bounds import MAX_EFFORT, MAX_POSITION, MAX_RATE
 from ..numba_support.cache import scratch_kernel
 from ..spatial.se3_kernels import ad_inv_pose_rz_T_add, ad_inv_pose_rz_vec
 from ..status import CLOSURE, LIMIT_SLACK, OK, SINGULAR_ANGLE, SINGULAR_DET, SINGULAR_SIN, STROKE
+from .chain_layout import (COS_Q, COS_Q1, COS_Q2, K1, K2, K3, K4, K5, K6, KA, KB, KE, KF, LOWER, SIN_Q, SIN_Q1,
+                           SIN_Q2, UPPER, X_ACT, XD_ACT)
 
 #: the input bounds of :mod:`..bounds` the kernels check (as module_chain._as_state): position of
 #: a joint without limits, velocity, acceleration, effort and wrench components
@@ -21,12 +23,12 @@ BOUND_POSITION, BOUND_VELOCITY, BOUND_ACCELERATION, BOUND_EFFORT = (MAX_POSITION
 
 @scratch_kernel
 def check_strokes(geo, X, status):
-    """Every actuator of every row of ``X`` (B, n) within its stroke ``geo[k, 2:4]`` (as
+    """Every actuator of every row of ``X`` (B, n) within its stroke ``geo[k, LOWER]``, ``geo[k, UPPER]`` (as
     module_chain._check_actuators); else STROKE with ``status = (STROKE, row, module)``."""
     B, n = X.shape
     for r in range(B):
         for k in range(n):
-            if X[r, k] < geo[k, 2] - LIMIT_SLACK or X[r, k] > geo[k, 3] + LIMIT_SLACK:
+            if X[r, k] < geo[k, LOWER] - LIMIT_SLACK or X[r, k] > geo[k, UPPER] + LIMIT_SLACK:
                 status[0], status[1], status[2] = STROKE, r, k
                 return STROKE
     return OK
@@ -58,9 +60,9 @@ def closure(L, L1, Lc, Lc0, x, xd, S):
     k2d = (-(xd + L * s1 * qd1) * den - num * L * (xd * s1 + d * c1 * qd1)) / (den * den)
     num, den = -(d - L1 * c2), d * L1 * s2
     k3d = (-(xd + L1 * s2 * qd2) * den - num * L1 * (xd * s2 + d * c2 * qd2)) / (den * den)
-    S[0], S[1] = x, xd
-    S[5], S[6], S[7], S[8], S[9], S[10] = k1, k2, k3, k1d * xd, k2d * xd, k3d * xd   # eq. 28
-    S[24], S[25], S[26], S[27], S[28], S[29] = cq, s, c1, s1, c2, s2
+    S[X_ACT], S[XD_ACT] = x, xd
+    S[K1], S[K2], S[K3], S[K4], S[K5], S[K6] = k1, k2, k3, k1d * xd, k2d * xd, k3d * xd   # eq. 28
+    S[COS_Q], S[SIN_Q], S[COS_Q1], S[SIN_Q1], S[COS_Q2], S[SIN_Q2] = cq, s, c1, s1, c2, s2
     return OK
 
 
@@ -68,7 +70,7 @@ def closure(L, L1, Lc, Lc0, x, xd, S):
 def loop_angles(S):
     """The loop angles ``q, q1`` of a parallel module (eq. 2: ``-acos`` of the cosines that
     :func:`closure` left in ``S``)."""
-    return -math.acos(S[24]), -math.acos(S[26])
+    return -math.acos(S[COS_Q]), -math.acos(S[COS_Q1])
 
 
 @scratch_kernel
@@ -76,12 +78,12 @@ def actuator_force_coefficients(L1, Lc, Lc0, S):
     """``k_a = x + Lc0``, ``k_b = -L1 sin q2``, ``k_e = k_a + Lc``, ``k_f = L1 cos q2 / (k_b k_e)``
     of eqs. 62-64 into ``S`` after :func:`closure`; SINGULAR_DET when ``det A = k_b k_e``
     vanishes (eq. 61, as :func:`.parallel_module.actuator_wrench_maps`)."""
-    ka = S[0] + Lc0
-    kb = -L1 * S[29]
+    ka = S[X_ACT] + Lc0
+    kb = -L1 * S[SIN_Q2]
     ke = ka + Lc
     if abs(kb * ke) < SINGULAR_SIN * max(1.0, L1 * ke):     # det A (eq. 61)
         return SINGULAR_DET
-    S[13], S[14], S[15], S[16] = ka, kb, ke, L1 * S[28] / (kb * ke)
+    S[KA], S[KB], S[KE], S[KF] = ka, kb, ke, L1 * S[COS_Q2] / (kb * ke)
     return OK
 
 
@@ -91,7 +93,7 @@ def carry_to_bodies(S, L, h, v, out):
     base frame Bc of a parallel module seen from B1, B3, B4, the maps of eq. 6 (``A1 =
     Ad_inv(T([L, 0, h]) Rz(q))``, ``A3 = Ad_inv(Rz(q1))``, ``A4 = Ad_inv(T(k_a [cos q1, sin q1,
     0]) Rz(q1))``) applied without the matrices, from the cosines and sines in ``S``."""
-    c, s, c1, s1, ka = S[24], S[25], S[26], S[27], S[13]
+    c, s, c1, s1, ka = S[COS_Q], S[SIN_Q], S[COS_Q1], S[SIN_Q1], S[KA]
     ad_inv_pose_rz_vec(c, s, L, 0.0, h, v, out[0])
     ad_inv_pose_rz_vec(c1, s1, 0.0, 0.0, 0.0, v, out[1])
     ad_inv_pose_rz_vec(c1, s1, c1 * ka, s1 * ka, 0.0, v, out[2])
@@ -103,7 +105,7 @@ def carry_back_to_base(S, L, h, y1, y3, y4, out):
     carried to its base frame Bc by the transposes of the maps of eq. 6 (``A1 = Ad_inv(T([L, 0,
     h]) Rz(q))``, ``A3 = Ad_inv(Rz(q1))``, ``A4 = Ad_inv(T(k_a [cos q1, sin q1, 0]) Rz(q1))``),
     applied without the matrices from the cosines and sines in ``S``."""
-    c, s, c1, s1, ka = S[24], S[25], S[26], S[27], S[13]
+    c, s, c1, s1, ka = S[COS_Q], S[SIN_Q], S[COS_Q1], S[SIN_Q1], S[KA]
     ad_inv_pose_rz_T_add(c, s, L, 0.0, h, y1, out)
     ad_inv_pose_rz_T_add(c1, s1, 0.0, 0.0, 0.0, y3, out)
     ad_inv_pose_rz_T_add(c1, s1, c1 * ka, s1 * ka, 0.0, y4, out)

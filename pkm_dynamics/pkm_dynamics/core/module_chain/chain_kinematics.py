@@ -2,7 +2,7 @@
 loops closed (:func:`tree_state`) and the end-effector pose (:func:`forward_kinematics`), the
 counterparts of :func:`~pkm_dynamics.core.module_chain.chain_tree_state` and
 :func:`~pkm_dynamics.core.module_chain.chain_forward_kinematics` (the reference route).  Model
-layouts as in :mod:`.chain_kernels`; each driver checks its inputs, loops over the batch and
+layouts as in :mod:`.chain_layout`; each driver checks its inputs, loops over the batch and
 returns a status with ``status = (code, row, module)``.
 """
 from __future__ import annotations
@@ -13,6 +13,8 @@ from .chain_closure import (BOUND_ACCELERATION, BOUND_POSITION, BOUND_VELOCITY, 
                             loop_angles)
 from ..spatial.se3_kernels import exp_se3, pose_mul
 from ..status import BAD_INPUT, OK
+from .chain_layout import (C_E, COS_Q, GEO_H, GEO_L, GEO_L1, GEO_LC, GEO_LC0, JOINT_Q, JOINT_Q1, JOINT_X, K1, K2,
+                           K4, K5, KIND, PARALLEL, REF_Q, REF_Q1, SCREW, SERIAL_B, SIGN_Q, SIGN_Q1, SIN_Q, SX, XD_ACT)
 
 
 @scratch_kernel
@@ -45,22 +47,22 @@ def tree_state(geo, X, XD, XDD, Q, QD, QDD, S, status):
     for r in range(B):
         for k in range(n):
             g = geo[k]
-            if g[0] == 0.0:
-                sx = g[1]
-                code = closure(g[4], g[5], g[6], g[7], sx * X[r, k], sx * XD[r, k], S[k])
+            if g[KIND] == PARALLEL:
+                sx = g[SX]
+                code = closure(g[GEO_L], g[GEO_L1], g[GEO_LC], g[GEO_LC0], sx * X[r, k], sx * XD[r, k], S[k])
                 if code != OK:
                     status[0], status[1], status[2] = code, r, k
                     return code
                 a = sx * XDD[r, k]
-                jl, jc, jp = int(g[15]), int(g[16]), int(g[17])
-                sl, sc, rl, rc = g[18], g[19], g[20], g[21]
+                jl, jc, jp = int(g[JOINT_Q]), int(g[JOINT_Q1]), int(g[JOINT_X])
+                sl, sc, rl, rc = g[SIGN_Q], g[SIGN_Q1], g[REF_Q], g[REF_Q1]
                 s = S[k]
                 q, q1 = loop_angles(s)
-                Q[r, jl], QD[r, jl], QDD[r, jl] = sl * (q - rl), sl * s[5] * s[1], sl * (s[8] + s[5] * a)
-                Q[r, jc], QD[r, jc], QDD[r, jc] = sc * (q1 - rc), sc * s[6] * s[1], sc * (s[9] + s[6] * a)
+                Q[r, jl], QD[r, jl], QDD[r, jl] = sl * (q - rl), sl * s[K1] * s[XD_ACT], sl * (s[K4] + s[K1] * a)
+                Q[r, jc], QD[r, jc], QDD[r, jc] = sc * (q1 - rc), sc * s[K2] * s[XD_ACT], sc * (s[K5] + s[K2] * a)
                 Q[r, jp], QD[r, jp], QDD[r, jp] = X[r, k], XD[r, k], XDD[r, k]
             else:
-                j = int(g[15])
+                j = int(g[JOINT_Q])
                 Q[r, j], QD[r, j], QDD[r, j] = X[r, k], XD[r, k], XDD[r, k]
     return OK
 
@@ -83,27 +85,27 @@ def forward_kinematics(geo, mats, root, X, out, S, W, status):
                 C[i, j] = root[i, j]
         for k in range(n):
             g = geo[k]
-            if g[0] == 0.0:
-                code = closure(g[4], g[5], g[6], g[7], g[1] * X[r, k], 0.0, S[k])
+            if g[KIND] == PARALLEL:
+                code = closure(g[GEO_L], g[GEO_L1], g[GEO_LC], g[GEO_LC0], g[SX] * X[r, k], 0.0, S[k])
                 if code != OK:
                     status[0], status[1], status[2] = code, r, k
                     return code
-                c, s = S[k, 24], S[k, 25]                           # cos q, sin q
+                c, s = S[k, COS_Q], S[k, SIN_Q]
                 for i in range(4):
                     for j in range(4):
                         G[i, j] = 0.0
                 G[0, 0], G[0, 1], G[1, 0], G[1, 1] = c, -s, s, c
                 G[2, 2], G[3, 3] = 1.0, 1.0
-                G[0, 3], G[2, 3] = g[4], g[8]                       # T([L, 0, h]) Rz(q)
+                G[0, 3], G[2, 3] = g[GEO_L], g[GEO_H]               # T([L, 0, h]) Rz(q)
                 pose_mul(C, G, P)
             else:
-                exp_se3(g[9:15], X[r, k], G)
-                pose_mul(mats[k, 1, :4, :4], G, P)                  # B exp(X x)
+                exp_se3(g[SCREW], X[r, k], G)
+                pose_mul(mats[k, SERIAL_B, :4, :4], G, P)           # B exp(X x)
                 for i in range(4):
                     for j in range(4):
                         G[i, j] = P[i, j]
                 pose_mul(C, G, P)
-            pose_mul(P, mats[k, 4, :4, :4], C)                      # then E
+            pose_mul(P, mats[k, C_E, :4, :4], C)                    # then E
         for i in range(4):
             for j in range(4):
                 out[r, i, j] = C[i, j]

@@ -1,7 +1,7 @@
 """Model and data of the compiled module-chain dynamics, kept apart as in Pinocchio.
 
 :class:`ChainModel`: the :class:`~pkm_dynamics.core.module_chain.ModuleChain` of a robot as flat
-read-only arrays (layouts in :mod:`.chain_kernels`), built once at load and shared by every
+read-only arrays (layouts in :mod:`.chain_layout`), built once at load and shared by every
 call.  :class:`ChainData`: the scratch of one call, preallocated per robot and per thread
 (:meth:`ChainModel.data`), never shared between threads.  :func:`chain_forward_dynamics` and
 :func:`chain_inverse_dynamics` are the thin Python layer: shapes, one kernel call for a whole
@@ -16,6 +16,7 @@ import numpy as np
 
 from ..errors import PkmDynamicsError, SingularityError, StateError
 from . import chain_kernels as K
+from . import chain_layout as CL
 from . import chain_kinematics as KK
 from ..status import (BAD_INPUT, CLOSURE, NONFINITE_RESULT, OK, SINGULAR_ALPHA, SINGULAR_ANGLE, SINGULAR_DET,
                       STROKE)
@@ -26,8 +27,8 @@ _NAMES = ("x", "xd", "third", "wrench")
 @dataclass(frozen=True)
 class ChainData:
     """Scratch of one call (n modules): ``A`` (n, 3, 6, 6), ``V`` (n, 5, 3, 6), ``S`` (n, 30),
-    ``W`` (6, 6, 6), ``w`` (12, 6) as laid out in :mod:`.chain_kernels`, views of the one buffer
-    ``flat`` (:func:`.chain_kernels.scratch_arrays`), ``status`` (3,), and ``no_wrench`` (1, 6)
+    ``W`` (6, 6, 6), ``w`` (12, 6) as laid out in :mod:`.chain_layout`, views of the one buffer
+    ``flat`` (:func:`.chain_layout.scratch_arrays`), ``status`` (3,), and ``no_wrench`` (1, 6)
     zeros (never written)."""
 
     A: np.ndarray
@@ -41,18 +42,18 @@ class ChainData:
 
     @classmethod
     def allocate(cls, n: int) -> "ChainData":
-        sizes = (K.A_SIZE * n, K.V_SIZE * n, K.S_SIZE * n, K.W_SIZE, K.w_SIZE)
+        sizes = (CL.A_SIZE * n, CL.V_SIZE * n, CL.S_SIZE * n, CL.W_SIZE, CL.w_SIZE)
         flat = np.zeros(sum(sizes))
         A, V, S, W, w = np.split(flat, np.cumsum(sizes)[:-1])
-        return cls(A.reshape(n, 3, 6, 6), V.reshape(n, 5, 3, 6), S.reshape(n, 30), W.reshape(6, 6, 6),
+        return cls(A.reshape(n, 3, 6, 6), V.reshape(n, 5, 3, 6), S.reshape(n, CL.S_SIZE), W.reshape(6, 6, 6),
                    w.reshape(12, 6), np.zeros(3, dtype=np.int64), np.zeros((1, 6)), flat)
 
 
 @dataclass(frozen=True, eq=False)
 class ChainModel:
     """Flat model of a module chain: ``geo`` (n, 22), ``mats`` (n, 5, 6, 6), ``nud0`` (6,)
-    (views of the one buffer ``flat``, :func:`.chain_kernels.model_arrays`), ``root`` (4, 4)
-    (see :mod:`.chain_kernels`), read-only; ``nq``: number of tree joints; ``shape1``: ``(n,)``,
+    (views of the one buffer ``flat``, :func:`.chain_layout.model_arrays`), ``root`` (4, 4)
+    (see :mod:`.chain_layout`), read-only; ``nq``: number of tree joints; ``shape1``: ``(n,)``,
     the shape of one state; plus the chain it came from (for error messages and the reference
     route)."""
 
@@ -71,24 +72,27 @@ class ChainModel:
         """Compile ``chain`` (a :class:`~pkm_dynamics.core.module_chain.ModuleChain` of a tree
         with ``nq`` moving joints) into arrays."""
         n = chain.n
-        flat = np.zeros((K.GEO_SIZE + K.MATS_SIZE) * n + 6)
-        geo = flat[:K.GEO_SIZE * n].reshape(n, 22)
-        mats = flat[K.GEO_SIZE * n:-6].reshape(n, 5, 6, 6)
+        flat = np.zeros((CL.GEO_SIZE + CL.MATS_SIZE) * n + 6)
+        geo = flat[:CL.GEO_SIZE * n].reshape(n, CL.GEO_SIZE)
+        mats = flat[CL.GEO_SIZE * n:-6].reshape(n, 5, 6, 6)
         for k, (mod, info) in enumerate(zip(chain.modules, chain.info)):
-            geo[k, 1:4] = info.sx, info.lower, info.upper
-            geo[k, 15:15 + len(info.tree_idx)] = info.tree_idx
+            g = geo[k]
+            g[CL.SX], g[CL.LOWER], g[CL.UPPER] = info.sx, info.lower, info.upper
+            g[CL.JOINT_Q:CL.JOINT_Q + len(info.tree_idx)] = info.tree_idx
             if info.kind == "parallel":
-                geo[k, 4:9] = mod.L, mod.L1, mod.Lc, mod.Lc0, mod.h
-                geo[k, 18:22] = *info.signs, *info.refs
-                mats[k, :3] = mod.M
-                mats[k, 4, :4, :4] = mod.B1_C_E
+                g[CL.KIND] = CL.PARALLEL
+                g[CL.GEO_L], g[CL.GEO_L1], g[CL.GEO_LC], g[CL.GEO_LC0], g[CL.GEO_H] = (mod.L, mod.L1, mod.Lc,
+                                                                                    mod.Lc0, mod.h)
+                (g[CL.SIGN_Q], g[CL.SIGN_Q1]), (g[CL.REF_Q], g[CL.REF_Q1]) = info.signs, info.refs
+                mats[k, CL.B1], mats[k, CL.B3], mats[k, CL.B4] = mod.M
+                mats[k, CL.C_E, :4, :4] = mod.B1_C_E
             else:
-                geo[k, 0] = 1.0
-                geo[k, 9:15] = mod.X
-                mats[k, 0] = mod.M_B4
-                mats[k, 1, :4, :4] = mod.B
-                mats[k, 4, :4, :4] = mod.B4_C_E
-            mats[k, 3] = mod.AE
+                g[CL.KIND] = CL.SERIAL
+                g[CL.SCREW] = mod.X
+                mats[k, CL.SERIAL_BODY] = mod.M_B4
+                mats[k, CL.SERIAL_B, :4, :4] = mod.B
+                mats[k, CL.C_E, :4, :4] = mod.B4_C_E
+            mats[k, CL.MAP_E] = mod.AE
         nud0 = flat[-6:]
         nud0[:] = chain.nud_0
         root = np.array(chain.root_C_Bc, dtype=float)

@@ -2,7 +2,7 @@
 Algorithm 1 (:func:`parallel_serial_forward_dynamics`), the chain's analytic inverse dynamics
 (:func:`chain_inverse_dynamics`), forward kinematics and the tree state of a chain recognised by
 :func:`~.module_chain.recognise_modules`, and the checks of a chain's state arrays.  The compiled
-kernels (:mod:`~pkm_dynamics.core.module_chain.chain_kernels`) run the same algorithms; this route is their
+kernels (:mod:`~pkm_dynamics.core.module_chain.chain_recursions`) run the same algorithms; this route is their
 independent check."""
 from __future__ import annotations
 

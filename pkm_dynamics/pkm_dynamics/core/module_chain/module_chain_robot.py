@@ -13,6 +13,7 @@ from .chain_model import chain_forward_kinematics as compiled_forward_kinematics
 from .chain_model import chain_inverse_dynamics as compiled_inverse_dynamics
 from .chain_model import chain_tree_state as compiled_tree_state
 from ..description.robot_description import as_description
+from ..hoid.higher_order import build_hoid_model
 from ..interface import IKSolution, SolverOptions
 
 from .module_chain import recognise_modules
@@ -58,6 +59,7 @@ class ModuleChainRobot:
         self.root_link = self.tree.root_link
         self.limb_names = (self.name,)          # the whole chain is one serial limb
         self.seed_joints = self.actuated_joints
+        self.hoid_model = build_hoid_model(desc)   # paper 002 (its Taylor route here), read-only
 
     @property
     def n(self) -> int:

@@ -62,11 +62,13 @@ def source_hash() -> str:
     """Short hash of the kernel sources (every module of the core that compiles with this module's
     decorators -- its import of them names it -- every ``*.py`` beside this file,
     ``core/bounds.py`` and ``core/status.py`` whose constants the kernels check against and
-    return, ``core/spatial/scalar_forms.py`` whose scalar functions they compile) and of the numba
+    return, ``core/spatial/scalar_forms.py`` whose scalar functions they compile,
+    ``core/limb/limb_layout.py`` whose index constants they compile in) and of the numba
     version."""
     import numba
     h = hashlib.sha1(numba.__version__.encode())
-    extra = {os.path.join("..", n) for n in ("bounds.py", "status.py", os.path.join("spatial", "scalar_forms.py"))}
+    extra = {os.path.join("..", n) for n in ("bounds.py", "status.py", os.path.join("spatial", "scalar_forms.py"),
+                                             os.path.join("limb", "limb_layout.py"))}
     names = sorted(os.path.relpath(os.path.join(d, n), _PACKAGE_DIR)
                    for d in KERNEL_SOURCE_DIRS for n in os.listdir(d) if n.endswith(".py"))
     for name in names:

@@ -22,7 +22,7 @@ def warm_tree(tree) -> None:
 
 
 def warm_hoid() -> None:
-    """The paper-002 kernels (full call and recursion alone) on the smallest PKM with simple
+    """The paper-002 kernels (full call, the parallel robot's call and recursion alone) on the smallest PKM with simple
     limbs: one limb of one revolute joint carrying the platform, task space ``wz`` (the
     kernels' types do not depend on the sizes: one compilation covers every robot)."""
     from types import SimpleNamespace
@@ -36,4 +36,5 @@ def warm_hoid() -> None:
                             actuator_local=np.zeros(1, dtype=int))
     model = HoidKernelModel.build(limbs, np.array([1.0]), np.array([1.0]))
     hoid_full_call(model, np.eye(4)[None], np.zeros((1, 4, 1)), np.zeros(1), np.zeros(3))
+    hoid_full_call(model, np.eye(4)[None], np.zeros((1, 4, 1)), np.zeros(1), np.zeros(3), threshold=-1.0)
     hoid_recursion(model, np.zeros(1), np.zeros((4, 1)), np.zeros(3))

@@ -30,8 +30,9 @@ import numpy as np
 
 from ..description.robot_description import as_description
 from ..errors import DescriptionError
+from ..hoid.higher_order import build_hoid_model, higher_order_inverse_dynamics
 from ..hoid.jet_dynamics import jet_model
-from ..limb.limb_tables import (LimbTables, robot_constants)
+from .limb_tables import (LimbTables, robot_constants)
 from ..limb.limb_model import TWIST_COMPONENTS, build_limbs
 from ..interface import IKSolution, SolverOptions
 from ..reactions.reactions import reaction_model
@@ -82,7 +83,7 @@ class ParallelRobot(PkmKinematics, PkmForwardKinematics, TaskSpaceDynamics):
     :class:`~.interface.IKSolution`), ``xd``, ``xdd`` the task twist ``V_t`` and its derivative.
 
     ``compiled`` (attribute, default True): the IK, rates, limb forces and ``M_t`` run in the
-    compiled kernels (:mod:`~pkm_dynamics.core.limb.limb_tables`); False runs the numpy reference route for
+    compiled kernels (:mod:`~pkm_dynamics.core.pkm.limb_tables`); False runs the numpy reference route for
     every limb (the same results to round-off: for comparisons).
 
     Every IK solution is refined to round-off (so rates and accelerations are exact for it),
@@ -147,6 +148,8 @@ class ParallelRobot(PkmKinematics, PkmForwardKinematics, TaskSpaceDynamics):
         self._rc = robot_constants(self.reference_pose, self.P_p, self.M_p, self.tree.gravity)
         self.reaction_model = reaction_model(self)        # read-only: built here, not at a call
         self.jet_model = jet_model(desc)                  # the general route of the derivatives, read-only
+        # paper 002's model (its recursion compiled, the Taylor route on jet_model), read-only
+        self.hoid_model = build_hoid_model(desc, self.jet_model, (self.reference_pose, self.P_p))
 
     # -- names and solver options (read-only: ``options`` is fixed) ----------------------------
     @property
@@ -235,8 +238,8 @@ class ParallelRobot(PkmKinematics, PkmForwardKinematics, TaskSpaceDynamics):
 
     def higher_order_inverse_dynamics(self, x, xd, xdd, xddd, xdddd, **kw):
         """``u, du, ddu`` (+ SEA motor feedforward), paper 002, for the platform pose ``x``, task
-        twist ``xd`` and its 1st..3rd derivatives: see :mod:`.higher_order`."""
-        from ..hoid.higher_order import higher_order_inverse_dynamics
+        twist ``xd`` and its 1st..3rd derivatives: see :mod:`.higher_order` (one kernel call,
+        :mod:`.hoid_robot_kernels`, with the checks of :meth:`admissible_task_state`)."""
         return higher_order_inverse_dynamics(self, x, xd, xdd, xddd, xdddd, **kw)
 
     def joint_motion(self, x, xd=None, xdd=None, initial=None) -> IKSolution:

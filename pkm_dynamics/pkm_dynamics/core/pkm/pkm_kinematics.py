@@ -13,7 +13,7 @@ import numpy as np
 
 from ..bounds import MAX_RATE, check_rate
 from ..errors import ConvergenceError, SingularityError, StateError
-from ..limb.limb_tables import (CompiledIK, LazyLimbs, compiled_ik, compiled_reference)
+from .limb_tables import (CompiledIK, LazyLimbs, compiled_ik, compiled_reference)
 from .robot_kernels import task_manifold_offset
 from ..limb.limb_ik import (limb_inverse_kinematics_compound, limb_inverse_kinematics_nested, limb_jacobians,
                             step_partition)
@@ -119,7 +119,7 @@ class PkmKinematics:
     def _limb_ik_reference(self, limb, pose, th0, scheme, tol, iterate=False):
         """One limb's IK by the numpy route (:mod:`.limb_ik`, :mod:`.working_mode`,
         :mod:`.ik_refinement`) with every refusal: ``(theta, outer, inner, jac, state, kappa(F))``.
-        The compiled kernel (:func:`~pkm_dynamics.core.limb.limb_tables.compiled_ik`) does the same for the
+        The compiled kernel (:func:`~pkm_dynamics.core.pkm.limb_tables.compiled_ik`) does the same for the
         common case and hands every other one over to this.  ``iterate``: a Newton iterate of the
         forward kinematics: the direct solve only (:func:`.working_mode.solve_direct`), the
         joint limits not enforced (they are checked on the forward kinematics' solution)."""
@@ -156,7 +156,7 @@ class PkmKinematics:
         return theta, info.outer, info.inner, jac, state, k
 
     def _reference_kernel(self, pose, twist, acceleration, theta0, scheme, tol, keep=True):
-        """The compiled reference (:func:`~pkm_dynamics.core.limb.limb_tables.compiled_reference`, ``keep``
+        """The compiled reference (:func:`~pkm_dynamics.core.pkm.limb_tables.compiled_reference`, ``keep``
         as there) from the flat limb joint vector ``theta0`` when the inputs have the shapes it
         takes; None where the Python checks must run first."""
         pose = np.asarray(pose, dtype=float)
@@ -296,7 +296,7 @@ class PkmKinematics:
         (4, 4), ``V_t``, ``Vdot_t`` (delta_p,), the same numbers as :meth:`inverse_kinematics`
         then :meth:`inverse_dynamics`.  ``warm``: the ``theta`` of the previous reference's
         result (where the IK starts; None: the reference configuration).  One compiled call
-        (:func:`~pkm_dynamics.core.limb.limb_tables.compiled_reference`) when it completes; else the IK
+        (:func:`~pkm_dynamics.core.pkm.limb_tables.compiled_reference`) when it completes; else the IK
         solution of its result and the ID of that, which word any refusal."""
         flat = np.zeros(self._limb_tables.n) if warm is None else warm
         scheme, tol = self.ik_scheme, self.tol

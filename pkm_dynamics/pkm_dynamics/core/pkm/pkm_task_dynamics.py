@@ -12,7 +12,7 @@ import numpy as np
 
 from ..bounds import check_effort
 from ..errors import SingularityError, StateError
-from ..limb.limb_tables import (compiled_rates, compiled_task_inertia)
+from .limb_tables import (compiled_rates, compiled_task_inertia)
 from .robot_dynamics import compiled_forward_dynamics
 from ..spatial.small_linalg import condition
 from ..status import BAD_INPUT, OK
@@ -48,7 +48,7 @@ class TaskSpaceDynamics:
         """``(thetad, thetadd, sum_l K_l^T Q_l)`` of every limb (flat joint vectors) at the IK
         solution ``sol`` (eqs. 27-29, refined, and the limbs' share of eq. 45; ``Vdot_t`` None:
         ``thetadd`` and the sum None): the compiled kernels
-        (:func:`~pkm_dynamics.core.limb.limb_tables.compiled_rates`), and for a limb where they stop with a
+        (:func:`~pkm_dynamics.core.pkm.limb_tables.compiled_rates`), and for a limb where they stop with a
         status the numpy route (:func:`.ik_refinement.limb_rates`, RNEA)."""
         flat = flat_theta(sol)
         if self.compiled:

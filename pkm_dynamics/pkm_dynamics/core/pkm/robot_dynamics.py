@@ -30,6 +30,12 @@ from ..limb.limb_ik_kernels import limb_prepare
 from .robot_kernels import MAX_TWIST, _f1, _f2, _f3, data_views, model_views
 from ..spatial.small_linalg import condition_at_most, lu_solve
 from ..status import ACTUATION, BAD_INPUT, LIMB_STATUS, MASS_MATRIX, OK, SINGULAR
+from ..limb.limb_layout import (LD_A, LD_B, LD_C, LD_DX, LD_F, LD_FK, LD_G_JAC, LD_H, LD_J_P, LD_K, LD_L_T, LD_VEC,
+                                LD_Y, LM_BASE_ACCELERATION, LM_CUT_BODIES, LM_CUT_COUNTS, LM_CUT_POINTS, LM_CUT_VECTORS,
+                                LM_INERTIA, LM_LOOPS, LM_LOOP_DEPENDENT, LM_LOOP_ROWS, LM_PARENT, LM_PLATFORM_OFFSET,
+                                LM_SIZES, LM_SUPPORT, LM_TASK_ROWS, PACKED_A, PACKED_AP, PACKED_AS, PACKED_BIAS,
+                                PACKED_QD, PACKED_QR, PACKED_RHS, PACKED_STACKED, PACKED_TASK, PACKED_TAU, PACKED_V,
+                                PACKED_VS, PACKED_ZEROS, SIZE_DL, SIZE_NL, SIZE_PLATFORM_BODY)
 
 #: the bound of efforts (:mod:`..bounds`), as a constant of the kernel (the twist's: ``MAX_TWIST``)
 MAX_FORCE = float(MAX_EFFORT)
@@ -49,20 +55,23 @@ def first_out_of_bound(v, bound):
 def lean_views(fm, im, hm, fd, idt, hd, l):
     """``(lm, ld, lx)`` of limb ``l`` as :func:`.robot_kernels.model_views` and ``data_views``
     build them, with only the entries the rates and the RNEA read at a state
-    the scratch holds (model 0, 7-10, 13-19, 25, 26; data 0-10, 12, 13, 18; extra 0-11); every
+    the scratch holds (the names of :mod:`..limb.limb_layout`, placed at their indices); every
     other entry is ``hm`` (an int array of three dimensions, so that a read of it does not
     compile): a view costs more to build than most of the arithmetic on it."""
     x = hm
-    lm = (_f1(im, hm, l, 0), x, x, x, x, x, x, _f2(im, hm, l, 7), _f1(im, hm, l, 8), _f2(fm, hm, l, 9),
-          _f1(im, hm, l, 10), x, x, _f2(im, hm, l, 13), _f3(fm, hm, l, 14), _f3(fm, hm, l, 15),
-          _f2(im, hm, l, 16), _f2(im, hm, l, 17), _f2(im, hm, l, 18), _f2(im, hm, l, 19), x, x, x, x, x,
-          _f3(fm, hm, l, 25), _f1(fm, hm, l, 26))
-    ld = (_f3(fd, hd, l, 0), _f2(fd, hd, l, 1), x, _f3(fd, hd, l, 3), _f2(fd, hd, l, 4),
-          _f2(fd, hd, l, 5), _f2(fd, hd, l, 6), _f2(fd, hd, l, 7), _f2(fd, hd, l, 8), _f2(fd, hd, l, 9),
-          _f2(fd, hd, l, 10), x, _f1(fd, hd, l, 12), _f1(fd, hd, l, 13), x, x, x, x, _f2(fd, hd, l, 18))
-    lx = (_f2(fd, hd, l, 19), _f2(fd, hd, l, 20), _f1(fd, hd, l, 21), _f1(fd, hd, l, 22), _f2(fd, hd, l, 23),
-          _f2(fd, hd, l, 24), _f2(fd, hd, l, 25), _f2(fd, hd, l, 26), _f1(fd, hd, l, 27), _f1(fd, hd, l, 28),
-          _f1(fd, hd, l, 29), _f1(fd, hd, l, 30), x)
+    lm = (_f1(im, hm, l, LM_PARENT), x, x, x, x, x, x, _f2(im, hm, l, LM_SUPPORT), _f1(im, hm, l, LM_SIZES),
+          _f2(fm, hm, l, LM_PLATFORM_OFFSET), _f1(im, hm, l, LM_TASK_ROWS), x, x, _f2(im, hm, l, LM_CUT_BODIES),
+          _f3(fm, hm, l, LM_CUT_POINTS), _f3(fm, hm, l, LM_CUT_VECTORS), _f2(im, hm, l, LM_CUT_COUNTS),
+          _f2(im, hm, l, LM_LOOPS), _f2(im, hm, l, LM_LOOP_ROWS), _f2(im, hm, l, LM_LOOP_DEPENDENT), x, x, x, x, x,
+          _f3(fm, hm, l, LM_INERTIA), _f1(fm, hm, l, LM_BASE_ACCELERATION))
+    ld = (_f3(fd, hd, l, LD_C), _f2(fd, hd, l, LD_Y), x, _f3(fd, hd, l, LD_G_JAC), _f2(fd, hd, l, LD_J_P),
+          _f2(fd, hd, l, LD_H), _f2(fd, hd, l, LD_L_T), _f2(fd, hd, l, LD_F), _f2(fd, hd, l, LD_K),
+          _f2(fd, hd, l, LD_A), _f2(fd, hd, l, LD_B), x, _f1(fd, hd, l, LD_VEC), _f1(fd, hd, l, LD_DX), x, x, x, x,
+          _f2(fd, hd, l, LD_FK))
+    lx = (_f2(fd, hd, l, PACKED_STACKED), _f2(fd, hd, l, PACKED_QR), _f1(fd, hd, l, PACKED_RHS),
+          _f1(fd, hd, l, PACKED_TAU), _f2(fd, hd, l, PACKED_V), _f2(fd, hd, l, PACKED_A), _f2(fd, hd, l, PACKED_VS),
+          _f2(fd, hd, l, PACKED_AS), _f1(fd, hd, l, PACKED_BIAS), _f1(fd, hd, l, PACKED_QD),
+          _f1(fd, hd, l, PACKED_ZEROS), _f1(fd, hd, l, PACKED_AP), x)
     return lm, ld, lx
 
 
@@ -205,14 +214,16 @@ def robot_forward_dynamics(fm, im, hm, fd, idt, hd, toff, theta, held, prepare, 
             if status[l] != OK:
                 failed = l if failed < 0 else failed
                 continue
-        parent, M, C, Y, Kl = _f1(im, hm, l, 0), _f3(fm, hm, l, 25), _f3(fd, hd, l, 0), _f2(fd, hd, l, 1), \
-            _f2(fd, hd, l, 8)
-        sizes = _f1(im, hm, l, 8)
-        if sizes[4] == 0 and sizes[1] == 6 and b - a == 6 and dp == 6:
-            ok = serial_limb_bias(parent, _f2(im, hm, l, 7), M, _f1(fm, hm, l, 26), _f2(fm, hm, l, 9), sizes[0], C, Y,
-                                  Kl, P_p, Vt, zero, thd[a:b], thdd[a:b], _f2(fd, hd, l, 23), _f2(fd, hd, l, 24),
-                                  _f2(fd, hd, l, 25), _f2(fd, hd, l, 26), _f1(fd, hd, l, 22), _f1(fd, hd, l, 30),
-                                  _f1(fd, hd, l, 28), Wl)
+        parent, M, C, Y = _f1(im, hm, l, LM_PARENT), _f3(fm, hm, l, LM_INERTIA), _f3(fd, hd, l, LD_C), \
+            _f2(fd, hd, l, LD_Y)
+        Kl = _f2(fd, hd, l, LD_K)
+        sizes = _f1(im, hm, l, LM_SIZES)
+        if sizes[SIZE_NL] == 0 and sizes[SIZE_DL] == 6 and b - a == 6 and dp == 6:
+            ok = serial_limb_bias(parent, _f2(im, hm, l, LM_SUPPORT), M, _f1(fm, hm, l, LM_BASE_ACCELERATION),
+                                  _f2(fm, hm, l, LM_PLATFORM_OFFSET), sizes[SIZE_PLATFORM_BODY], C, Y, Kl, P_p, Vt,
+                                  zero, thd[a:b], thdd[a:b], _f2(fd, hd, l, PACKED_V), _f2(fd, hd, l, PACKED_A),
+                                  _f2(fd, hd, l, PACKED_VS), _f2(fd, hd, l, PACKED_AS), _f1(fd, hd, l, PACKED_TAU),
+                                  _f1(fd, hd, l, PACKED_AP), _f1(fd, hd, l, PACKED_QD), Wl)
             status[l] = OK if ok else SINGULAR
         else:
             lm, ld, lx = lean_views(fm, im, hm, fd, idt, hd, l)
@@ -223,7 +234,7 @@ def robot_forward_dynamics(fm, im, hm, fd, idt, hd, toff, theta, held, prepare, 
             continue
         for k in range(dp):
             bias[k] += Wl[k]
-        limb_task_inertia(parent, M, C, Y, Kl, _f3(fd, hd, l, 31), Mt)
+        limb_task_inertia(parent, M, C, Y, Kl, _f3(fd, hd, l, PACKED_TASK), Mt)
     if failed >= 0:
         return LIMB_STATUS, failed
     platform_terms(P_p, M_p, pose, g, Vp, Mt, bias, S)

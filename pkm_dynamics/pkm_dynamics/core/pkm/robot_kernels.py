@@ -4,14 +4,14 @@ parallel robot (:func:`robot_ik`) and one for their rates and shares of the inve
 (:func:`robot_reference`: input checks, IK, ``J_IK``, rates, the limbs' and the platform's
 shares of eq. 45 and ``u``), which leaves whatever it does not decide to the Python layer.
 
-A call into numba unboxes every array argument; the per-limb tuples of :mod:`.limb_kernels`
-(27 model and 31 scratch arrays) cost more to pass than to compute with.  So the model of all
+A call into numba unboxes every array argument; the per-limb tuples of :mod:`..limb.limb_layout`
+(27 model and 32 scratch arrays) cost more to pass than to compute with.  So the model of all
 limbs is packed into one float array ``fm``, one int array ``im`` and a header ``hm`` (L, 27,
-4) of (offset, shape) per entry, the scratch likewise (``fd``, ``idt``, ``hd`` (L, 31, 4));
+4) of (offset, shape) per entry, the scratch likewise (``fd``, ``idt``, ``hd`` (L, 32, 4));
 :func:`model_views` and :func:`data_views` rebuild the tuples of one limb inside the kernel as
 views (no copy; :func:`view2`, :func:`view3`: ``as_strided``, cheaper than ``reshape``).  Entry
-kinds (float/int, dimensions) are fixed by the layouts of :mod:`.limb_kernels`;
-:mod:`.limb_tables` packs them.
+kinds (float/int, dimensions) are fixed by the layouts of :mod:`..limb.limb_layout`, whose named
+indices place every entry here and in :mod:`..pkm.limb_tables`, which packs them.
 """
 from __future__ import annotations
 
@@ -24,6 +24,14 @@ from ..numba_support.cache import kernel
 from ..limb.limb_dynamics_kernels import limb_rates_rnea, limb_task_inertia
 from ..limb.limb_ik_kernels import limb_ik, limb_prepare
 from ..spatial.small_linalg import condition, lu_solve
+from ..limb.limb_layout import (LD_A, LD_B, LD_C, LD_DTHETA, LD_DX, LD_F, LD_FK, LD_G_JAC, LD_G_RES, LD_H, LD_INNER,
+                                LD_J_P, LD_K, LD_L_T, LD_POSE, LD_SPARE, LD_VEC, LD_WORK, LD_Y, LM_B,
+                                LM_BASE_ACCELERATION, LM_CUT_BODIES, LM_CUT_COUNTS, LM_CUT_POINTS, LM_CUT_VECTORS,
+                                LM_D_T, LM_H_COLUMN, LM_INDEPENDENT, LM_INERTIA, LM_LOOPS, LM_LOOP_DEPENDENT,
+                                LM_LOOP_INDEPENDENT, LM_LOOP_ROWS, LM_LOWER, LM_PARENT, LM_PLATFORM_OFFSET, LM_REVOLUTE,
+                                LM_SIZES, LM_SUPPORT, LM_TASK_ROWS, LM_UPPER, LM_W, LM_W2, LM_W2V, LM_WV, LM_X, LX_TASK,
+                                PACKED_A, PACKED_AP, PACKED_AS, PACKED_BIAS, PACKED_QD, PACKED_QR, PACKED_RHS,
+                                PACKED_STACKED, PACKED_TASK, PACKED_TAU, PACKED_V, PACKED_VS, PACKED_ZEROS)
 from ..spatial.se3_kernels import exp_se3, log_se3, pose_inv_mul, pose_mul
 from ..status import ACTUATION, BAD_INPUT, LIMB_STATUS, MANIFOLD_TOLERANCE, OK, ORTHONORMAL_TOLERANCE, RATES_STATUS
 
@@ -65,27 +73,33 @@ def _f3(b, h, l, k):
 
 @kernel
 def model_views(fm, im, hm, l):
-    """The model tuple of limb ``l`` (layout of :mod:`.limb_kernels`) as views of the packs."""
-    return (_f1(im, hm, l, 0), _f3(fm, hm, l, 1), _f2(fm, hm, l, 2), _f3(fm, hm, l, 3), _f3(fm, hm, l, 4),
-            _f2(fm, hm, l, 5), _f2(fm, hm, l, 6), _f2(im, hm, l, 7), _f1(im, hm, l, 8), _f2(fm, hm, l, 9),
-            _f1(im, hm, l, 10), _f2(fm, hm, l, 11), _f1(im, hm, l, 12), _f2(im, hm, l, 13), _f3(fm, hm, l, 14),
-            _f3(fm, hm, l, 15), _f2(im, hm, l, 16), _f2(im, hm, l, 17), _f2(im, hm, l, 18), _f2(im, hm, l, 19),
-            _f2(im, hm, l, 20), _f1(im, hm, l, 21), _f1(fm, hm, l, 22), _f1(fm, hm, l, 23), _f1(im, hm, l, 24),
-            _f3(fm, hm, l, 25), _f1(fm, hm, l, 26))
+    """The model tuple ``lm`` of limb ``l`` (:mod:`..limb.limb_layout`: entry ``LM_*`` at index
+    ``LM_*``) as views of the packs."""
+    return (_f1(im, hm, l, LM_PARENT), _f3(fm, hm, l, LM_B), _f2(fm, hm, l, LM_X), _f3(fm, hm, l, LM_W),
+            _f3(fm, hm, l, LM_W2), _f2(fm, hm, l, LM_WV), _f2(fm, hm, l, LM_W2V), _f2(im, hm, l, LM_SUPPORT),
+            _f1(im, hm, l, LM_SIZES), _f2(fm, hm, l, LM_PLATFORM_OFFSET), _f1(im, hm, l, LM_TASK_ROWS),
+            _f2(fm, hm, l, LM_D_T), _f1(im, hm, l, LM_INDEPENDENT), _f2(im, hm, l, LM_CUT_BODIES),
+            _f3(fm, hm, l, LM_CUT_POINTS), _f3(fm, hm, l, LM_CUT_VECTORS), _f2(im, hm, l, LM_CUT_COUNTS),
+            _f2(im, hm, l, LM_LOOPS), _f2(im, hm, l, LM_LOOP_ROWS), _f2(im, hm, l, LM_LOOP_DEPENDENT),
+            _f2(im, hm, l, LM_LOOP_INDEPENDENT), _f1(im, hm, l, LM_REVOLUTE), _f1(fm, hm, l, LM_LOWER),
+            _f1(fm, hm, l, LM_UPPER), _f1(im, hm, l, LM_H_COLUMN), _f3(fm, hm, l, LM_INERTIA),
+            _f1(fm, hm, l, LM_BASE_ACCELERATION))
 
 
 @kernel
 def data_views(fd, idt, hd, l):
-    """The scratch tuple of limb ``l`` (entries 0-18 of :mod:`.limb_kernels`) and the extra
-    scratch of :mod:`.limb_dynamics_kernels` (entries 19-30: :func:`limb_rates_rnea`'s, 31: the
-    (n, 6, dp) of :func:`limb_task_inertia`)."""
-    ld = (_f3(fd, hd, l, 0), _f2(fd, hd, l, 1), _f2(fd, hd, l, 2), _f3(fd, hd, l, 3), _f2(fd, hd, l, 4),
-          _f2(fd, hd, l, 5), _f2(fd, hd, l, 6), _f2(fd, hd, l, 7), _f2(fd, hd, l, 8), _f2(fd, hd, l, 9),
-          _f2(fd, hd, l, 10), _f2(fd, hd, l, 11), _f1(fd, hd, l, 12), _f1(fd, hd, l, 13), _f2(fd, hd, l, 14),
-          _f2(idt, hd, l, 15), _f1(fd, hd, l, 16), _f1(fd, hd, l, 17), _f2(fd, hd, l, 18))
-    lx = (_f2(fd, hd, l, 19), _f2(fd, hd, l, 20), _f1(fd, hd, l, 21), _f1(fd, hd, l, 22), _f2(fd, hd, l, 23),
-          _f2(fd, hd, l, 24), _f2(fd, hd, l, 25), _f2(fd, hd, l, 26), _f1(fd, hd, l, 27), _f1(fd, hd, l, 28),
-          _f1(fd, hd, l, 29), _f1(fd, hd, l, 30), _f3(fd, hd, l, 31))
+    """The scratch tuples of limb ``l`` (:mod:`..limb.limb_layout`): ``ld`` of :mod:`..limb.limb_kernels`
+    (entry ``LD_*`` at index ``LD_*``) and ``lx`` of :mod:`..limb.limb_dynamics_kernels` (entry
+    ``LX_*`` at index ``LX_*``, packed after ``ld`` at ``PACKED_*``)."""
+    ld = (_f3(fd, hd, l, LD_C), _f2(fd, hd, l, LD_Y), _f2(fd, hd, l, LD_G_RES), _f3(fd, hd, l, LD_G_JAC),
+          _f2(fd, hd, l, LD_J_P), _f2(fd, hd, l, LD_H), _f2(fd, hd, l, LD_L_T), _f2(fd, hd, l, LD_F),
+          _f2(fd, hd, l, LD_K), _f2(fd, hd, l, LD_A), _f2(fd, hd, l, LD_B), _f2(fd, hd, l, LD_WORK),
+          _f1(fd, hd, l, LD_VEC), _f1(fd, hd, l, LD_DX), _f2(fd, hd, l, LD_POSE), _f2(idt, hd, l, LD_INNER),
+          _f1(fd, hd, l, LD_DTHETA), _f1(fd, hd, l, LD_SPARE), _f2(fd, hd, l, LD_FK))
+    lx = (_f2(fd, hd, l, PACKED_STACKED), _f2(fd, hd, l, PACKED_QR), _f1(fd, hd, l, PACKED_RHS),
+          _f1(fd, hd, l, PACKED_TAU), _f2(fd, hd, l, PACKED_V), _f2(fd, hd, l, PACKED_A), _f2(fd, hd, l, PACKED_VS),
+          _f2(fd, hd, l, PACKED_AS), _f1(fd, hd, l, PACKED_BIAS), _f1(fd, hd, l, PACKED_QD),
+          _f1(fd, hd, l, PACKED_ZEROS), _f1(fd, hd, l, PACKED_AP), _f3(fd, hd, l, PACKED_TASK))
     return ld, lx
 
 
@@ -162,7 +176,7 @@ def robot_task_inertia(fm, im, hm, fd, idt, hd, toff, theta, prepare, Mt, status
             if status[l] != OK:
                 continue
         status[l] = OK
-        limb_task_inertia(lm[0], lm[25], ld[0], ld[1], ld[8], lx[12], Mt)
+        limb_task_inertia(lm[LM_PARENT], lm[LM_INERTIA], ld[LD_C], ld[LD_Y], ld[LD_K], lx[LX_TASK], Mt)
 
 
 @kernel

@@ -1,4 +1,4 @@
-"""Compiled limb kernels (core/limb/limb_*kernels.py, core/limb/limb_tables.py) against the numpy reference route of
+"""Compiled limb kernels (core/limb/limb_*kernels.py, core/pkm/limb_tables.py) against the numpy reference route of
 core/limb/limb_ik.py, working_mode.py and ik_refinement.py (ParallelRobot._limb_ik_reference), and
 against the whole spanning tree (its forward kinematics and cut-joint constraints,
 core/tree/cut_joints.py): seeded random paths of every parallel example robot, both IK schemes,
@@ -24,7 +24,7 @@ import pytest
 
 from pkm_dynamics.core.spatial import small_linalg as LA
 from pkm_dynamics.core.status import FAR_STEP, OK
-from pkm_dynamics.core.limb.limb_tables import compiled_ik, compiled_rates
+from pkm_dynamics.core.pkm.limb_tables import compiled_ik, compiled_rates
 from pkm_dynamics.core.tree.cut_joints import LoopConstraints
 from pkm_dynamics.core.errors import ConvergenceError, SingularityError, StateError
 from pkm_dynamics.core.interface import SolverOptions
@@ -286,3 +286,37 @@ def test_task_mass_matrix_against_the_limb_crba(robot):
             K = limb_jacobians(limb, th).K
             ref = ref + K.T @ crba(limb.tree, th) @ K
         assert _rel(robot.mass_matrix(sol), ref) <= 1e-12
+
+
+def test_the_packed_entries_are_placed_and_read_by_their_names(robot):
+    """Every named entry of the limb layout (core/limb/limb_layout.py) is where its name says,
+    both in the packs of limb_tables and in the views the kernels read (robot_kernels'
+    ``model_views`` / ``data_views``): the model entries hold the limb's own arrays (checked by
+    name against the numpy ``Limb``), every view starts at its header's offset with its
+    header's shape, and only the int entries come from the int packs."""
+    from pkm_dynamics.core.limb import limb_layout as LL
+    from pkm_dynamics.core.pkm.robot_kernels import data_views, model_views
+    T = robot._limb_tables
+    fd, idt, hd = T.data()
+    for l, limb in enumerate(robot.limbs):
+        lm = model_views(T.fm, T.im, T.hm, l)
+        ld, lx = data_views(fd, idt, hd, l)
+        assert len(lm) == LL.LM_COUNT and len(ld) == LL.LD_COUNT and len(ld) + len(lx) == LL.LD_ALL
+        named = {LL.LM_PARENT: limb.kin.parent, LL.LM_B: limb.kin.B, LL.LM_X: limb.kin.X, LL.LM_D_T: limb.D_t,
+                 LL.LM_TASK_ROWS: limb.task_rows, LL.LM_INDEPENDENT: limb.independent,
+                 LL.LM_PLATFORM_OFFSET: limb.platform_offset, LL.LM_INERTIA: limb.tree.M,
+                 LL.LM_LOWER: limb.tree.lower, LL.LM_UPPER: limb.tree.upper, LL.LM_REVOLUTE: limb.kin.revolute}
+        for k, value in named.items():
+            np.testing.assert_array_equal(lm[k], np.asarray(value), err_msg=f"model entry {k}")
+        sizes = lm[LL.LM_SIZES]
+        assert (sizes[LL.SIZE_PLATFORM_BODY], sizes[LL.SIZE_DELTA], sizes[LL.SIZE_NL]) == (
+            limb.platform_body, limb.dof, len(limb.loops))
+        for views, packs, header, first, ints, count in ((lm, (T.fm, T.im), T.hm, 0, LL.LM_INT, LL.LM_COUNT),
+                                                         (ld + lx, (fd, idt), hd, 0, LL.LD_INT, LL.LD_ALL)):
+            for k in range(first, count):
+                pack = packs[1 if k in ints else 0]
+                o, *shape = header[l, k]
+                assert views[k].dtype == pack.dtype, k
+                assert views[k].shape == tuple(s for s in shape if s) or views[k].size == 0, k
+                if views[k].size:
+                    assert views[k].ctypes.data == pack.ctypes.data + o * pack.itemsize, k

@@ -8,8 +8,8 @@ never shared between threads).  :func:`compiled_ik` and :func:`compiled_rates` c
 robot-level kernels and return fresh arrays; :func:`compiled_reference` does IK, rates and the
 inverse dynamics of one reference in one call (the robot's constants from
 :func:`robot_constants`, built at load); a limb whose kernel stops with a status is
-reported as such and the caller runs the reference route of :mod:`..limb_ik`,
-:mod:`..working_mode`, :mod:`..ik_refinement` for it, which raises the named exception or
+reported as such and the caller runs the reference route of :mod:`..limb.limb_ik`,
+:mod:`.working_mode`, :mod:`..limb.ik_refinement` for it, which raises the named exception or
 continues along the task path (the kernels never word an error themselves).
 """
 from __future__ import annotations
@@ -19,20 +19,25 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..pkm import robot_kernels as KR
+from ..limb.limb_layout import (LD_ALL, LD_A, LD_B, LD_C, LD_COUNT, LD_DTHETA, LD_DX, LD_F, LD_FK, LD_G_JAC, LD_G_RES,
+                                LD_H, LD_INNER, LD_INT, LD_J_P, LD_K, LD_L_T, LD_POSE, LD_SPARE, LD_VEC, LD_WORK, LD_Y,
+                                LM_B, LM_BASE_ACCELERATION, LM_COUNT, LM_CUT_BODIES, LM_CUT_COUNTS, LM_CUT_POINTS,
+                                LM_CUT_VECTORS, LM_D_T, LM_H_COLUMN, LM_INDEPENDENT, LM_INERTIA, LM_INT,
+                                LM_LOOP_DEPENDENT, LM_LOOP_INDEPENDENT, LM_LOOP_ROWS, LM_LOOPS, LM_LOWER, LM_PARENT,
+                                LM_PLATFORM_OFFSET, LM_REVOLUTE, LM_SIZES, LM_SUPPORT, LM_TASK_ROWS, LM_UPPER, LM_W,
+                                LM_W2, LM_W2V, LM_WV, LM_X, LX_A, LX_AP, LX_AS, LX_BIAS, LX_QD, LX_QR, LX_RHS,
+                                LX_STACKED, LX_TASK, LX_TAU, LX_V, LX_VS, LX_ZEROS, SIZE_DELTA, SIZE_DL, SIZE_DP,
+                                SIZE_NC, SIZE_NL, SIZE_PLATFORM_BODY, SIZE_SQUARE)
+from . import robot_kernels as KR
 from ..status import BAD_INPUT, LIMB_STATUS, OK, RATES_STATUS
 
-#: kinds of the model entries (layout of :mod:`.limb_kernels`): True for int arrays
-_MODEL_INT = (1, 0, 0, 0, 0, 0, 0, 1, 1, 0, 1, 0, 1, 1, 0, 0, 1, 1, 1, 1, 1, 1, 0, 0, 1, 0, 0)
+#: kinds of the model entries (:mod:`.limb_layout`): 1 for int arrays
+_MODEL_INT = tuple(1 if k in LM_INT else 0 for k in range(LM_COUNT))
 #: the inner iterations of a limb without loops (read only)
 _NO_LOOPS = np.zeros(0, dtype=np.int64)
 _NO_LOOPS.setflags(write=False)
-#: kinds of the scratch entries 0-31 (:func:`.robot_kernels.data_views`)
-_DATA_INT = tuple(1 if k == 15 else 0 for k in range(32))
-
-
-def _ro(a, dtype=float) -> np.ndarray:
-    return np.asarray(a, dtype=dtype)
+#: kinds of the scratch entries, ``ld`` then ``lx`` (:mod:`.limb_layout`)
+_DATA_INT = tuple(1 if k in LD_INT else 0 for k in range(LD_ALL))
 
 
 def _pack(entries: list, kinds: tuple):
@@ -55,7 +60,7 @@ def _pack(entries: list, kinds: tuple):
 
 
 def _limb_model(limb) -> tuple:
-    """The model entries of one limb (layout of :mod:`.limb_kernels`) and its scratch sizes
+    """The model entries of one limb (:mod:`.limb_layout`) and its scratch sizes
     ``(n_loops, rows, side of the square scratch, stacked rows m)``."""
     kin, tree = limb.kin, limb.tree
     n = limb.n
@@ -91,30 +96,37 @@ def _limb_model(limb) -> tuple:
     hcol[limb.independent] = np.arange(limb.dof)
     dl, dp = limb.D_t.shape
     square = dl == dp == limb.dof and np.array_equal(limb.D_t.T @ limb.D_t, np.eye(dp))
-    sizes = np.array([limb.platform_body, dl, dp, limb.dof, nl, nc, square], dtype=np.int64)
-    model = [_ro(kin.parent, np.int64), _ro(kin.B), _ro(kin.X), _ro(kin.W), _ro(kin.W2), _ro(kin.Wv),
-             _ro(kin.W2v), _ro(kin.support_mask, np.int64), _ro(sizes, np.int64), _ro(limb.platform_offset),
-             _ro(limb.task_rows, np.int64), _ro(limb.D_t), _ro(limb.independent, np.int64), _ro(cut_body, np.int64),
-             _ro(cut_d), _ro(cut_u), _ro(cut_m, np.int64), _ro(loops, np.int64), _ro(rows, np.int64),
-             _ro(dep, np.int64), _ro(ind, np.int64), _ro(kin.revolute, np.int64), _ro(tree.lower),
-             _ro(tree.upper), _ro(hcol, np.int64), _ro(tree.M),
-             _ro(np.concatenate([np.zeros(3), -tree.gravity]))]
+    sizes = np.zeros(7, dtype=np.int64)
+    sizes[SIZE_PLATFORM_BODY], sizes[SIZE_DL], sizes[SIZE_DP], sizes[SIZE_DELTA] = limb.platform_body, dl, dp, limb.dof
+    sizes[SIZE_NL], sizes[SIZE_NC], sizes[SIZE_SQUARE] = nl, nc, square
+    entries = {LM_PARENT: kin.parent, LM_B: kin.B, LM_X: kin.X, LM_W: kin.W, LM_W2: kin.W2, LM_WV: kin.Wv,
+               LM_W2V: kin.W2v, LM_SUPPORT: kin.support_mask, LM_SIZES: sizes,
+               LM_PLATFORM_OFFSET: limb.platform_offset, LM_TASK_ROWS: limb.task_rows, LM_D_T: limb.D_t,
+               LM_INDEPENDENT: limb.independent, LM_CUT_BODIES: cut_body, LM_CUT_POINTS: cut_d,
+               LM_CUT_VECTORS: cut_u, LM_CUT_COUNTS: cut_m, LM_LOOPS: loops, LM_LOOP_ROWS: rows,
+               LM_LOOP_DEPENDENT: dep, LM_LOOP_INDEPENDENT: ind, LM_REVOLUTE: kin.revolute, LM_LOWER: tree.lower,
+               LM_UPPER: tree.upper, LM_H_COLUMN: hcol, LM_INERTIA: tree.M,
+               LM_BASE_ACCELERATION: np.concatenate([np.zeros(3), -tree.gravity])}
+    model = [entries[k] for k in range(LM_COUNT)]          # the pack gives each its dtype
     return model, (nl, M, 2 * max(n, 6, dp), 6 + sum(lp.size for lp in limb.loops))
 
 
 def _limb_scratch(limb, sizes, max_iter) -> list:
-    """The scratch entries 0-31 of one limb (:func:`.robot_kernels.data_views`)."""
+    """The scratch entries of one limb, ``ld`` then ``lx`` (:mod:`.limb_layout`,
+    :func:`.robot_kernels.data_views`)."""
     nl, M, N, m = sizes
     n, delta = limb.n, limb.dof
     dl, dp = limb.D_t.shape
     nl = max(nl, 1)
-    return [np.zeros((n, 4, 4)), np.zeros((n, 6)), np.zeros((nl, M)), np.zeros((nl, M, n)), np.zeros((6, n)),
-            np.zeros((n, delta)), np.zeros((dl, delta)), np.zeros((delta, dp)), np.zeros((n, dp)),
-            np.zeros((N, N)), np.zeros((N, N)), np.zeros((N, N)), np.zeros(N), np.zeros(6), np.zeros((4, 4)),
-            np.zeros((max_iter + 1, nl), dtype=np.int64), np.zeros(n), np.zeros(n), np.zeros((16, 4)),
-            np.zeros((m, n)), np.zeros((m, n)), np.zeros(m), np.zeros(max(n, 6)),
-            np.zeros((n, 6)), np.zeros((n, 6)), np.zeros((n, 6)), np.zeros((n, 6)), np.zeros(n),
-            np.zeros(max(n, 6)), np.zeros(max(n, 6)), np.zeros(6), np.zeros((n, 6, dp))]
+    ld = {LD_C: (n, 4, 4), LD_Y: (n, 6), LD_G_RES: (nl, M), LD_G_JAC: (nl, M, n), LD_J_P: (6, n),
+          LD_H: (n, delta), LD_L_T: (dl, delta), LD_F: (delta, dp), LD_K: (n, dp), LD_A: (N, N), LD_B: (N, N),
+          LD_WORK: (N, N), LD_VEC: N, LD_DX: 6, LD_POSE: (4, 4), LD_INNER: (max_iter + 1, nl), LD_DTHETA: n,
+          LD_SPARE: n, LD_FK: (16, 4)}
+    lx = {LX_STACKED: (m, n), LX_QR: (m, n), LX_RHS: m, LX_TAU: max(n, 6), LX_V: (n, 6), LX_A: (n, 6),
+          LX_VS: (n, 6), LX_AS: (n, 6), LX_BIAS: n, LX_QD: max(n, 6), LX_ZEROS: max(n, 6), LX_AP: 6,
+          LX_TASK: (n, 6, dp)}
+    shapes = [ld[k] for k in range(LD_COUNT)] + [lx[k] for k in range(LD_ALL - LD_COUNT)]
+    return [np.zeros(s, dtype=np.int64 if _DATA_INT[k] else float) for k, s in enumerate(shapes)]
 
 
 @dataclass(frozen=True, eq=False)
@@ -156,7 +168,7 @@ class LimbTables:
         """Positions in the float scratch of the rows ``K[j]`` (dp,) of the limbs' ``K`` for
         ``pairs`` of (limb, joint): ``J_IK = fd[positions]`` (eq. 30)."""
         dp = self.limbs[0].D_t.shape[1]
-        return np.array([[self.layout[l, 8, 0] + j * dp + c for c in range(dp)] for l, j in pairs], dtype=np.int64)
+        return np.array([[self.layout[l, LD_K, 0] + j * dp + c for c in range(dp)] for l, j in pairs], dtype=np.int64)
 
     def data(self):
         """``(fd, idt, hd)``: the packed scratch of the calling thread (allocated on its first
@@ -186,7 +198,7 @@ class LimbTables:
         nl = len(self.limbs[l].loops)
         if nl == 0:
             return [_NO_LOOPS] * int(outer)
-        o, rows, cols, _ = self.layout[l, 15]
+        o, rows, cols, _ = self.layout[l, LD_INNER]
         table = idt[o:o + rows * cols].reshape(rows, cols)
         return list(table[:outer, :nl])
 
@@ -201,9 +213,9 @@ class LimbTables:
             return fd[o:o + int(np.prod(shape))].reshape(shape)
 
         limb = self.limbs[l]
-        g, G = v(2), v(3)
+        g, G = v(LD_G_RES), v(LD_G_JAC)
         cons = [(g[i, :lp.size], G[i, :lp.size], None) for i, lp in enumerate(limb.loops)]
-        return (v(0), v(1), cons), (v(5), v(4), v(6), v(7), v(8))
+        return (v(LD_C), v(LD_Y), cons), (v(LD_H), v(LD_J_P), v(LD_L_T), v(LD_F), v(LD_K))
 
 
 @dataclass
