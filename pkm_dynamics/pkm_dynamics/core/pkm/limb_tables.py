@@ -189,7 +189,7 @@ class LimbTables:
 
     def split(self, flat) -> list:
         """Per limb views (n_l,) of a flat joint vector."""
-        t = self.toff
+        t = self.toff.tolist()                  # Python ints: quicker slicing
         return [flat[t[l]:t[l + 1]] for l in range(len(self.limbs))]
 
     def inner(self, l: int, idt, outer: int) -> list:

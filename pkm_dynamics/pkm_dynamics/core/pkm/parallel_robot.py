@@ -142,6 +142,9 @@ class ParallelRobot(PkmKinematics, PkmForwardKinematics, TaskSpaceDynamics):
         src = [toff[li] + j for li, limb in enumerate(self.limbs) for j in range(limb.n) if limb.whole_index[j] >= 0]
         self._whole_src = np.array(src, dtype=int)
         self._whole_dst = np.concatenate([limb.whole_index[limb.whole_index >= 0] for limb in self.limbs]).astype(int)
+        covered = np.full(tree.nq, -1)          # the flat entry each tree joint takes its value from
+        covered[self._whole_dst] = self._whole_src
+        self._whole_gather = covered if (covered >= 0).all() else None
         self._rc = robot_constants(self.reference_pose, self.P_p, self.M_p, self.tree.gravity)
         self.reaction_model = reaction_model(self)        # read-only: built here, not at a call
         self.jet_model = jet_model(desc)                  # the general route of the derivatives, read-only

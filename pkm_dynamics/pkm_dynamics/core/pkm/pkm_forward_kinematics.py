@@ -115,7 +115,7 @@ class PkmForwardKinematics:
                                      "has fewer task coordinates than actuators)")
                 return C, sol
             C = C @ exp_se3(self.P_p @ dx)
-            sol = self._ik_one(C, None, None, sol.limb_theta, self.ik_scheme, 1e-2 * tol, iterate=True)
+            sol = self._ik_one(C, None, None, np.concatenate(sol.limb_theta), self.ik_scheme, 1e-2 * tol, iterate=True)
         raise ConvergenceError(f"forward kinematics did not converge in {max_iter} iterations "
                                f"(actuator error {np.linalg.norm(a - sol.actuators):.3g})")
 
@@ -154,6 +154,6 @@ class PkmForwardKinematics:
         if ((lo <= flat) & (flat <= hi)).all():
             return sol
         try:
-            return self._ik_one(C, None, None, sol.limb_theta, self.ik_scheme, 1e-2 * tol)
+            return self._ik_one(C, None, None, np.concatenate(sol.limb_theta), self.ik_scheme, 1e-2 * tol)
         except StateError as exc:
             raise StateError(f"forward kinematics of the actuator values {np.round(a, 9).tolist()}: {exc}") from None

@@ -7,7 +7,6 @@ kinematics (:mod:`.pkm_forward_kinematics`).  :class:`PkmKinematics` is a part o
 compiled tables)."""
 from __future__ import annotations
 
-import dataclasses
 from typing import Callable, NamedTuple
 
 import numpy as np
@@ -56,22 +55,30 @@ ASSEMBLED = 1e-6
 class PkmKinematics:
     """Inverse and forward kinematics of a parallel robot (part of the robot class)."""
 
-    def _initial_thetas(self, initial):
+    def _initial_flat(self, initial):
+        """The flat limb joint vector (n_theta,) where the IK starts (read, never written): zeros
+        (the reference configuration), a previous :class:`PkmIKSolution`'s ``flat`` (one sample)
+        or ``limb_theta`` (the last sample of a batch), or tree-joint values (n,)."""
         if initial is None:
-            return [np.zeros(limb.n) for limb in self.limbs]
+            return np.zeros(self._limb_tables.n)
         if isinstance(initial, PkmIKSolution):
+            if initial.flat is not None and initial.flat.ndim == 1:
+                return initial.flat                 # one sample's joints end to end (read only here)
             th = initial.limb_theta
             if np.asarray(th[0]).ndim == 2:
                 th = [t[-1] for t in th]
-            return [np.array(t, dtype=float) for t in th]
+            return np.concatenate(th).astype(float, copy=False)
         q = np.asarray(initial, dtype=float)
         if q.shape != (self.tree.nq,):
             raise StateError(f"initial configuration has shape {q.shape}, expected ({self.tree.nq},)")
-        return [np.where(limb.whole_index >= 0, q[np.maximum(limb.whole_index, 0)], 0.0)
-                for limb in self.limbs]
+        return np.concatenate([np.where(limb.whole_index >= 0, q[np.maximum(limb.whole_index, 0)], 0.0)
+                               for limb in self.limbs])
 
     def _whole_flat(self, flat):
-        """Tree-joint values (n,) from the flat joint vector of the limbs (:meth:`_whole`)."""
+        """Tree-joint values (n,) from the flat joint vector of the limbs: one gather where every
+        tree joint is a limb's (``_whole_gather``), else the tree joints of no limb 0."""
+        if self._whole_gather is not None:
+            return flat[self._whole_gather]
         out = np.zeros(self.tree.nq)
         out[self._whole_dst] = flat[self._whole_src]
         return out
@@ -167,19 +174,23 @@ class PkmKinematics:
                                -1.0 if lthr is None else float(lthr), V, A, level, keep)
         return None if r.code == BAD_INPUT else r
 
-    def _ik_one(self, pose, twist, acceleration, thetas, scheme, tol=None, iterate=False):
+    def _ik_one(self, pose, twist, acceleration, start, scheme, tol=None, iterate=False):
+        """One reference's :class:`PkmIKSolution` from the flat limb joint vector ``start``
+        (n_theta,; read, not written): the compiled reference where it runs, then
+        :meth:`_ik_solution`."""
         tol = self.tol if tol is None else tol
-        r = (self._reference_kernel(pose, twist, acceleration, np.concatenate(thetas), scheme, tol)
-             if self.compiled else None)
-        return self._ik_solution(pose, twist, acceleration, thetas, scheme, tol, r, iterate)
+        r = self._reference_kernel(pose, twist, acceleration, start, scheme, tol) if self.compiled else None
+        return self._ik_solution(pose, twist, acceleration, start, scheme, tol, r, iterate)
 
-    def _ik_solution(self, pose, twist, acceleration, thetas, scheme, tol, r, iterate=False):
+    def _ik_solution(self, pose, twist, acceleration, start, scheme, tol, r, iterate=False):
         """The :class:`PkmIKSolution` of one reference from the compiled reference's result
         ``r`` (:meth:`_reference_kernel`; None: it did not run or refused the input's shape):
         the checks that word a refusal, and the reference route for every limb the kernel
-        handed over (``thetas``: the start, per limb).  ``iterate``: a Newton iterate of the
-        forward kinematics (:meth:`_limb_ik_reference`): a limb the kernel stopped for another
-        reason than its joint limits is refused at once (:class:`ConvergenceError`)."""
+        handed over (``start``: the flat limb joint vector the IK starts from).  ``iterate``: a
+        Newton iterate of the forward kinematics (:meth:`_limb_ik_reference`): a limb the
+        kernel stopped for another reason than its joint limits is refused at once
+        (:class:`ConvergenceError`).  The solution is built once with every field; where the
+        kernel completed the rates (its checks of ``V_t``, ``Vdot_t`` passed) they are its own."""
         T = self._limb_tables
         if iterate and r is not None:
             for li in np.flatnonzero((r.status != OK) & (r.status != LIMITS)):
@@ -191,54 +202,68 @@ class PkmKinematics:
         else:
             pose = np.array(pose, dtype=float)
         if r is None and self.compiled:
-            r = compiled_ik(T, pose, np.concatenate(thetas), scheme == "nested", tol, self.singularity_threshold,
+            r = compiled_ik(T, pose, start, scheme == "nested", tol, self.singularity_threshold,
                             self.loop_singularity_threshold)
         elif r is None:                          # every limb by the reference route
-            r = CompiledIK(np.concatenate(thetas), np.ones(len(self.limbs), dtype=int), np.zeros((len(self.limbs), 3)),
-                           None, np.zeros(self._K_rows.max() + 1))
-        flat = r.theta
+            r = CompiledIK(np.array(start, dtype=float), np.ones(len(self.limbs), dtype=int),
+                           np.zeros((len(self.limbs), 3)), None, np.zeros(self._K_rows.max() + 1))
+        flat, fd, L = r.theta, r.fd, len(self.limbs)
         its, cond = r.out[:, 0].astype(int), r.out[:, 1].copy()
         res = float(r.out[:, 2].max(initial=0.0))
-        fd = r.fd
-        jacs = LazyLimbs(len(self.limbs), lambda l: jacobians_of_views(T.state(l, fd)[1]))
-        states = LazyLimbs(len(self.limbs), lambda l: T.state(l, fd)[0])
-        inner = [T.inner(l, r.inner, its[l]) if scheme == "nested" and r.status[l] == OK else []
-                 for l in range(len(self.limbs))]
-        J_IK = fd[self._K_rows] if r.J is None else r.J
+        jacs = LazyLimbs(L, lambda l: jacobians_of_views(T.state(l, fd)[1]))
+        states = LazyLimbs(L, lambda l: T.state(l, fd)[0])
+        if scheme == "nested":
+            inner = [T.inner(l, r.inner, its[l]) if r.status[l] == OK else [] for l in range(L)]
+        else:
+            inner = [[] for _ in range(L)]
+        if r.J is None:                          # a limb's refusal or the continuation
+            J_IK = fd[self._K_rows]
+            res = self._limbs_by_reference(pose, start, scheme, tol, iterate, r, J_IK, its, cond, inner, jacs,
+                                           states, res)
+        else:
+            J_IK = r.J
+        if twist is None and acceleration is not None:
+            raise StateError("an acceleration needs a twist")
+        fields = dict(inner=inner, flat=flat, jacobians=jacs, limb_states=states)
+        if twist is not None:
+            if r.thd is None:
+                V = self._vec(twist, "twist").copy()
+                A = None if acceleration is None else self._vec(acceleration, "acceleration").copy()
+                thd, thdd, W = self._rates(PkmIKSolution(limb_theta=T.split(flat), **fields), V, A)
+            else:                                # the kernel's rates (its checks of V, A passed)
+                V = np.array(twist, dtype=float)
+                A = None if acceleration is None else np.array(acceleration, dtype=float)
+                thd, thdd, W = r.thd, r.thdd, r.W
+            fields.update(limb_thetad=T.split(thd), qd=self._whole_flat(thd), actuators_d=thd[self._act_flat])
+            if A is not None:                    # the limbs' forces of this motion, for the ID of the solution
+                fields.update(limb_thetadd=T.split(thdd), qdd=self._whole_flat(thdd),
+                              actuators_dd=thdd[self._act_flat], limb_forces=MotionValue(V, A, W),
+                              efforts=None if r.u is None else MotionValue(V, A, r.u))   # eq. 45, J_IK checked
+        return PkmIKSolution(pose, flat[self._act_flat], self._whole_flat(flat), J_IK, cond, its, np.array(res),
+                             T.split(flat), **fields)
+
+    def _limbs_by_reference(self, pose, start, scheme, tol, iterate, r, J_IK, its, cond, inner, jacs, states, res):
+        """The reference route (:meth:`_limb_ik_reference`) for every limb the kernel stopped
+        with a status in ``r``: its joints into ``r.theta``, its rows of ``J_IK`` and its
+        entries of ``its``, ``cond``, ``inner``, ``jacs``, ``states`` (in place); the check of
+        the assembly mode after a continuation.  Returns the largest loop residual (``res``
+        and those of the limbs taken over)."""
+        T = self._limb_tables
+        thetas = T.split(np.asarray(start, dtype=float))
         continued = False
-        for li in np.flatnonzero(r.status != OK) if r.J is None else ():   # a refusal or the continuation
+        for li in np.flatnonzero(r.status != OK):
             limb, th0 = self.limbs[li], thetas[li]
             theta, its[li], inner[li], jacs[li], states[li], cond[li] = \
                 self._limb_ik_reference(limb, pose, th0, scheme, tol, iterate)
             continued = continued or np.abs(theta - th0).max(initial=0.0) > DIRECT_STEP
-            flat[T.toff[li]:T.toff[li + 1]] = theta
+            r.theta[T.toff[li]:T.toff[li + 1]] = theta
             res = max([res] + [np.max(np.abs(g)) for g, _, _ in states[li][2] if len(g)])
             for a, (l, j) in enumerate(self._act):
                 if l == li:
                     J_IK[a] = jacs[li].K[j]
         if continued:
             self._check_assembly_mode(thetas, J_IK)
-        sol = PkmIKSolution(pose, flat[self._act_flat], self._whole_flat(flat), J_IK, cond, its,
-                            np.array(res), T.split(flat), inner=inner, flat=flat, jacobians=jacs,
-                            limb_states=states)
-        if twist is not None:
-            if r.thd is None:
-                V = self._vec(twist, "twist").copy()
-                A = None if acceleration is None else self._vec(acceleration, "acceleration").copy()
-                thd, thdd, W = self._rates(sol, V, A)
-            else:                        # the kernel's rates (its checks of V, A passed)
-                V = np.array(twist, dtype=float)
-                A = None if acceleration is None else np.array(acceleration, dtype=float)
-                thd, thdd, W = r.thd, r.thdd, r.W
-            rates = dict(limb_thetad=T.split(thd), qd=self._whole_flat(thd), actuators_d=thd[self._act_flat])
-            if A is not None:            # the limbs' forces of this motion, for the ID of sol
-                rates.update(limb_thetadd=T.split(thdd), qdd=self._whole_flat(thdd),
-                             actuators_dd=thdd[self._act_flat], limb_forces=MotionValue(V, A, W),
-                             efforts=None if r.u is None else MotionValue(V, A, r.u))   # eq. 45, J_IK checked
-            sol = dataclasses.replace(sol, **rates)
-        elif acceleration is not None:
-            raise StateError("an acceleration needs a twist")
-        return sol
+        return res
 
     def _check_assembly_mode(self, thetas, J_IK):
         """The continuation of a limb's IK (:func:`.working_mode.solve_on_working_mode`) follows
@@ -281,7 +306,7 @@ class PkmKinematics:
             act = self._act_flat
             return ReferenceMotion(r.theta[act], r.thd[act], r.thdd[act], r.u, max(r.out[:, 1].tolist()),
                                    r.theta, lambda: self._whole_flat(r.theta))
-        sol = self._ik_solution(pose, twist, acceleration, self._limb_tables.split(flat), scheme, tol, r)
+        sol = self._ik_solution(pose, twist, acceleration, flat, scheme, tol, r)
         u = self.inverse_dynamics(sol, twist, acceleration)
         return ReferenceMotion(sol.actuators, sol.actuators_d, sol.actuators_dd, u, float(np.max(sol.condition)),
                                sol.flat, lambda: sol.q)
@@ -300,16 +325,16 @@ class PkmKinematics:
         if scheme not in ("nested", "compound"):
             raise StateError(f"IK scheme '{scheme}' is not 'nested' or 'compound'")
         pose = np.asarray(pose, dtype=float)
-        thetas = self._initial_thetas(initial)
+        start = self._initial_flat(initial)
         if pose.ndim == 2:
-            return self._ik_one(pose, twist, acceleration, thetas, scheme, tol)
+            return self._ik_one(pose, twist, acceleration, start, scheme, tol)
         N = pose.shape[0]
         tw = [None] * N if twist is None else np.asarray(twist, dtype=float)
         ac = [None] * N if acceleration is None else np.asarray(acceleration, dtype=float)
         sols = []
         for i in range(N):
-            s = self._ik_one(pose[i], tw[i], ac[i], thetas, scheme, tol)
-            thetas = s.limb_theta
+            s = self._ik_one(pose[i], tw[i], ac[i], start, scheme, tol)
+            start = s.flat
             sols.append(s)
         return stack_solutions(sols)
 

@@ -120,11 +120,15 @@ class TaskSpaceDynamics:
 
     def _inverse_dynamics_one(self, pose, twist, acceleration, initial=None, wrench=None,
                               _return_solution=False):
-        V, A = self._vec(twist, "twist"), self._vec(acceleration, "acceleration")
-        if wrench is not None:
-            check_effort(wrench, "wrench")
-        sol = self._solution(pose, V, A, initial)
-        known = None if wrench is not None or sol.efforts is None else sol.efforts.of(V, A)
+        efforts = getattr(pose, "efforts", None) if wrench is None else None
+        known = None if efforts is None else efforts.of(twist, acceleration)    # V, A checked by that IK
+        sol = pose
+        if known is None:
+            V, A = self._vec(twist, "twist"), self._vec(acceleration, "acceleration")
+            if wrench is not None:
+                check_effort(wrench, "wrench")
+            sol = self._solution(pose, V, A, initial)
+            known = None if wrench is not None or sol.efforts is None else sol.efforts.of(V, A)
         if known is not None:                    # eq. 45 as the compiled IK of this motion solved it
             return (known.copy(), sol) if _return_solution else known.copy()
         W = self._generalized_force(sol, V, A)

@@ -244,3 +244,28 @@ def test_reference_motion_is_the_ik_then_the_id_along_a_stream(compiled):
         robot.inverse_kinematics(off, V[3], A[3], initial=previous)
     with pytest.raises(StateError, match="task manifold"):
         robot.reference_motion(off, V[3], A[3], warm)
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_a_start_solution_is_read_not_written(compiled):
+    """The IK from a previous solution starts from its joints without copying them: neither the
+    kernel's path nor the reference route of a far pose (the continuation) writes into the start,
+    whose numbers stay those of an untouched copy; the ID's ``u`` of a solution is the caller's."""
+    robot = ParallelRobot(PATHS)
+    robot.compiled = compiled
+    P, V, A = path(robot, PARABOLIC, 0.01)
+    start = robot.inverse_kinematics(P[0], V[0], A[0])
+    flat, thetas = start.flat.copy(), [t.copy() for t in start.limb_theta]
+    for k in (1, 10):                                  # next sample; a far pose (the continuation)
+        sol = robot.inverse_kinematics(P[k], V[k], A[k], initial=start)
+        np.testing.assert_array_equal(start.flat, flat)
+        for t, t0 in zip(start.limb_theta, thetas):
+            np.testing.assert_array_equal(t, t0)
+        again = robot.inverse_kinematics(P[k], V[k], A[k], initial=robot.inverse_kinematics(P[0], V[0], A[0]))
+        np.testing.assert_array_equal(sol.q, again.q)
+        np.testing.assert_array_equal(sol.qdd, again.qdd)
+    u = robot.inverse_dynamics(sol, V[k], A[k])
+    u[:] = 0.0
+    expected = robot.inverse_dynamics(again, V[k], A[k])
+    assert np.abs(expected).max() > 0
+    np.testing.assert_array_equal(robot.inverse_dynamics(sol, V[k], A[k]), expected)
