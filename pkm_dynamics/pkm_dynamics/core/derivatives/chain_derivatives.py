@@ -33,7 +33,7 @@ import math
 
 from ..numba_support.cache import kernel
 from ..module_chain.chain_kernels import check_inputs, row_dynamics, wrench_row
-from ..module_chain.chain_recursions import id_recursions
+from ..module_chain.chain_recursions import id_recursions, parallel_body_wrenches
 from ..spatial.se3_kernels import bracket_scaled, dot, matTvec, matvec, wrench_bias
 from ..module_chain.chain_layout import (B1, B3, B4, COS_Q, COS_Q1, COS_Q2, DCOS_Q, DCOS_Q1, DCOS_Q2, DK1_DX, DK1_PAPER,
                                          DK2_DX, DK2_PAPER, DK3_DX, DK4_DX, DK4_DXD, DK5_DX, DK5_DXD, DK6_DX, DK6_DXD,
@@ -284,13 +284,7 @@ def chain_id_tangents(geo, mats, nud0, A, V, S, xdd, fe, loc, dA, dnus, dxb, dps
         AE = M[MAP_E]
         if g[KIND] == PARALLEL:
             F = W[1, :3]
-            for b in range(3):
-                matvec(M[b], acc[b], F[b])                     # eq. 11
-                for j in range(6):
-                    F[b, j] += ps[b, j]
-            matTvec(AE, FE, tmp)                               # eq. 19
-            for j in range(6):
-                F[B1, j] += tmp[j]
+            parallel_body_wrenches(M, acc, ps, FE, F, tmp)     # eqs. 11, 19
             for b in range(3):
                 for dd in range(D):
                     e = dF[b, dd]

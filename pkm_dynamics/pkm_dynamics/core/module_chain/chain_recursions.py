@@ -273,6 +273,21 @@ def fd_recursions(geo, mats, nud0, A, V, S, W, w, f, f_ext, xdd):
 
 
 @scratch_kernel
+def parallel_body_wrenches(M, acc, ps, F_E, F, tmp):
+    """The wrenches ``F`` (3, 6) of the bodies B1, B3, B4 of a parallel module from their
+    accelerations ``acc`` (3, 6) and biases ``ps`` (3, 6): ``F_i = M_i nud_i + p_i`` (eq. 11),
+    the next module's wrench ``F_E`` carried onto B1 by the map of slot MAP_E (eq. 19);
+    ``tmp`` (6,) scratch."""
+    for b in range(3):
+        matvec(M[b], acc[b], F[b])
+        for j in range(6):
+            F[b, j] += ps[b, j]
+    matTvec(M[MAP_E], F_E, tmp)
+    for j in range(6):
+        F[B1, j] += tmp[j]
+
+
+@scratch_kernel
 def id_recursions(geo, mats, nud0, A, V, S, W, w, xdd, f_ext, f):
     """Chain inverse dynamics after :func:`first_forward_pass`: forward recursion of the
     accelerations (eqs. 7, 9 / 27, 29), backward recursion of the wrenches: parallel modules
@@ -303,13 +318,7 @@ def id_recursions(geo, mats, nud0, A, V, S, W, w, xdd, f_ext, f):
         M, acc, ps = mats[k], V[k, NUD], V[k, P_BIAS]
         if g[KIND] == PARALLEL:
             F = W[0, :3]
-            for b in range(3):
-                matvec(M[b], acc[b], F[b])                                     # eq. 11
-                for j in range(6):
-                    F[b, j] += ps[b, j]
-            matTvec(M[MAP_E], F_E, tmp)                                        # eq. 19
-            for j in range(6):
-                F[B1, j] += tmp[j]
+            parallel_body_wrenches(M, acc, ps, F_E, F, tmp)                    # eqs. 11, 19
             ka, kb, kf = S[k, KA], S[k, KB], S[k, KF]
             f[k] = g[SX] * (F[B1, 2] / kb + kf * F[B3, 2] + kf * F[B4, 2] + F[B4, 3]
                             + ka * kf * F[B4, 4])                              # eqs. 65, 16
