@@ -24,6 +24,9 @@ from .interface import IKSolution, Robot, SolverOptions
 from .robot import load_robot, robot_from_description
 from . import spatial
 from .tree import tree_dynamics
+from .deprecated_paths import install as _install_deprecated_paths
+
+_install_deprecated_paths()     # the import paths of the flat core, with a DeprecationWarning
 
 __all__ = [
     "ConvergenceError", "DescriptionError", "PkmDynamicsError", "SingularityError", "StateError",

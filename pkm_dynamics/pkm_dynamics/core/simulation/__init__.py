@@ -7,3 +7,9 @@ from .reference import task_coordinate_rates
 from .simulation import METHODS, SimulationResult, simulate
 
 __all__ = ["METHODS", "SimulationResult", "simulate", "task_coordinate_rates"]
+
+
+def __getattr__(name):
+    """The names of the flat module this package replaces (deprecated: :mod:`..deprecated_paths`)."""
+    from ..deprecated_paths import moved_name
+    return moved_name(__name__, name)
