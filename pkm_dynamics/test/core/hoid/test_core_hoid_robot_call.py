@@ -27,6 +27,7 @@ from pkm_dynamics.core.hoid.hoid_model import hoid_full_call
 from pkm_dynamics.core.hoid.hoid_motions import gough_stewart_roll, pick_and_place
 from pkm_dynamics.core.interface import SolverOptions
 from pkm_dynamics.core.pkm.parallel_robot import ParallelRobot
+from working_modes import other_working_mode
 
 ROBOTS = os.path.join(os.path.dirname(__file__), "..", "..", "..", "robots")
 CASES = {"gsp": ("gough_stewart_6ups", gough_stewart_roll, (0.13, 0.3, 0.61, 0.87)),
@@ -175,15 +176,7 @@ def test_the_working_mode_of_the_start():
     continuation along the task path."""
     robot = _robot("planar_3rrr")
     pose = robot.task_pose([0.02, -0.01, 0.1])
-    default = robot.inverse_kinematics(pose)
-    rng = np.random.default_rng(0)
-    for _ in range(50):
-        try:
-            other = robot.inverse_kinematics(pose, initial=rng.uniform(-2.5, 2.5, robot.tree.nq))
-        except StateError:
-            continue
-        if np.abs(other.actuators - default.actuators).max() > 0.5:
-            break
+    other, _ = other_working_mode(robot, pose)
     seed = other.q + np.random.default_rng(1).uniform(-0.05, 0.05, robot.tree.nq)
     z = np.zeros((4, 3))
     assert _kernel_status(robot, pose, z, seed) == status.OK

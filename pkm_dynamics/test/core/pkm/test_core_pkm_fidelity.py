@@ -19,6 +19,7 @@ from pkm_dynamics.core.pkm.parallel_robot import ParallelRobot, sample
 from pkm_dynamics.core.interface import SolverOptions
 from pkm_dynamics.core.spatial.se3 import Ad_inv, log_se3, pose_inv
 from pkm_dynamics.core.tree.tree_dynamics import kinematics
+from working_modes import other_working_mode
 
 ROBOTS = Path(__file__).resolve().parents[3] / "robots"
 #: example PKM and the size of the random task displacements from the reference pose (m, rad)
@@ -138,21 +139,6 @@ def test_pose_beyond_the_joint_limits_is_refused_naming_the_joint():
     s = r.inverse_kinematics(r.task_pose([0.02, -0.03, 0.05, 0.01, -0.02, 0.03]))
     assert np.all((s.q >= tree.lower) & (s.q <= tree.upper))
 
-
-
-def other_working_mode(robot, pose):
-    """A configuration of ``pose`` on another working mode than the default start's (found from
-    random starts) and the default solution."""
-    default = robot.inverse_kinematics(pose)
-    rng = np.random.default_rng(0)
-    for _ in range(50):
-        try:
-            s = robot.inverse_kinematics(pose, initial=rng.uniform(-2.5, 2.5, robot.tree.nq))
-        except StateError:
-            continue
-        if np.abs(s.actuators - default.actuators).max() > 0.5:
-            return s, default
-    raise AssertionError("no other working mode found")
 
 
 def test_a_seed_picks_the_working_mode():
