@@ -49,7 +49,7 @@ CORE_LAYERS = (
     ("hoid",),
     ("reactions", "derivatives", "simulation", "forward_state"),
     ("robot", "robot_warmup", "precompile", "numba_support.warmup", "module_chain.module_chain_robot",
-     "pkm.parallel_robot"),
+     "pkm.parallel_robot", "loop_chain"),
 )
 #: (importing module, imported module) of the upward imports still to remove (the list only
 #: shrinks): the description builds its tree with the tree's parser and checks its loops with

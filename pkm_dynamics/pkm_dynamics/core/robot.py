@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from .description.robot_description import RobotDescription, parse_description
+from .errors import DescriptionError
 from .interface import SolverOptions
 from .robot_warmup import load_kernels
 
@@ -12,8 +13,11 @@ def load_robot(description: str, gravity=None, options: SolverOptions | None = N
     ``gravity``: 3-vector in the URDF root frame (default ``(0, 0, -9.80665)``); ``options``:
     the solver settings (:class:`~.interface.SolverOptions`, default ``SolverOptions()``), fixed
     for the robot's life.  Returns a :class:`~pkm_dynamics.core.module_chain_robot.ModuleChainRobot`
-    for module chains (no ``<platform>``), a :class:`~pkm_dynamics.core.pkm.ParallelRobot` for
-    parallel manipulators; both follow :class:`~.interface.Robot`.  Raises
+    for module chains (no ``<platform>``), a
+    :class:`~pkm_dynamics.core.loop_chain.loop_chain_robot.LoopChainRobot` for the other serial
+    chains of loops (the recogniser refuses them: an excavator's bucket linkage), a
+    :class:`~pkm_dynamics.core.pkm.ParallelRobot` for parallel manipulators; all follow
+    :class:`~.interface.Robot`.  Raises
     :class:`~pkm_dynamics.core.errors.DescriptionError` naming what is wrong."""
     desc = parse_description(description, gravity)
     return robot_from_description(desc, options)
@@ -29,6 +33,23 @@ def robot_from_description(desc: RobotDescription, options: SolverOptions | None
         load_kernels("hoid")
         return robot
     from .module_chain.module_chain_robot import ModuleChainRobot
-    robot = ModuleChainRobot(desc, options=options)
+    try:
+        robot = ModuleChainRobot(desc, options=options)
+    except DescriptionError as refused:
+        return loop_chain_robot(desc, options, refused)
     load_kernels("chain")
     return robot
+
+
+def loop_chain_robot(desc: RobotDescription, options, refused: DescriptionError):
+    """The robot of a description the module-chain recogniser ``refused``: a serial chain of
+    loops on the constraint-embedding route (:class:`~.loop_chain.loop_chain_robot.LoopChainRobot`,
+    paper 001), or a :class:`DescriptionError` with both reasons (the recogniser's first, then
+    what the chain of loops lacks, naming the joint or loop)."""
+    from .loop_chain.loop_chain_robot import LoopChainRobot
+    if not desc.cut_joints:
+        raise refused
+    try:
+        return LoopChainRobot(desc, options=options)
+    except DescriptionError as err:
+        raise DescriptionError(f"{refused}; as a chain of loops (paper 001): {err}") from err

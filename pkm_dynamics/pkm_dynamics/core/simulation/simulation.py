@@ -18,12 +18,13 @@ one evaluation per step, first order; symplectic only in canonical coordinates, 
 error of a robot whose mass matrix depends on ``x`` still grows along a run, at O(h)); and
 ``"adaptive"`` (scipy's ``solve_ivp``, DOP853 under ``rtol``/``atol``, sampled on the grid).
 
-Routes: a **module chain** with a constant, a schedule or a compiled controller under ``"rk4"``
-or ``"semi_implicit"`` runs the whole horizon in one kernel call (:mod:`.chain_integrator`,
-:mod:`.simulation_kernels`: each evaluation calls the compiled Algorithm 1 directly); every other
-case (a Python function of time or controller, ``"adaptive"``, and every PKM: its evaluation
-solves the IK of the platform pose first, which is not a kernel the integrator can call) the
-Python route (:mod:`.reference`) with the same arithmetic.  Both raise the same named errors.
+Routes: a **module chain** (its compiled model ``robot.compiled``) with a constant, a schedule or
+a compiled controller under ``"rk4"`` or ``"semi_implicit"`` runs the whole horizon in one
+kernel call (:mod:`.chain_integrator`, :mod:`.simulation_kernels`: each evaluation calls the
+compiled Algorithm 1 directly); every other case (a Python function of time or controller,
+``"adaptive"``, every PKM: its evaluation solves the IK of the platform pose first, which is not
+a kernel the integrator can call; and every chain of loops, :mod:`..loop_chain`) the Python
+route (:mod:`.reference`) with the same arithmetic.  Both raise the same named errors.
 """
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ import numpy as np
 from numba.core.dispatcher import Dispatcher
 
 from ..errors import PkmDynamicsError, StateError
+from ..module_chain.chain_model import ChainModel
 from .chain_integrator import integrate_chain
 from .reference import Dynamics, adaptive, check_efforts, rk4, semi_implicit
 
@@ -141,7 +143,7 @@ def simulate(robot, x0, xd0, duration: float, efforts=None, controller=None, dt:
     x0, xd0, t = check_arguments(robot, x0, xd0, duration, dt, method, parallel)
     n = len(x0)
     kind, source = effort_source(robot, efforts, controller, t)
-    if not parallel and kind != "python" and method != "adaptive":
+    if isinstance(getattr(robot, "compiled", None), ChainModel) and kind != "python" and method != "adaptive":
         F = source if kind == "table" else np.zeros((1, n))
         X, XD, FO = integrate_chain(robot, x0, xd0, t, F, source if kind == "compiled" else None, wrench,
                                     method == "semi_implicit")

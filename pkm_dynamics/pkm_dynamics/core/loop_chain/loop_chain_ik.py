@@ -1,0 +1,149 @@
+"""Inverse kinematics of a chain of loops (end-effector pose, twist, acceleration to actuator
+values, rates, accelerations), defined as for module chains (:mod:`..module_chain.chain_ik`):
+the solution within the strokes nearest the reference (``initial``, else mid-stroke) in
+stroke-normalized coordinates, searched by projected Gauss-Newton on the body-frame pose error
+from the reference and the corners of the box at 1/4 and 3/4 of the strokes; the Jacobian is
+the end-effector's tree Jacobian times the constraint-embedding map ``H`` (paper 001 eq. 20)."""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from ..errors import ConvergenceError, PkmDynamicsError, StateError
+from ..interface import IKSolution
+from ..module_chain.chain_ik import REALISABLE, SAME_SOLUTION, SEARCH_MAX_STROKES, bounded_step
+from ..spatial.se3 import Ad_inv, log_se3, pose_inv
+from ..tree.tree_dynamics import body_jacobian, forward_kinematics, kinematics
+
+
+def stroke_scale(robot) -> tuple:
+    """``(scale, turns)`` (n,): the stroke of each actuator (2 pi for a joint without limits)
+    and which actuators are angles without limits."""
+    turns = ~(np.isfinite(robot.lower) & np.isfinite(robot.upper))
+    return np.where(turns, 2 * np.pi, np.where(turns, 0.0, robot.upper - robot.lower)), turns
+
+
+def stroke_distance(robot, a, b) -> float:
+    """Stroke-normalized distance of two actuator vectors (n,)."""
+    scale, turns = stroke_scale(robot)
+    d = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
+    return float(np.linalg.norm(np.where(turns, np.mod(d + np.pi, 2 * np.pi) - np.pi, d) / scale))
+
+
+def end_effector_jacobian(robot, x) -> tuple:
+    """``J`` (6, n) with ``V_E = J xd`` (body-fixed twist of the end-effector frame) and ``q``:
+    the tree Jacobian of the end effector times ``H`` (the tree rates of unit actuator rates,
+    eq. 20)."""
+    n = robot.n
+    Q, Hc, _ = robot.route.tree_state(np.broadcast_to(x, (n, n)).copy(), np.eye(n), np.zeros((n, n)))
+    C = forward_kinematics(robot.tree, Q[0])
+    return body_jacobian(robot.tree, C, robot.ee_body, robot.ee_offset) @ Hc.T, Q[0]
+
+
+def pose_newton(robot, T_star, x, tol: float, max_iter: int) -> tuple:
+    """Projected Gauss-Newton on ``log(T(x)^-1 T*)`` from ``x`` (n,): :func:`bounded_step`, the
+    trial clipped to the strokes and halved until the error decreases (and the loops close);
+    one polishing step once below ``tol``.  Returns ``(x, residual, iterations)``."""
+    lo, hi = robot.lower, robot.upper
+
+    def error(xv):
+        return log_se3(pose_inv(robot.end_effector_pose(robot.route.tree_state(xv)[0])) @ T_star)
+
+    x = np.clip(np.array(x, dtype=float), lo, hi)
+    e = error(x)
+    it = 0
+    while it < max_iter and np.linalg.norm(e) > 1e-3 * tol:
+        polishing = np.linalg.norm(e) <= tol
+        it += 1
+        dx = bounded_step(end_effector_jacobian(robot, x)[0], e, x, lo, hi)
+        step = 1.0
+        for _ in range(30):
+            trial = np.clip(x + step * dx, lo, hi)
+            try:
+                e_trial = error(trial)
+            except PkmDynamicsError:                    # beyond a loop's feasible range
+                e_trial = None
+            if e_trial is not None and np.linalg.norm(e_trial) < np.linalg.norm(e):
+                break
+            step *= 0.5
+        else:
+            break
+        x, e = trial, e_trial
+        if polishing:
+            break
+    return x, float(np.linalg.norm(e)), it
+
+
+def ik_starts(robot, reference) -> list:
+    """``reference`` (n,), then the corners of the box at 1/4 and 3/4 of every stroke
+    (``2^b`` for ``b <= SEARCH_MAX_STROKES`` limited actuators)."""
+    _, turns = stroke_scale(robot)
+    starts = [np.array(reference, dtype=float)]
+    limited = np.flatnonzero(~turns)
+    if len(limited) > SEARCH_MAX_STROKES:
+        return starts
+    for corner in itertools.product((0.25, 0.75), repeat=len(limited)):
+        x = starts[0].copy()
+        x[limited] = robot.lower[limited] + np.array(corner) * (robot.upper - robot.lower)[limited]
+        starts.append(x)
+    return starts
+
+
+def loop_chain_inverse_kinematics(robot, pose, twist=None, acceleration=None, initial=None,
+                                  search: bool = True) -> IKSolution:
+    """Actuator values for the end-effector pose ``pose`` (4, 4) (root link frame): the solution
+    within the strokes nearest ``initial`` (n,) (default mid-stroke); ``solutions``: every
+    distinct one found, nearest first.  ``twist`` (6,) -> ``xd = J^+ V``; ``acceleration`` (6,)
+    -> ``xdd = J^+ (Vdot - Jdot xd)``, each refused (:class:`StateError`) when the chain cannot
+    realise it.  :class:`ConvergenceError` when no start reaches the pose."""
+    T_star = np.asarray(pose, dtype=float)
+    if T_star.shape != (4, 4) or not np.all(np.isfinite(T_star)):
+        raise StateError(f"pose must be a finite 4x4 matrix, got shape {T_star.shape}")
+    reference = robot.seed_reference if initial is None else robot._state("initial", initial, limits=True)
+    tol, max_iter = robot.options.tolerance, robot.options.max_iterations
+    found = []
+    for start in ik_starts(robot, reference) if search else [reference]:
+        x, res, it = pose_newton(robot, T_star, start, tol, max_iter)
+        if res <= tol and all(stroke_distance(robot, x, y) > SAME_SOLUTION for y, _, _ in found):
+            found.append((x, res, it))
+    if not found:
+        _, residual, it = pose_newton(robot, T_star, reference, tol, max_iter)
+        raise ConvergenceError(f"inverse kinematics of '{robot.name}' did not reach the pose: error "
+                               f"{residual:.3g} (m, rad) after {it} iterations; the pose is probably outside "
+                               f"the workspace of its {robot.n} actuators")
+    found.sort(key=lambda s: stroke_distance(robot, s[0], reference))
+    x, residual, it = found[0]
+    J, q = end_effector_jacobian(robot, x)
+    xd = xdd = qd = qdd = None
+    if twist is not None:
+        V = np.asarray(twist, dtype=float)
+        if V.shape != (6,) or not np.all(np.isfinite(V)):
+            raise StateError(f"twist must be 6 finite values, got shape {V.shape}")
+        xd = np.linalg.lstsq(J, V, rcond=None)[0]
+        if np.linalg.norm(J @ xd - V) > REALISABLE * max(1.0, np.linalg.norm(V)):
+            raise StateError(f"twist {V.tolist()} is not realisable by the {robot.n} actuators of "
+                             f"'{robot.name}' at this pose (residual {np.linalg.norm(J @ xd - V):.3g})")
+        q, qd, qdd0 = robot.route.tree_state(x, xd, np.zeros(robot.n))
+        if acceleration is not None:
+            Vd = np.asarray(acceleration, dtype=float)
+            if Vd.shape != (6,) or not np.all(np.isfinite(Vd)):
+                raise StateError(f"acceleration must be 6 finite values, got shape {Vd.shape}")
+            A = kinematics(robot.tree, q, qd, qdd0)[3]
+            bias = _frame_acceleration(robot, A)
+            xdd = np.linalg.lstsq(J, Vd - bias, rcond=None)[0]
+            if np.linalg.norm(J @ xdd + bias - Vd) > REALISABLE * max(1.0, np.linalg.norm(Vd)):
+                raise StateError(f"acceleration {Vd.tolist()} is not realisable by the {robot.n} actuators "
+                                 f"of '{robot.name}' at this pose and twist")
+            q, qd, qdd = robot.route.tree_state(x, xd, xdd)
+    elif acceleration is not None:
+        raise StateError("an acceleration needs a twist")
+    return IKSolution(pose=T_star, actuators=x, q=q, iterations=np.array([it]), residual=residual,
+                      condition=np.array([np.linalg.cond(J)]), actuators_d=xd, qd=qd, actuators_dd=xdd,
+                      qdd=qdd, solutions=np.array([s[0] for s in found]))
+
+
+def _frame_acceleration(robot, A) -> np.ndarray:
+    """``Jdot xd`` of the end-effector frame (6,): the body acceleration ``A`` (body frame, no
+    gravity in ``kinematics``' bias) moved to the end-effector frame."""
+    return Ad_inv(robot.ee_offset) @ A[robot.ee_body]

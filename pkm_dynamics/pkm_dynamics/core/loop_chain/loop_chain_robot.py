@@ -1,0 +1,195 @@
+"""The robot object of a serial chain of loops (:class:`LoopChainRobot`): the robot interface of
+:mod:`..interface` in actuator space on the constraint-embedding route of paper 001 (Secs.
+3.4-5.2: ``H``, ``Hdot``, loop closure by Newton on the assembly branch of the reference
+configuration, :class:`~..pkm.limb_chain.LimbChainRobot`), for the descriptions the module-chain
+recogniser of paper 000 refuses (an excavator's bucket linkage: two loops for one cylinder)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..bounds import check_bound, check_limits
+from ..description.robot_description import as_description
+from ..errors import StateError
+from ..hoid.higher_order import build_hoid_model
+from ..interface import IKSolution, SolverOptions
+from ..limb.limb_model import build_limbs
+from ..pkm.limb_chain import LimbChainRobot
+from ..reactions.reactions import ReactionModel, joint_reactions
+from ..spatial.se3 import Ad_inv
+from ..tree.tree_dynamics import forward_kinematics
+from .loop_chain_checks import check_loop_chain
+
+#: accuracy of the loop closure (largest constraint residual, m and rad)
+CLOSURE_TOLERANCE = 1e-12
+
+
+class LoopChainRobot:
+    """A serial chain of loops and actuated joints with a free end effector, in actuator space:
+    ``x``, ``xd``, ``xdd`` are the actuator positions, rates and accelerations (n,), order
+    ``actuated_joints`` (the description's).  Every call takes one state or a batch (leading
+    axis).  Built by :func:`~..robot.load_robot` when the module-chain recogniser refuses the
+    description; refused here (:func:`.loop_chain_checks.check_loop_chain`) when a loop lacks an
+    actuator, an actuator has nothing to drive, or a joint is passive.
+
+    Attributes: those of :class:`~..interface.Robot`, ``route`` (the constraint-embedding
+    route), ``hoid_model`` (the Taylor route of paper 002's quantities), ``reaction_model``
+    (:mod:`..reactions.reactions`), ``gravity`` (3,), ``lower`` / ``upper`` (n,): the strokes."""
+
+    kind = "loop_chain"
+    state_space = "actuator"
+    task_space = ()
+    twist_components = ("wx", "wy", "wz", "vx", "vy", "vz")
+
+    def __init__(self, description, gravity=None, options: SolverOptions | None = None):
+        desc = as_description(description, gravity)
+        (free,) = build_limbs(desc)
+        check_loop_chain(desc, free)
+        self._options = SolverOptions() if options is None else options
+        self.description = desc
+        self.tree = desc.tree
+        self.route = LimbChainRobot(desc, tol=CLOSURE_TOLERANCE, max_iter=self._options.max_iterations)
+        self.name = desc.name
+        self.root_link = self.tree.root_link
+        self.end_effector = desc.end_effector
+        self.actuated_joints = tuple(desc.actuated_joints)
+        self.tree_joints = tuple(self.tree.joint_names)
+        self.limb_names = (self.name,)
+        self.seed_joints = self.actuated_joints
+        self.gravity = np.array(self.tree.gravity, dtype=float)
+        self.actuated = np.array([self.tree.joint_index(j) for j in self.actuated_joints], dtype=int)
+        self.lower = np.array(self.tree.lower, dtype=float)[self.actuated]
+        self.upper = np.array(self.tree.upper, dtype=float)[self.actuated]
+        self.hoid_model = build_hoid_model(desc)
+        self.reaction_model = ReactionModel(self)
+        self.ee_body, off = self.tree.frame(self.end_effector)
+        self.ee_offset = off
+        self.ee_map = Ad_inv(off).T
+
+    @property
+    def n(self) -> int:
+        return len(self.actuated_joints)
+
+    @property
+    def options(self) -> SolverOptions:
+        return self._options
+
+    @property
+    def seed_reference(self) -> np.ndarray:
+        """Where :meth:`inverse_kinematics` starts without ``initial``: mid-stroke (0 for a
+        joint without limits)."""
+        bounded = np.isfinite(self.lower) & np.isfinite(self.upper)
+        return np.where(bounded, 0.5 * (np.where(bounded, self.lower, 0) + np.where(bounded, self.upper, 0)), 0.0)
+
+    # ------------------------------------------------------------------ input checks
+    def _state(self, name, v, batch=None, limits=False):
+        """``v`` as a float array (n,) or (batch, n), finite (and within the strokes with
+        ``limits``); else :class:`StateError` naming it."""
+        a = np.asarray(v.actuators if isinstance(v, IKSolution) else v, dtype=float)
+        if a.shape[-1:] != (self.n,) or a.ndim not in (1, 2) or (batch is not None and a.shape[:-1] != batch):
+            want = f"({self.n},)" if batch in (None, ()) else f"{batch + (self.n,)}"
+            raise StateError(f"{name} has shape {a.shape}, expected {want}")
+        check_bound(a, np.inf, name)
+        if limits:
+            for row in a.reshape(-1, self.n):
+                check_limits(self.tree, self.actuated, row, name)
+        return a
+
+    def _wrench(self, wrench, batch):
+        if wrench is None:
+            return None
+        w = np.asarray(wrench, dtype=float)
+        if w.shape not in ((6,), batch + (6,)):
+            raise StateError(f"wrench has shape {w.shape}, expected (6,)" + (f" or {batch + (6,)}" if batch else ""))
+        check_bound(w, np.inf, "wrench")
+        return w
+
+    def _rows(self, fn, x, a, b, wrench):
+        """``fn`` row by row over a batch (leading axis), the wrench broadcast."""
+        if x.ndim == 1:
+            return fn(x, a, b, wrench)
+        ws = [wrench if wrench is None or wrench.ndim == 1 else wrench[i] for i in range(len(x))]
+        return np.stack([fn(x[i], a[i], b[i], ws[i]) for i in range(len(x))])
+
+    # ------------------------------------------------------------------ dynamics
+    def inverse_dynamics(self, x, xd, xdd, wrench=None):
+        """Actuator efforts ``u`` (n,) by constraint embedding (paper 001 eqs. 20, 36-37:
+        ``u = H^T rnea(theta, thetad, H xdd + Hdot xd)``); ``wrench`` (6,): (moment, force) on the
+        end effector, in its frame.  ``x`` may be an :class:`IKSolution`."""
+        x = self._state("x", x, limits=True)
+        xd = self._state("xd", xd, x.shape[:-1])
+        xdd = self._state("xdd", xdd, x.shape[:-1])
+        return self._rows(self.route.inverse_dynamics, x, xd, xdd, self._wrench(wrench, x.shape[:-1]))
+
+    def forward_dynamics(self, x, xd, u, wrench=None):
+        """Actuator accelerations ``xdd`` (n,) from ``H^T M H xdd = u - H^T rnea(theta, thetad,
+        Hdot xd)`` (eqs. 36-37)."""
+        x = self._state("x", x, limits=True)
+        xd = self._state("xd", xd, x.shape[:-1])
+        u = self._state("u", u, x.shape[:-1])
+        return self._rows(self.route.forward_dynamics, x, xd, u, self._wrench(wrench, x.shape[:-1]))
+
+    def forward_dynamics_derivatives(self, x, xd, u, wrench=None):
+        """``xdd`` and its exact derivatives (forward-mode jets, :mod:`.loop_chain_derivatives`)."""
+        from .loop_chain_derivatives import loop_chain_derivatives
+        return loop_chain_derivatives(self, False, x, xd, u, wrench)
+
+    def inverse_dynamics_derivatives(self, x, xd, xdd, wrench=None):
+        """``u`` and its exact derivatives (forward-mode jets, :mod:`.loop_chain_derivatives`)."""
+        from .loop_chain_derivatives import loop_chain_derivatives
+        return loop_chain_derivatives(self, True, x, xd, xdd, wrench)
+
+    def joint_reactions(self, x, xd, u, wrench=None):
+        """The wrench every tree and cut joint transmits (:func:`..reactions.reactions.joint_reactions`:
+        the minimum-norm cut-joint multipliers of the tree's equations of motion)."""
+        x = self._state("x", x, limits=True)
+        return joint_reactions(self, x, xd, u, wrench, model=self.reaction_model)
+
+    def simulate(self, x0, xd0, duration, **kw):
+        """Integrate the forward dynamics in actuator space: see :mod:`..simulation`."""
+        from ..simulation import simulate
+        return simulate(self, x0, xd0, duration, **kw)
+
+    def higher_order_inverse_dynamics(self, x, xd, xdd, xddd, xdddd, **kw):
+        """``u, du, ddu`` of a motion given to its 4th derivative by the Taylor route (paper 002's
+        recursion is for PKM); the loops closed from the limb route's solution (its assembly
+        branch) unless ``q_guess`` is given."""
+        from ..hoid.higher_order import higher_order_inverse_dynamics
+        if kw.get("q_guess") is None:
+            xa = self._state("x", x, limits=True)
+            kw["q_guess"] = self.tree_state(xa if xa.ndim == 1 else xa[0])[0]
+        return higher_order_inverse_dynamics(self, x, xd, xdd, xddd, xdddd, **kw)
+
+    # ------------------------------------------------------------------ kinematics
+    def tree_state(self, x, xd=None, xdd=None):
+        """``(q, qd, qdd)`` (nq,) of every tree joint with the loops closed (Algorithm 2 of paper
+        001 on the assembly branch of the reference configuration; eq. 20 for the rates)."""
+        x = self._state("x", x, limits=True)
+        xd = None if xd is None else self._state("xd", xd, x.shape[:-1])
+        xdd = None if xdd is None else self._state("xdd", xdd, x.shape[:-1])
+        return self.route.tree_state(x, xd, xdd)
+
+    def joint_motion(self, x, xd=None, xdd=None, initial=None) -> IKSolution:
+        """The whole chain at ``(x, xd, xdd)``: the actuators and every tree joint."""
+        q, qd, qdd = self.tree_state(x, xd, xdd)
+        xd = None if xd is None else np.asarray(xd, dtype=float)
+        xdd = None if xdd is None else np.asarray(xdd, dtype=float)
+        return IKSolution(actuators=np.asarray(x, dtype=float), q=q, qd=None if xd is None else qd,
+                          qdd=None if xdd is None else qdd, actuators_d=xd, actuators_dd=xdd)
+
+    def end_effector_pose(self, q) -> np.ndarray:
+        """The end-effector pose (4, 4) of the tree configuration ``q`` (nq,)."""
+        return forward_kinematics(self.tree, q)[self.ee_body] @ self.ee_offset
+
+    def forward_kinematics(self, actuators):
+        """End-effector pose (4, 4) in the root link frame (batched: (batch, 4, 4))."""
+        x = self._state("actuators", actuators, limits=True)
+        if x.ndim == 2:
+            return np.stack([self.forward_kinematics(r) for r in x])
+        return self.end_effector_pose(self.tree_state(x)[0])
+
+    def inverse_kinematics(self, pose, twist=None, acceleration=None, initial=None, *, search: bool = True):
+        """Actuators (and rates, accelerations) for an end-effector pose: see :mod:`.loop_chain_ik`."""
+        from .loop_chain_ik import loop_chain_inverse_kinematics
+        if isinstance(initial, IKSolution):
+            initial = initial.actuators
+        return loop_chain_inverse_kinematics(self, pose, twist, acceleration, initial, search)
