@@ -8,8 +8,9 @@ Pinocchio (``pin.buildModelFromXML``) and
 * writes the cut-joint constraints itself from Pinocchio frame placements, Jacobians and
   classical accelerations (:meth:`PinocchioLoops.loop_rows`): coincident points (R, U, S; P: the
   two directions normal to its axis), and orientation rows as scalar products of unit vectors
-  fixed in the two cut frames: revolute = the child axis normal to two normals of the parent
-  axis, universal = the two axes perpendicular, prismatic = the three cut-frame axes of each
+  fixed in the two cut frames: revolute and cylindrical = the child axis normal to two normals
+  of the parent axis (cylindrical: the points only normal to the axis), universal = the two
+  axes perpendicular, prismatic = the three cut-frame axes of each
   side pairwise perpendicular as at the closed pose (no rotation), spherical = none;
 * closes the loops itself from the actuator motion ``(x, xd, xdd)`` (module chains: the actuated
   tree joints) or the task motion ``(pose, V_t, Vdot_t)`` (PKM: the platform frame's body-fixed
@@ -168,7 +169,7 @@ class PinocchioLoops:
             wp, wc, Dd = vp[3:], vc[3:], vc[:3] - vp[:3]
         # position: p = Rp^T D, the child cut origin in the parent cut frame (P: normal to the axis)
         pa = c["axes"][0]
-        N = np.array(_normals(pa)) if c["type"] == "prismatic" else np.eye(3)
+        N = np.array(_normals(pa)) if c["type"] in ("prismatic", "cylindrical") else np.eye(3)
         r = [N @ Rp.T @ D]
         G = [N @ Rp.T @ (Jc[:3] - Jp[:3] + pin.skew(D) @ Jp[3:])]
         g = [np.zeros(len(N))]
@@ -177,7 +178,7 @@ class PinocchioLoops:
                              - np.cross(wp, Dd - np.cross(wp, D)))]
         dirs = [np.hstack([np.zeros((len(N), 3)), N @ Rp.T])]
         # orientation: s = (Rp a) . (Rc b) for pairs (a in the parent cut frame, b in the child's)
-        if c["type"] == "revolute":
+        if c["type"] in ("revolute", "cylindrical"):
             b = c["axes"][1] if c["axes"][1] is not None else pa
             pairs = [(n, b) for n in _normals(pa)]
         elif c["type"] == "universal":

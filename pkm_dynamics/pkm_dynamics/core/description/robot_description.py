@@ -46,7 +46,7 @@ from ..tree.tree_model import TreeModel, build_tree, read_description
 from .validation import MAX_COORDINATE, MAX_MASS, MAX_STIFFNESS, check_numbers, check_positive, unit_axis
 from ..tree.tree_dynamics import forward_kinematics
 
-CUT_JOINT_TYPES = ("revolute", "prismatic", "universal", "spherical")
+CUT_JOINT_TYPES = ("revolute", "prismatic", "cylindrical", "universal", "spherical")
 TASK_COORDINATES = ("wx", "wy", "wz", "vx", "vy", "vz")
 #: tolerance (m, rad) for a loop to count as closed at the zero configuration
 CLOSURE_TOLERANCE = 1e-6
@@ -169,7 +169,7 @@ def _parse_cut_joint(el, tree: TreeModel) -> CutJoint:
     (pl, po, pa), (cl, co, ca) = ends["parent"], ends["child"]
     if pl == cl:
         raise DescriptionError(f"{what}: parent and child are the same link '{pl}'")
-    if typ in ("revolute", "prismatic", "universal") and pa is None:
+    if typ in ("revolute", "prismatic", "cylindrical", "universal") and pa is None:
         raise DescriptionError(f"{what}: a {typ} cut joint needs <parent_axis xyz=\"...\"/>")
     if typ == "universal" and ca is None:
         raise DescriptionError(f"{what}: a universal cut joint needs <child_axis xyz=\"...\"/> (its second axis)")
@@ -199,15 +199,15 @@ def check_closure(tree: TreeModel, cut: CutJoint, C: np.ndarray,
     T = pose_inv(Fp) @ Fc
     R, p = T[:3, :3], T[:3, 3]
     problems = []
-    if cut.type == "prismatic":
+    if cut.type in ("prismatic", "cylindrical"):
         off = p - (p @ cut.parent_axis) * cut.parent_axis
         if np.linalg.norm(off) > tol:
             problems.append(f"its frames are {np.linalg.norm(off):.3g} m apart across the sliding axis")
-        if np.linalg.norm(R - np.eye(3)) > tol:
+        if cut.type == "prismatic" and np.linalg.norm(R - np.eye(3)) > tol:
             problems.append("its frames are rotated against each other")
     elif np.linalg.norm(p) > tol:
         problems.append(f"its frames are {np.linalg.norm(p):.3g} m apart")
-    if cut.type == "revolute":
+    if cut.type in ("revolute", "cylindrical"):
         ca = cut.child_axis if cut.child_axis is not None else cut.parent_axis
         if np.linalg.norm(R @ ca - cut.parent_axis) > tol:
             problems.append("its parent and child axes are not aligned")

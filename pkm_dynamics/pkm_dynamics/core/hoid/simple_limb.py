@@ -101,8 +101,11 @@ def _cut_screws(desc, cut, pb, C0, F0) -> np.ndarray:
     if cut.type == "prismatic":
         e = Fi[:3, :3] @ pw
         return np.concatenate([np.zeros(3), e])[:, None]
+    if cut.type == "cylindrical":
+        e = Fi[:3, :3] @ pw
+        return np.array([np.concatenate([e, np.cross(c, e)]), np.concatenate([np.zeros(3), e])]).T
     raise DescriptionError(f"loop closure '{cut.name}' is a {cut.type} joint: paper 002's recursion "
-                           "takes spherical, revolute or prismatic platform joints (use the Taylor route)")
+                           "takes spherical, revolute, prismatic or cylindrical platform joints (use the Taylor route)")
 
 
 def simple_limb_model(desc: RobotDescription) -> SimpleLimbModel:

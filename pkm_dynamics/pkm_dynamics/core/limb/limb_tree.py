@@ -64,6 +64,9 @@ def cut_to_joints(tree: TreeModel, cut, limb_side_is_parent: bool, C0: np.ndarra
     if cut.type in ("revolute", "prismatic"):
         axis = L[2]
         return [(T_L @ last_B, last_Ad @ _screw(axis, cut.type == "prismatic"), cut.type, "")]
+    if cut.type == "cylindrical":        # a slide along the axis, then a turn about it
+        return [(T_L, _screw(L[2], True), "prismatic", "_slide"),
+                (last_B, last_Ad @ _screw(L[2]), "revolute", "_turn")]
     if cut.type == "universal":
         axis_P = P[2] if P[2] is not None else np.array([0.0, 0.0, 1.0])
         return [(T_L, _screw(L[2]), "revolute", "_1"),

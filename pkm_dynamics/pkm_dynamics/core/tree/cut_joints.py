@@ -11,9 +11,11 @@ Elementary constraints (all vectors constant in their body frame):
 * position (eq. 51): ``g = u_a^T d`` for every prohibited direction ``u_a`` (on k);
 * orientation (eq. 58): ``g = u_a^T R_kr u_b`` for a pair of vectors that stay perpendicular.
 
-R, U and S cut joints prohibit all three translations; P prohibits the two directions normal
-to its axis.  R adds two orientation constraints (the normals of its axis on k against the
-axis on r), U one (its two axes stay perpendicular), P three, S none (App. A.2).
+R, U and S cut joints prohibit all three translations; P and C (cylindrical: a slide along and a
+turn about one axis) the two directions normal to their axis.  R and C add two orientation
+constraints (the normals of the axis on k against the axis on r), U one (its two axes stay
+perpendicular), P three, S none (App. A.2; C follows its pattern: P's position rows with R's
+orientation rows, four constraints).
 
 Velocity and acceleration forms (eqs. 52-57, 59-60) in terms of the body-fixed twists
 ``V = (omega, v)`` of k and r — ``gdot = B (V_k, V_r)`` with (rows ``u_a^T B``)::
@@ -85,6 +87,12 @@ def cut_joint_geometry(tree: TreeModel, cut: CutJoint) -> CutJointGeometry:
         b = R_kr0.T @ a
         u_a = np.array([a[:, 0], a[:, 1], a[:, 2]])
         u_b = np.array([b[:, 1], b[:, 2], b[:, 0]])
+    elif cut.type == "cylindrical":
+        e = Rk_cut @ cut.parent_axis
+        e_r = Rr_cut @ cut.child_axis if cut.child_axis is not None else R_kr0.T @ e
+        u_pos = _normals(e)
+        u_a = _normals(e)
+        u_b = np.array([e_r, e_r])
     else:
         u_pos = np.array(Rk_cut.T)  # rows: cut-frame axes in frame k
         if cut.type == "revolute":

@@ -3,6 +3,7 @@ constraint-embedding route (:class:`LoopChainRobot`, paper 001) against the modu
 (:class:`ModuleChainRobot`, compiled, paper 000) on the example cranes and a generated chain,
 call by call (FD, ID, tree state, FK, IK, HOID, reactions, derivatives): <= 1e-10 relative; the
 module chain serves (it is the faster route)."""
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +16,7 @@ from pkm_dynamics.core.module_chain.module_chain_robot import ModuleChainRobot
 from pkm_dynamics.core.robot import robot_from_description
 
 ROBOTS = Path(__file__).resolve().parents[3] / "robots"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tree"))   # the loop robots of test_core_cut_joints
 SOURCES = {"heavy_duty_4dof": str(ROBOTS / "heavy_duty_4dof.urdf"),
            "linear_4bar_1dof": str(ROBOTS / "linear_4bar_1dof.urdf"),
            "module_chain_3": module_chain_urdf(3)}
@@ -75,3 +77,39 @@ def test_inverse_kinematics_agrees(routes):
     T = mc.forward_kinematics(x)
     a, b = lc.inverse_kinematics(T, initial=x), mc.inverse_kinematics(T, initial=x)
     assert rel(a.actuators, b.actuators) <= 1e-8 and rel(a.actuators, x) <= 1e-8
+
+
+@pytest.mark.parametrize("cut_type", ["revolute", "prismatic", "cylindrical", "universal", "spherical"])
+def test_spatial_loop_of_every_cut_type_served(cut_type):
+    """A spatial loop of six joints closed by each lower-pair cut joint (R, P, C, U, S; paper 001
+    App. A), one actuator per degree of freedom (the best-conditioned joints): load_robot serves
+    it as a chain of loops (the recogniser refuses it) and its ID and FD agree with the KKT
+    route of test/pinocchio_loops.py to 1e-10."""
+    import scipy.linalg
+    from pinocchio_loops import PinocchioLoops
+    from test_core_cut_joints import TYPES
+    from test_core_cut_joints import robot as loop_robot
+    from pkm_dynamics.core import load_robot
+    joints = [f"j{c}{i}" for c in "AB" for i in (1, 2, 3)]
+    probe = PinocchioLoops(loop_robot(cut_type), joints, [0, 0, -9.81])
+    probe.kinematics(np.zeros(6))
+    _, G0, _ = probe.loop_rows(np.zeros(6))
+    N0 = np.linalg.svd(G0)[2][TYPES[cut_type]:].T
+    act = sorted(scipy.linalg.qr(N0.T, pivoting=True)[2][:N0.shape[1]])
+    text = loop_robot(cut_type).replace('<actuator joint="jA1"/>',
+                                        "".join(f'<actuator joint="{joints[j]}"/>' for j in act)
+                                        + '<end_effector link="a3"/>')
+    robot = load_robot(text)
+    assert robot.kind == "loop_chain"
+    ref = PinocchioLoops(text, robot.tree_joints, robot.tree.gravity)
+    rng = np.random.default_rng(7)
+    for _ in range(3):
+        x, xd, xdd = rng.uniform(-0.1, 0.1, len(act)), rng.normal(size=len(act)), rng.normal(size=len(act))
+        q, qd, qdd = ref.close(x, xd, xdd)
+        for a, b in zip(robot.tree_state(x, xd, xdd), (q, qd, qdd)):
+            assert rel(a, b) <= 1e-10
+        u_ref, _ = ref.inverse_dynamics(q, qd, qdd)
+        assert rel(robot.inverse_dynamics(x, xd, xdd), u_ref) <= 1e-10
+        f = u_ref + rng.normal(size=len(act))
+        a_ref, _ = ref.forward_dynamics(q, qd, f)
+        assert rel(robot.tree_state(x, xd, robot.forward_dynamics(x, xd, f))[2], a_ref) <= 1e-10

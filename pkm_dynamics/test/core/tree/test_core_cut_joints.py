@@ -53,7 +53,7 @@ def robot(cut_type, with_cut=True):
     return s
 
 
-TYPES = {"revolute": 5, "prismatic": 5, "universal": 4, "spherical": 3}
+TYPES = {"revolute": 5, "prismatic": 5, "cylindrical": 4, "universal": 4, "spherical": 3}
 
 
 @pytest.mark.parametrize("cut_type", sorted(TYPES))
