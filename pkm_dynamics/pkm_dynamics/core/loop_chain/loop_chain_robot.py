@@ -47,7 +47,8 @@ class LoopChainRobot:
         self._options = SolverOptions() if options is None else options
         self.description = desc
         self.tree = desc.tree
-        self.route = LimbChainRobot(desc, tol=CLOSURE_TOLERANCE, max_iter=self._options.max_iterations)
+        self.route = LimbChainRobot(desc, tol=CLOSURE_TOLERANCE, max_iter=self._options.max_iterations,
+                                    warm_start=False)
         self.name = desc.name
         self.root_link = self.tree.root_link
         self.end_effector = desc.end_effector

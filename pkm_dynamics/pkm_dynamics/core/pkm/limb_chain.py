@@ -74,9 +74,13 @@ class LimbChainRobot:
     :class:`~.module_chain_robot.ModuleChainRobot`.  ``thetad = H xd``, ``thetadd = H xdd + Hdot xd``
     (eq. 20); EOM (eqs. 36-37): ``H^T M H xdd + H^T (rnea(theta, thetad, Hdot xd) ) = f``
     since the rows of ``H`` of the actuated joints form the identity.  Methods take one state
-    or a batch (leading axis)."""
+    or a batch (leading axis).  ``warm_start``: the loop closure starts from the previous call's
+    solution (cheap along a motion; the result then depends on the call history to round-off);
+    False: from the reference configuration at every call (reproducible, and nothing is
+    written on the object: safe for concurrent calls)."""
 
-    def __init__(self, description, gravity=None, tol: float = 1e-12, max_iter: int = 50):
+    def __init__(self, description, gravity=None, tol: float = 1e-12, max_iter: int = 50,
+                 warm_start: bool = True):
         desc = description if isinstance(description, RobotDescription) else \
             parse_description(description, gravity)
         self.description = desc
@@ -94,6 +98,7 @@ class LimbChainRobot:
         self.branch = loop_branches(self.limb, limb_state(self.limb, np.zeros(self.tree.nq))[2])
         if not np.all(self.branch):
             raise DescriptionError(f"robot '{desc.name}': the reference configuration is a loop singularity")
+        self.warm_start = warm_start
         self._theta = np.zeros(self.tree.nq)              # warm start of the loop closure
 
     @property
@@ -118,11 +123,13 @@ class LimbChainRobot:
             xdd = np.zeros_like(x) if xdd is None else np.asarray(xdd, dtype=float)
             outs = [self.tree_state(a, b, c) for a, b, c in zip(x, xd, xdd)]
             return tuple(np.stack(o) for o in zip(*outs))
-        th = close_loops_on_branch(self.limb, self._q(x), self._theta, self.branch, self.tol, self.max_iter)
+        start = self._theta if self.warm_start else np.zeros(self.tree.nq)
+        th = close_loops_on_branch(self.limb, self._q(x), start, self.branch, self.tol, self.max_iter)
         rev = np.array([t == "revolute" for t in self.tree.joint_types])
         rev[self.limb.independent] = False                                # dependent angles only
         th = np.where(rev, np.mod(th + np.pi, 2 * np.pi) - np.pi, th)    # angles in [-pi, pi)
-        self._theta = th
+        if self.warm_start:
+            self._theta = th
         xd = np.zeros(self.n) if xd is None else np.asarray(xd, dtype=float)
         xdd = np.zeros(self.n) if xdd is None else np.asarray(xdd, dtype=float)
         H = constraint_resolution(self.limb, th)
