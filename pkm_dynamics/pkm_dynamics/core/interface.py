@@ -5,7 +5,8 @@ Module chains (:class:`~.module_chain_robot.ModuleChainRobot`, paper 000) and pa
 and result types; only the robot's *minimal coordinates* differ, and the robot says which
 (``state_space``):
 
-* ``"actuator"`` (module chains): the state ``x`` is the actuator positions (n_act,), ``xd``,
+* ``"actuator"`` (module chains and the other chains of loops,
+  :class:`~.loop_chain.loop_chain_robot.LoopChainRobot`): the state ``x`` is the actuator positions (n_act,), ``xd``,
   ``xdd`` their rates and accelerations (n_act,);
 * ``"task"`` (parallel manipulators): ``x`` is the platform pose (4, 4) in the root link frame
   (or the :class:`IKSolution` of one), ``xd`` the task twist ``V_t`` (the ``task_space``
@@ -105,7 +106,7 @@ class Robot(Protocol):
     """The interface of every robot :func:`~.robot.load_robot` builds (see the module doc for
     ``x``, ``xd``, ``xdd``, ``u`` and ``wrench``; shapes without the optional batch axis).
 
-    Attributes: ``name``; ``kind`` (``"module_chain"`` | ``"parallel"``); ``state_space``
+    Attributes: ``name``; ``kind`` (``"module_chain"`` | ``"loop_chain"`` | ``"parallel"``); ``state_space``
     (``"actuator"`` | ``"task"``); ``description`` (the parsed
     :class:`~.description.RobotDescription`); ``options`` (:class:`SolverOptions`);
     ``actuated_joints`` (n_act names, the order of ``u``); ``tree_joints`` (nq names, the order

@@ -31,7 +31,7 @@ def loop_branches(limb, constraints) -> np.ndarray:
     return np.array([np.sign(np.linalg.det(_resolve(lp, G)[0])) for lp, (_, G, _) in zip(limb.loops, constraints)])
 
 
-def close_loops_on_branch(limb, q, start, branch, tol: float, max_iter: int) -> np.ndarray:
+def close_loops_on_branch(limb, q, start, branch, tol: float, max_iter: int, return_state: bool = False):
     """``theta = psi(q)`` (n_l,) by Algorithm 2 on the assembly branch ``branch`` (n_loops,) of
     the reference configuration ``theta = 0``.
 
@@ -39,11 +39,12 @@ def close_loops_on_branch(limb, q, start, branch, tol: float, max_iter: int) -> 
     if it fails or ends on another branch, continuation from the reference configuration in
     :data:`CONTINUATION_STEPS` equal steps of ``q``, each step checked against ``branch``.
     Raises :class:`ConvergenceError` naming the loop when no continuation stays on the
-    branch (the state is beyond a loop singularity)."""
+    branch (the state is beyond a loop singularity).  ``return_state``: ``(theta,
+    limb_state(limb, theta))``."""
     try:
         th, _, st = solve_loop_constraints(limb, start, q, tol, max_iter, return_state=True)
         if np.array_equal(loop_branches(limb, st[2]), branch):
-            return th
+            return (th, st) if return_state else th
     except (ConvergenceError, SingularityError):
         pass
     zero = np.zeros(limb.n)
@@ -58,7 +59,7 @@ def close_loops_on_branch(limb, q, start, branch, tol: float, max_iter: int) -> 
                 if flipped.size:
                     raise ConvergenceError(f"{limb.name} loop {limb.loops[flipped[0]].names}: "
                                            f"left the assembly branch of the reference configuration")
-            return th
+            return (th, st) if return_state else th
         except (ConvergenceError, SingularityError) as err:
             last = err
     raise ConvergenceError(f"{last}; the loops cannot be closed on the branch of the reference "
@@ -123,20 +124,27 @@ class LimbChainRobot:
             xdd = np.zeros_like(x) if xdd is None else np.asarray(xdd, dtype=float)
             outs = [self.tree_state(a, b, c) for a, b, c in zip(x, xd, xdd)]
             return tuple(np.stack(o) for o in zip(*outs))
+        return self.closed_motion(x, xd, xdd)[:3]
+
+    def closed_motion(self, x, xd=None, xdd=None) -> tuple:
+        """``(theta, thetad, thetadd, H)`` of one state: the closure (:func:`close_loops_on_branch`),
+        then eq. 20 with ``H`` and ``Hdot qd`` from the position-level data of the solution (one
+        ``limb_state`` for both)."""
         start = self._theta if self.warm_start else np.zeros(self.tree.nq)
-        th = close_loops_on_branch(self.limb, self._q(x), start, self.branch, self.tol, self.max_iter)
+        th, st = close_loops_on_branch(self.limb, self._q(x), start, self.branch, self.tol, self.max_iter,
+                                       return_state=True)
         rev = np.array([t == "revolute" for t in self.tree.joint_types])
         rev[self.limb.independent] = False                                # dependent angles only
-        th = np.where(rev, np.mod(th + np.pi, 2 * np.pi) - np.pi, th)    # angles in [-pi, pi)
+        th = np.where(rev, np.mod(th + np.pi, 2 * np.pi) - np.pi, th)    # angles in [-pi, pi) (same poses)
         if self.warm_start:
             self._theta = th
         xd = np.zeros(self.n) if xd is None else np.asarray(xd, dtype=float)
         xdd = np.zeros(self.n) if xdd is None else np.asarray(xdd, dtype=float)
-        H = constraint_resolution(self.limb, th)
+        H = constraint_resolution(self.limb, constraints=st[2])
         qd, qdd = self._q(xd), self._q(xdd)
         thd = H @ qd
-        thdd = H @ qdd + loop_acceleration_bias(self.limb, th, thd)
-        return th, thd, thdd
+        thdd = H @ qdd + loop_acceleration_bias(self.limb, th, thd, state=st)
+        return th, thd, thdd, H
 
     def _f_ext(self, f_ext):
         if f_ext is None:
@@ -154,8 +162,7 @@ class LimbChainRobot:
             fe = [None] * len(x) if f_ext is None or np.asarray(f_ext).ndim == 1 else f_ext
             fe = [f_ext] * len(x) if f_ext is not None and np.asarray(f_ext).ndim == 1 else fe
             return np.stack([self.inverse_dynamics(a, b, c, e) for a, b, c, e in zip(x, xd, xdd, fe)])
-        th, thd, thdd = self.tree_state(x, xd, xdd)
-        H = constraint_resolution(self.limb, th)
+        th, thd, thdd, H = self.closed_motion(x, xd, xdd)
         return self._x(H.T @ rnea(self.tree, th, thd, thdd, f_ext=self._f_ext(f_ext)))
 
     def forward_dynamics(self, x, xd, f, f_ext=None):
@@ -165,8 +172,7 @@ class LimbChainRobot:
             fe = [None] * len(x) if f_ext is None or np.asarray(f_ext).ndim == 1 else f_ext
             fe = [f_ext] * len(x) if f_ext is not None and np.asarray(f_ext).ndim == 1 else fe
             return np.stack([self.forward_dynamics(a, b, c, e) for a, b, c, e in zip(x, xd, f, fe)])
-        th, thd, bias = self.tree_state(x, xd, np.zeros(self.n))
-        H = constraint_resolution(self.limb, th)
+        th, thd, bias, H = self.closed_motion(x, xd, np.zeros(self.n))
         Mt = H.T @ crba(self.tree, th) @ H
         b = H.T @ rnea(self.tree, th, thd, bias, f_ext=self._f_ext(f_ext))
         return self._x(np.linalg.solve(Mt, self._q(np.asarray(f, dtype=float)) - b))

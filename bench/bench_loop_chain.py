@@ -1,0 +1,79 @@
+"""Benchmark of a chain of loops served on the constraint-embedding route (core/loop_chain): the
+excavator (robots/excavator.urdf) and, for the route's cost on a module chain, the 4-DoF crane
+as a LoopChainRobot next to its ModuleChainRobot.
+
+Per-call median microseconds of the public ``forward_dynamics`` / ``inverse_dynamics`` at a few
+states over the strokes, timed interleaved with Pinocchio's constrained forward dynamics of the
+same spanning tree and loops (one CONTACT_3D constraint per cut joint, ``pin.constraintDynamics``,
+:class:`bench_module_chain.PinocchioPeer`), whose actuated accelerations are compared with ours
+first (column ``|d| FD``).
+
+    python bench/bench_loop_chain.py [--quick]
+
+Table on stdout, the same figures as JSON in ``bench/results/bench_loop_chain.json``.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "pkm_dynamics"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from bench_module_chain import PinocchioPeer, interleaved_us  # noqa: E402
+from common import machine  # noqa: E402
+from pkm_dynamics.core.loop_chain.loop_chain_robot import LoopChainRobot  # noqa: E402
+from pkm_dynamics.core.robot import load_robot  # noqa: E402
+
+ROBOTS = os.path.join(ROOT, "pkm_dynamics", "robots")
+
+
+def states(robot, count, seed=0):
+    rng = np.random.default_rng(seed)
+    lo = np.where(np.isfinite(robot.lower), robot.lower, -1.0)
+    hi = np.where(np.isfinite(robot.upper), robot.upper, 1.0)
+    for _ in range(count):
+        yield lo + (hi - lo) * rng.uniform(0.3, 0.6, robot.n), rng.normal(scale=0.2, size=robot.n), \
+            rng.normal(scale=0.5, size=robot.n)
+
+
+def case(name, robot, reps, inner):
+    peer = PinocchioPeer(robot)
+    rows = []
+    for x, xd, xdd in states(robot, 3):
+        u = robot.inverse_dynamics(x, xd, xdd)
+        q, qd, _ = robot.tree_state(x, xd)
+        pq, pv, ptau = peer.state(q, qd, u)
+        diff = float(np.abs(peer.actuated(peer.forward_dynamics(pq, pv, ptau)) - xdd).max())
+        fd, id_, pin_fd = interleaved_us([lambda: robot.forward_dynamics(x, xd, u),
+                                          lambda: robot.inverse_dynamics(x, xd, xdd),
+                                          lambda: peer.forward_dynamics(pq, pv, ptau)], reps, inner)
+        rows.append({"fd_us": fd, "id_us": id_, "pin_constraint_dynamics_us": pin_fd, "fd_diff": diff})
+    med = {k: float(np.median([r[k] for r in rows])) for k in rows[0]}
+    med["fd_diff"] = max(r["fd_diff"] for r in rows)
+    med.update(robot=name, fd_ratio=med["fd_us"] / med["pin_constraint_dynamics_us"],
+               id_ratio=med["id_us"] / med["pin_constraint_dynamics_us"])
+    return med
+
+
+def run(quick: bool = False) -> dict:
+    reps, inner = (5, 5) if quick else (11, 10)
+    crane = load_robot(os.path.join(ROBOTS, "heavy_duty_4dof.urdf"))
+    cases = [("excavator", load_robot(os.path.join(ROBOTS, "excavator.urdf"))),
+             ("heavy_duty_4dof as a chain of loops", LoopChainRobot(crane.description))]
+    return {"machine": machine(), "cases": [case(n, r, reps, inner) for n, r in cases]}
+
+
+if __name__ == "__main__":
+    out = run("--quick" in sys.argv)
+    print(f"{'robot':38s} {'FD us':>9s} {'ID us':>9s} {'pin cD us':>10s} {'FD/pin':>8s} {'ID/pin':>8s} {'|d| FD':>9s}")
+    for c in out["cases"]:
+        print(f"{c['robot']:38s} {c['fd_us']:9.0f} {c['id_us']:9.0f} {c['pin_constraint_dynamics_us']:10.1f} "
+              f"{c['fd_ratio']:8.0f} {c['id_ratio']:8.0f} {c['fd_diff']:9.2g}")
+    os.makedirs(os.path.join(ROOT, "bench", "results"), exist_ok=True)
+    with open(os.path.join(ROOT, "bench", "results", "bench_loop_chain.json"), "w", encoding="utf-8") as f:
+        json.dump(out, f, indent=1)
