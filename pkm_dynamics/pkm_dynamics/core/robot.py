@@ -32,9 +32,12 @@ def robot_from_description(desc: RobotDescription, options: SolverOptions | None
         load_kernels("pkm")             # a parallel robot does not load the chain kernels
         load_kernels("hoid")
         return robot
+    from .module_chain.module_chain import ChainOrderError
     from .module_chain.module_chain_robot import ModuleChainRobot
     try:
         robot = ModuleChainRobot(desc, options=options)
+    except ChainOrderError:
+        raise
     except DescriptionError as refused:
         return loop_chain_robot(desc, options, refused)
     load_kernels("chain")
@@ -45,7 +48,9 @@ def loop_chain_robot(desc: RobotDescription, options, refused: DescriptionError)
     """The robot of a description the module-chain recogniser ``refused``: a serial chain of
     loops on the constraint-embedding route (:class:`~.loop_chain.loop_chain_robot.LoopChainRobot`,
     paper 001), or a :class:`DescriptionError` with both reasons (the recogniser's first, then
-    what the chain of loops lacks, naming the joint or loop)."""
+    what the chain of loops lacks, naming the joint or loop).  (A module chain refused only for
+    the order of its actuators, :class:`~.module_chain.module_chain.ChainOrderError`, is not
+    brought here: listed in chain order, the faster route serves it.)"""
     from .loop_chain.loop_chain_robot import LoopChainRobot
     if not desc.cut_joints:
         raise refused

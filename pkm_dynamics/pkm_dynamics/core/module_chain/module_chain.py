@@ -222,6 +222,12 @@ def _parallel_geometry(desc: RobotDescription, cut, C0: np.ndarray, actuated: se
     )
 
 
+class ChainOrderError(DescriptionError):
+    """A module chain whose actuators are not listed in chain order (base first): every module is
+    recognised, only their order is wrong (:func:`~..robot.load_robot` keeps this refusal rather
+    than serving the chain on a slower route)."""
+
+
 def recognise_modules(desc: RobotDescription) -> ModuleChain:
     """Build the :class:`ModuleChain` of a description (see the module docstring).
 
@@ -273,7 +279,7 @@ def recognise_modules(desc: RobotDescription) -> ModuleChain:
         if p["base"] != prev:
             where = ("the fixed base" if prev < 0 else
                      f"the output body of the previous module ('{tree.body_names[prev]}')")
-            raise DescriptionError(
+            raise ChainOrderError(
                 f"module '{p['name']}' does not sit on {where}: list the actuators in chain order, base first "
                 f"(order given: {', '.join(actuated)})")
         prev = p["out"]

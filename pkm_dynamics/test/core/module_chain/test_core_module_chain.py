@@ -16,6 +16,7 @@ from pinocchio_loops import PinocchioLoops
 from pkm_dynamics.core.tree import tree_dynamics as td
 from pkm_dynamics.core.tree.cut_joints import LoopConstraints
 from pkm_dynamics.core.description.examples import module_chain_urdf
+from pkm_dynamics.core.module_chain.module_chain_robot import ModuleChainRobot
 from pkm_dynamics.core.robot import load_robot
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -296,9 +297,16 @@ def test_description_errors_name_the_culprit():
     with pytest.raises(DescriptionError, match="tilt_rod_end"):                    # does not close at q = 0
         load_robot(_edit(text, '<parent link="B42"/>\n    <parent_origin xyz="0.745 0.0 0.0"',
                          '<parent link="B42"/>\n    <parent_origin xyz="0.7 0.0 0.0"'))
+    spherical = _edit(text, '<constraint name="lift_rod_end" type="revolute">',
+                      '<constraint name="lift_rod_end" type="spherical">')
     with pytest.raises(DescriptionError, match="lift_rod_end.*not a supported module"):
-        load_robot(_edit(text, '<constraint name="lift_rod_end" type="revolute">',
-                         '<constraint name="lift_rod_end" type="spherical">'))
+        ModuleChainRobot(spherical)
+    # the same mechanism as a chain of loops (its planar loop closes with a ball joint just as
+    # well): served on the constraint-embedding route, the crane's numbers
+    x, xd, xdd = np.array([0.3, 0.2, 0.25, 0.4]), np.full(4, 0.1), np.full(4, -0.2)
+    ball = load_robot(spherical)
+    assert ball.kind == "loop_chain"
+    assert _rel(ball.inverse_dynamics(x, xd, xdd), load_robot(text).inverse_dynamics(x, xd, xdd)) < 1e-9
     with pytest.raises(DescriptionError, match="lift_rod_end.*lift.*not declared actuated"):
         load_robot(_edit(text, '<actuator joint="lift"/>', ''))
     with pytest.raises(DescriptionError, match="chain order"):
