@@ -224,3 +224,31 @@ def test_bad_descriptions_are_refused_naming_the_joint(edit, words):
         load_robot(text)
     for w in words:
         assert w in str(err.value), str(err.value)
+
+
+def test_payload_in_the_bucket(robot):
+    """A payload in the bucket (robot_with_payload) against the KKT route of the same text with the
+    payload as a fixed link of the bucket: ID at random states, <= 1e-10 relative."""
+    from pkm_dynamics.core.description.payload import Payload, robot_with_payload
+    load = Payload.from_urdf_inertia(800.0, [0.3, 0.0, -0.5], [60, 0, 1, 40, 0, 50])
+    loaded = robot_with_payload(robot, load)
+    assert loaded.kind == "loop_chain"
+    text = TEXT.replace('  <pkm_dynamics>', '''  <joint name="payload_mount" type="fixed">
+    <parent link="bucket"/>
+    <child link="payload"/>
+    <origin xyz="0 0 0" rpy="0 0 0"/>
+  </joint>
+  <link name="payload">
+    <inertial>
+      <origin xyz="0.3 0.0 -0.5" rpy="0 0 0"/>
+      <mass value="800.0"/>
+      <inertia ixx="60" ixy="0" ixz="1" iyy="40" iyz="0" izz="50"/>
+    </inertial>
+  </link>
+  <pkm_dynamics>''')
+    ref = PinocchioLoops(text, robot.tree_joints, robot.tree.gravity)
+    for x, xd, xdd, _ in states(robot, 3, seed=41):
+        q, qd, qdd = ref.close(x, xd, xdd, steps=64)
+        u_ref, _ = ref.inverse_dynamics(q, qd, qdd)
+        assert rel(loaded.inverse_dynamics(x, xd, xdd), u_ref) <= 1e-10
+        assert rel(robot.inverse_dynamics(x, xd, xdd), u_ref) > 1e-3      # the payload matters
