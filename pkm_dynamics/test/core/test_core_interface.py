@@ -1,7 +1,7 @@
-"""One robot interface for every robot kind (core/interface.py): module chains and parallel
-manipulators have the same method signatures, attributes and result types; their solver
-options are fixed at construction; each method called on an example of each kind returns the
-documented type and shape, single and batched."""
+"""One robot interface for every robot kind (core/interface.py): module chains, other chains of
+loops (the excavator) and parallel manipulators have the same method signatures, attributes and
+result types; their solver options are fixed at construction; each method called on an example
+of each kind returns the documented type and shape, single and batched."""
 import dataclasses
 import inspect
 from pathlib import Path
@@ -19,7 +19,7 @@ METHODS = ("forward_dynamics", "inverse_dynamics", "joint_motion", "tree_state",
            "forward_dynamics_derivatives", "inverse_dynamics_derivatives", "joint_reactions", "simulate")
 
 
-@pytest.fixture(scope="module", params=["heavy_duty_4dof", "planar_3rrr"])
+@pytest.fixture(scope="module", params=["heavy_duty_4dof", "excavator", "planar_3rrr"])
 def robot(request):
     return load_robot(str(ROBOTS / f"{request.param}.urdf"))
 
@@ -48,7 +48,8 @@ def test_both_kinds_have_the_interface_signatures(robot):
 
 
 def test_attributes_say_the_kind_and_its_space(robot):
-    assert (robot.kind, robot.state_space) in {("module_chain", "actuator"), ("parallel", "task")}
+    assert (robot.kind, robot.state_space) in {("module_chain", "actuator"), ("loop_chain", "actuator"),
+                                               ("parallel", "task")}
     assert robot.name == robot.description.name and robot.root_link == robot.description.tree.root_link
     assert isinstance(robot.options, SolverOptions)
     assert set(robot.actuated_joints) <= set(robot.tree_joints)
