@@ -98,6 +98,7 @@ class RobotDescription:
     end_effector: str | None
     platform: PlatformSpec | None
     xml: str
+    passive: tuple = ()            # names of the declared passive joints (<passive joint="..."/>)
 
     @property
     def actuated_joints(self) -> tuple:
@@ -241,7 +242,7 @@ def parse_description(description: str, gravity=None, files: bool = True) -> Rob
     blocks = root.findall("pkm_dynamics")
     if len(blocks) > 1:
         raise DescriptionError("the description has more than one <pkm_dynamics> element")
-    actuators, end_effector, platform = [], None, None
+    actuators, end_effector, platform, passive = [], None, None, []
     if blocks:
         block = blocks[0]
         for el in block:
@@ -262,6 +263,13 @@ def parse_description(description: str, gravity=None, files: bool = True) -> Rob
                     actuators.append(ActuatorSpec(
                         joint, _positive(sea, "stiffness", what, MAX_STIFFNESS),
                         _positive(sea, "motor_inertia", what, MAX_MASS)))
+            elif el.tag == "passive":
+                joint = el.get("joint")
+                if joint not in tree.joint_names:
+                    raise DescriptionError(f"passive joint '{joint}' is not a moving joint of the tree")
+                if joint in passive:
+                    raise DescriptionError(f"passive joint '{joint}' is declared twice")
+                passive.append(joint)
             elif el.tag == "end_effector":
                 end_effector = el.get("link")
                 if end_effector not in tree.frames:
@@ -282,8 +290,14 @@ def parse_description(description: str, gravity=None, files: bool = True) -> Rob
     if not actuators:
         raise DescriptionError(f"robot '{tree.name}' declares no actuated joint "
                                "(<pkm_dynamics><actuator joint=\"...\"/></pkm_dynamics>)")
+    both = sorted(set(passive) & {a.joint for a in actuators})
+    if both:
+        raise DescriptionError(f"joint '{both[0]}' is declared both actuated and passive")
+    if passive and platform is not None:
+        raise DescriptionError(f"passive joint '{passive[0]}': passive joints are served for chains without "
+                               "<platform> only")
     return RobotDescription(tree.name, tree, tuple(cuts), tuple(actuators), end_effector, platform,
-                            ET.tostring(root, encoding="unicode"))
+                            ET.tostring(root, encoding="unicode"), tuple(passive))
 
 
 def as_description(description, gravity=None) -> RobotDescription:

@@ -16,7 +16,8 @@ def check_loop_chain(desc: RobotDescription, limb) -> None:
     * a loop group whose joints hold no actuator (``loop (a, b) has no actuator``);
     * an actuator in a loop group that already has one actuator per degree of freedom, or a
       second actuator where the loop leaves nothing to drive (``has nothing to drive``);
-    * a joint outside every loop that is not actuated (a passive joint: not supported)."""
+    * a joint outside every loop that is neither actuated nor declared passive, or a declared
+      passive joint inside a loop."""
     if desc.end_effector is None:
         raise DescriptionError(f"robot '{desc.name}': a chain of loops needs its end effector "
                                "(<end_effector link=\"...\"/> in <pkm_dynamics>)")
@@ -24,12 +25,18 @@ def check_loop_chain(desc: RobotDescription, limb) -> None:
     names = tree.joint_names
     whole = {desc.tree.joint_index(a) for a in desc.actuated_joints}
     actuated = {j for j in range(tree.nq) if int(limb.whole_index[j]) in whole}
+    passive_whole = {desc.tree.joint_index(a) for a in desc.passive}
+    passive = {j for j in range(tree.nq) if int(limb.whole_index[j]) in passive_whole}
     in_loop = set()
     for lp in limb.loops:
         joints = [int(j) for j in lp.joints]
         in_loop |= set(joints)
         driven = [j for j in joints if j in actuated]
         loop = f"loop ({', '.join(lp.names)})"
+        inside = [names[j] for j in joints if j in passive]
+        if inside:
+            raise DescriptionError(f"passive joint '{inside[0]}' is a joint of {loop}: declare as passive only "
+                                   "joints outside the loops (a loop's passive joints follow from its actuators)")
         if not driven:
             raise DescriptionError(f"{loop} has no actuator: its joints {[names[j] for j in joints]} are all "
                                    f"passive, and it has {lp.dof} degree(s) of freedom to drive")
@@ -46,6 +53,6 @@ def check_loop_chain(desc: RobotDescription, limb) -> None:
                                    "(the loop's other joints are not determined by them at the reference "
                                    "configuration)")
     for j in range(tree.nq):
-        if j not in in_loop and j not in actuated:
-            raise DescriptionError(f"joint '{names[j]}' belongs to no loop and is not actuated: passive joints "
-                                   "are not supported")
+        if j not in in_loop and j not in actuated and j not in passive:
+            raise DescriptionError(f"joint '{names[j]}' belongs to no loop and is neither actuated nor declared "
+                                   "passive (<passive joint=\"...\"/>)")

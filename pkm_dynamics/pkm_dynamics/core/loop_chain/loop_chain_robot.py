@@ -47,8 +47,10 @@ class LoopChainRobot:
         self._options = SolverOptions() if options is None else options
         self.description = desc
         self.tree = desc.tree
+        self.passive_joints = tuple(desc.passive)
+        self.coordinates = tuple(desc.actuated_joints) + self.passive_joints
         self.route = LimbChainRobot(desc, tol=CLOSURE_TOLERANCE, max_iter=self._options.max_iterations,
-                                    warm_start=False)
+                                    warm_start=False, coordinates=self.coordinates)
         self.name = desc.name
         self.root_link = self.tree.root_link
         self.end_effector = desc.end_effector
@@ -58,8 +60,9 @@ class LoopChainRobot:
         self.seed_joints = self.actuated_joints
         self.gravity = np.array(self.tree.gravity, dtype=float)
         self.actuated = np.array([self.tree.joint_index(j) for j in self.actuated_joints], dtype=int)
-        self.lower = np.array(self.tree.lower, dtype=float)[self.actuated]
-        self.upper = np.array(self.tree.upper, dtype=float)[self.actuated]
+        self.coordinate_index = np.array([self.tree.joint_index(j) for j in self.coordinates], dtype=int)
+        self.lower = np.array(self.tree.lower, dtype=float)[self.coordinate_index]
+        self.upper = np.array(self.tree.upper, dtype=float)[self.coordinate_index]
         self.hoid_model = build_hoid_model(desc)
         self.reaction_model = ReactionModel(self)
         self.ee_body, off = self.tree.frame(self.end_effector)
@@ -68,6 +71,11 @@ class LoopChainRobot:
 
     @property
     def n(self) -> int:
+        """The state's size: the actuators, then the passive joints."""
+        return len(self.coordinates)
+
+    @property
+    def n_act(self) -> int:
         return len(self.actuated_joints)
 
     @property
@@ -78,22 +86,35 @@ class LoopChainRobot:
     def seed_reference(self) -> np.ndarray:
         """Where :meth:`inverse_kinematics` starts without ``initial``: mid-stroke (0 for a
         joint without limits)."""
-        bounded = np.isfinite(self.lower) & np.isfinite(self.upper)
-        return np.where(bounded, 0.5 * (np.where(bounded, self.lower, 0) + np.where(bounded, self.upper, 0)), 0.0)
+        lo, hi = self.lower[:self.n_act], self.upper[:self.n_act]
+        bounded = np.isfinite(lo) & np.isfinite(hi)
+        return np.where(bounded, 0.5 * (np.where(bounded, lo, 0) + np.where(bounded, hi, 0)), 0.0)
 
     # ------------------------------------------------------------------ input checks
-    def _state(self, name, v, batch=None, limits=False):
-        """``v`` as a float array (n,) or (batch, n), finite (and within the strokes with
-        ``limits``); else :class:`StateError` naming it."""
+    def _state(self, name, v, batch=None, limits=False, size=None):
+        """``v`` as a float array (size,) or (batch, size) (default size: the state's, ``n``),
+        finite (and within the strokes and joint limits with ``limits``); else
+        :class:`StateError` naming it."""
+        size = self.n if size is None else size
         a = np.asarray(v.actuators if isinstance(v, IKSolution) else v, dtype=float)
-        if a.shape[-1:] != (self.n,) or a.ndim not in (1, 2) or (batch is not None and a.shape[:-1] != batch):
-            want = f"({self.n},)" if batch in (None, ()) else f"{batch + (self.n,)}"
-            raise StateError(f"{name} has shape {a.shape}, expected {want}")
+        names = self.coordinates[:size]
+        if a.shape[-1:] != (size,) or a.ndim not in (1, 2) or (batch is not None and a.shape[:-1] != batch):
+            want = f"({size},)" if batch in (None, ()) else f"{batch + (size,)}"
+            raise StateError(f"{name} has shape {a.shape}, expected {want}: {', '.join(names)}")
+        bad = np.flatnonzero(~np.isfinite(a.reshape(-1, size)).all(axis=0))
+        if bad.size:
+            raise StateError(f"{name}[{bad[0]}] (joint '{names[bad[0]]}') is not finite")
         check_bound(a, np.inf, name)
         if limits:
-            for row in a.reshape(-1, self.n):
-                check_limits(self.tree, self.actuated, row, name)
+            for row in a.reshape(-1, size):
+                check_limits(self.tree, self.coordinate_index, row, name)
         return a
+
+    def _without_passive(self, what: str) -> None:
+        """:class:`StateError` naming ``what`` for a robot with passive joints (not served yet)."""
+        if self.passive_joints:
+            raise StateError(f"{what} of a robot with passive joints ({', '.join(self.passive_joints)}) is not "
+                             "supported yet")
 
     def _wrench(self, wrench, batch):
         if wrench is None:
@@ -115,28 +136,56 @@ class LoopChainRobot:
     def inverse_dynamics(self, x, xd, xdd, wrench=None):
         """Actuator efforts ``u`` (n,) by constraint embedding (paper 001 eqs. 20, 36-37:
         ``u = H^T rnea(theta, thetad, H xdd + Hdot xd)``); ``wrench`` (6,): (moment, force) on the
-        end effector, in its frame.  ``x`` may be an :class:`IKSolution`."""
+        end effector, in its frame.  ``x`` may be an :class:`IKSolution`.  With passive joints ``xdd``
+        holds the actuators' accelerations only (n_act,): :meth:`hybrid_dynamics`'s ``u``."""
+        if self.passive_joints:
+            return self.hybrid_dynamics(x, xd, xdd, wrench)[0]
         x = self._state("x", x, limits=True)
         xd = self._state("xd", xd, x.shape[:-1])
         xdd = self._state("xdd", xdd, x.shape[:-1])
         return self._rows(self.route.inverse_dynamics, x, xd, xdd, self._wrench(wrench, x.shape[:-1]))
 
-    def forward_dynamics(self, x, xd, u, wrench=None):
-        """Actuator accelerations ``xdd`` (n,) from ``H^T M H xdd = u - H^T rnea(theta, thetad,
-        Hdot xd)`` (eqs. 36-37)."""
+    def hybrid_dynamics(self, x, xd, xdd, wrench=None) -> tuple:
+        """Featherstone's hybrid dynamics in the chain's coordinates: given the state ``(x, xd)``
+        (n,: actuators then passive joints) and the actuators' accelerations ``xdd`` (n_act,), the
+        actuator efforts ``u`` (n_act,) and the passive joints' accelerations (n_pass,), with zero
+        effort at the passive joints.  With ``M_t = H^T M H``, ``b = H^T rnea(theta, thetad, Hdot
+        xd)`` (eqs. 36-37) split into actuated (a) and passive (p) rows and columns:
+        ``M_pp qdd_p = -b_p - M_pa xdd`` and ``u = M_aa xdd + M_ap qdd_p + b_a``."""
         x = self._state("x", x, limits=True)
         xd = self._state("xd", xd, x.shape[:-1])
-        u = self._state("u", u, x.shape[:-1])
+        xdd = self._state("xdd", xdd, x.shape[:-1], size=self.n_act)
+        w = self._wrench(wrench, x.shape[:-1])
+        if x.ndim == 2:
+            rows = [self.hybrid_dynamics(x[i], xd[i], xdd[i], w if w is None or w.ndim == 1 else w[i])
+                    for i in range(len(x))]
+            return np.stack([r[0] for r in rows]), np.stack([r[1] for r in rows])
+        Mt, b = self.route.mass_and_bias(x, xd, w)
+        a = self.n_act
+        qdd_p = np.linalg.solve(Mt[a:, a:], -b[a:] - Mt[a:, :a] @ xdd)
+        return Mt[:a, :a] @ xdd + Mt[:a, a:] @ qdd_p + b[:a], qdd_p
+
+    def forward_dynamics(self, x, xd, u, wrench=None):
+        """Actuator accelerations ``xdd`` (n,) from ``H^T M H xdd = u - H^T rnea(theta, thetad,
+        Hdot xd)`` (eqs. 36-37); with passive joints ``u`` (n_act,) drives the actuators, the passive
+        joints take no effort, and ``xdd`` holds every coordinate's acceleration (n,)."""
+        x = self._state("x", x, limits=True)
+        xd = self._state("xd", xd, x.shape[:-1])
+        u = self._state("u", u, x.shape[:-1], size=self.n_act)
+        if self.passive_joints:
+            u = np.concatenate([u, np.zeros(u.shape[:-1] + (len(self.passive_joints),))], axis=-1)
         return self._rows(self.route.forward_dynamics, x, xd, u, self._wrench(wrench, x.shape[:-1]))
 
     def forward_dynamics_derivatives(self, x, xd, u, wrench=None):
         """``xdd`` and its exact derivatives (forward-mode jets, :mod:`.loop_chain_derivatives`)."""
         from .loop_chain_derivatives import loop_chain_derivatives
+        self._without_passive("forward_dynamics_derivatives")
         return loop_chain_derivatives(self, False, x, xd, u, wrench)
 
     def inverse_dynamics_derivatives(self, x, xd, xdd, wrench=None):
         """``u`` and its exact derivatives (forward-mode jets, :mod:`.loop_chain_derivatives`)."""
         from .loop_chain_derivatives import loop_chain_derivatives
+        self._without_passive("inverse_dynamics_derivatives")
         return loop_chain_derivatives(self, True, x, xd, xdd, wrench)
 
     def joint_reactions(self, x, xd, u, wrench=None):
@@ -155,6 +204,7 @@ class LoopChainRobot:
         recursion is for PKM); the loops closed from the limb route's solution (its assembly
         branch) unless ``q_guess`` is given."""
         from ..hoid.higher_order import higher_order_inverse_dynamics
+        self._without_passive("higher_order_inverse_dynamics")
         if kw.get("q_guess") is None:
             xa = self._state("x", x, limits=True)
             kw["q_guess"] = self.tree_state(xa if xa.ndim == 1 else xa[0])[0]
@@ -191,6 +241,7 @@ class LoopChainRobot:
     def inverse_kinematics(self, pose, twist=None, acceleration=None, initial=None, *, search: bool = True):
         """Actuators (and rates, accelerations) for an end-effector pose: see :mod:`.loop_chain_ik`."""
         from .loop_chain_ik import loop_chain_inverse_kinematics
+        self._without_passive("inverse_kinematics")
         if isinstance(initial, IKSolution):
             initial = initial.actuators
         return loop_chain_inverse_kinematics(self, pose, twist, acceleration, initial, search)

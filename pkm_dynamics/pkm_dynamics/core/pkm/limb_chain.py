@@ -75,24 +75,28 @@ class LimbChainRobot:
     :class:`~.module_chain_robot.ModuleChainRobot`.  ``thetad = H xd``, ``thetadd = H xdd + Hdot xd``
     (eq. 20); EOM (eqs. 36-37): ``H^T M H xdd + H^T (rnea(theta, thetad, Hdot xd) ) = f``
     since the rows of ``H`` of the actuated joints form the identity.  Methods take one state
-    or a batch (leading axis).  ``warm_start``: the loop closure starts from the previous call's
-    solution (cheap along a motion; the result then depends on the call history to round-off);
+    or a batch (leading axis).  ``coordinates``: the tree joints that are the generalized
+    coordinates (default the actuated joints; with passive joints, the actuated then the passive
+    ones: ``f`` then holds their generalized forces, zero for a passive joint).  ``warm_start``:
+    the loop closure starts from the previous call's solution (cheap along a motion; the result
+    then depends on the call history to round-off);
     False: from the reference configuration at every call (reproducible, and nothing is
     written on the object: safe for concurrent calls)."""
 
     def __init__(self, description, gravity=None, tol: float = 1e-12, max_iter: int = 50,
-                 warm_start: bool = True):
+                 warm_start: bool = True, coordinates=None):
         desc = description if isinstance(description, RobotDescription) else \
             parse_description(description, gravity)
         self.description = desc
         self.tree = desc.tree
-        (self.limb,) = build_limbs(desc, independent=desc.actuated_joints)
-        idx = [self.tree.joint_index(n) for n in desc.actuated_joints]
+        names = tuple(desc.actuated_joints if coordinates is None else coordinates)
+        (self.limb,) = build_limbs(desc, independent=names)
+        idx = [self.tree.joint_index(n) for n in names]
         if list(self.limb.independent) != sorted(idx):
-            raise DescriptionError(f"robot '{desc.name}': the actuated joints "
-                                   f"{list(desc.actuated_joints)} are not a set of independent coordinates")
-        self._order = [list(self.limb.independent).index(i) for i in idx]   # actuator k -> column
-        self.actuated_joints = desc.actuated_joints
+            raise DescriptionError(f"robot '{desc.name}': the joints {list(names)} are not a set of "
+                                   "independent coordinates")
+        self._order = [list(self.limb.independent).index(i) for i in idx]   # coordinate k -> column
+        self.actuated_joints = names       # the generalized coordinates (default: the actuated joints)
         self.tree_joints = self.tree.joint_names
         self.end_effector = desc.end_effector
         self.tol, self.max_iter = tol, max_iter
@@ -164,6 +168,13 @@ class LimbChainRobot:
             return np.stack([self.inverse_dynamics(a, b, c, e) for a, b, c, e in zip(x, xd, xdd, fe)])
         th, thd, thdd, H = self.closed_motion(x, xd, xdd)
         return self._x(H.T @ rnea(self.tree, th, thd, thdd, f_ext=self._f_ext(f_ext)))
+
+    def mass_and_bias(self, x, xd, f_ext=None) -> tuple:
+        """``(M_t, b)``: ``H^T M H`` (n, n) and ``H^T rnea(theta, thetad, Hdot xd)`` (n,) of one
+        state (eqs. 36-37), rows and columns in the order of the coordinates."""
+        th, thd, bias, H = self.closed_motion(x, xd, np.zeros(self.n))
+        Hc = H[:, self._order]
+        return Hc.T @ crba(self.tree, th) @ Hc, Hc.T @ rnea(self.tree, th, thd, bias, f_ext=self._f_ext(f_ext))
 
     def forward_dynamics(self, x, xd, f, f_ext=None):
         """Actuator accelerations (n,) from ``H^T M H xdd = f - H^T rnea(theta, thetad, Hdot xd)``."""
