@@ -26,11 +26,10 @@ def output_format(path) -> str:
     if suffix in (".nc", ".nc4", ".h5"):
         return "netcdf"
     if suffix == ".zarr":
-        try:
-            import zarr  # noqa: F401
-        except ImportError:
+        import importlib.util
+        if importlib.util.find_spec("zarr") is None:
             raise OutputError(f"output '{path}': Zarr needs the 'zarr' package, which is not installed "
-                              "(write a .nc file instead)") from None
+                              "(write a .nc file instead)")
         return "zarr"
     raise OutputError(f"output '{path}': unknown format '{suffix}' (use .nc for NetCDF or .zarr for Zarr)")
 

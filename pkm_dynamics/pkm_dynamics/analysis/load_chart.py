@@ -241,7 +241,8 @@ def chart_setup(robot, reach, height, samples: int, lower, upper, dynamic_factor
         if name in fixed:
             v = float(fixed.pop(name))
             if not (info.lower <= v <= info.upper):
-                raise GridError(f"fixed actuator '{name}' = {v:g} is outside its stroke [{info.lower:g}, {info.upper:g}]")
+                raise GridError(f"fixed actuator '{name}' = {v:g} is outside its stroke "
+                                f"[{info.lower:g}, {info.upper:g}]")
             values.append(np.array([v]))
         elif np.isfinite(info.lower) and np.isfinite(info.upper):
             values.append(np.linspace(info.lower, info.upper, int(samples)))

@@ -11,7 +11,7 @@ from ..core.description.payload import Payload, robot_with_payload
 from .execution import RobotSpec, map_chunks
 from .grids import GridError, chunk_bounds, grid_points, parse_axis
 from .limits import LimitError, actuator_force_limits
-from .load_chart import chart_setup, combine_parts, load_chart_chunk
+from .load_chart import chart_setup, combine_parts, load_chart_chunk, static_payload_forces
 from .workspace import WORKSPACE_FIELDS, WorkspaceSetup, check_axes, combine_workspace, workspace_chunk
 
 #: configuration samples per chunk of a load chart: one batched forward kinematics and two
@@ -80,7 +80,7 @@ def load_chart(robot, reach, height, *, samples: int = 60, limits: dict | None =
                        {"units": "m or rad", "long_name": "configuration of the largest static payload"}),
          "force_lower": (("actuator",), lower, {"units": "N or N m"}),
          "force_upper": (("actuator",), upper, {"units": "N or N m"})},
-        coords={"reach": ("reach", reach, {"units": "m", "long_name": "horizontal distance of the tool from the z axis"}),
+        coords={"reach": ("reach", reach, {"units": "m", "long_name": "horizontal distance of the tool from z"}),
                 "height": ("height", height, {"units": "m", "long_name": "height of the tool (root frame z)"}),
                 "actuator": ("actuator", act)},
         attrs={"robot": robot.name, "map": "load chart", "dynamic_factor": float(dynamic_factor),
@@ -93,11 +93,11 @@ def chart_miss(robot, setup) -> str:
     """The message of a load-chart grid that no configuration reaches: the tool's span."""
     k = np.linspace(0, setup.count - 1, min(setup.count, 4096)).astype(int)
     x = setup.at(k)
-    p = robot.forward_kinematics(x)[:, :3, 3]
-    r = np.hypot(p[:, 0], p[:, 1])
+    p = static_payload_forces(robot, x)[0][:, :3, 3]           # NaN where a loop is singular
+    r, h = np.hypot(p[:, 0], p[:, 1]), p[:, 2]
     return (f"no configuration of '{robot.name}' puts its tool on the grid reach [{setup.reach[0]:g}, "
             f"{setup.reach[-1]:g}] m x height [{setup.height[0]:g}, {setup.height[-1]:g}] m; its tool spans reach "
-            f"[{r.min():.3g}, {r.max():.3g}] m, height [{p[:, 2].min():.3g}, {p[:, 2].max():.3g}] m")
+            f"[{np.nanmin(r):.3g}, {np.nanmax(r):.3g}] m, height [{np.nanmin(h):.3g}, {np.nanmax(h):.3g}] m")
 
 
 def workspace_map(robot, axes: dict, *, wrench=None, payload: float | None = None, chunk: int = WORKSPACE_CHUNK,
