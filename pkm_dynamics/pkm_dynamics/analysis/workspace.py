@@ -102,35 +102,53 @@ def worst_loop_condition(robot, sol) -> float:
     """The largest ``kappa(G_y)`` over every loop of every limb at the one-pose IK solution
     ``sol`` (1 for a robot without intra-limb loops)."""
     worst = 1.0
-    for limb, state in zip(robot.limbs, sol.limb_states):
-        if limb.loops:
-            worst = max(worst, float(loop_conditions(limb, state).max()))
+    for l, limb in enumerate(robot.limbs):
+        if limb.loops:                           # the state of a limb is built when read
+            worst = max(worst, float(loop_conditions(limb, sol.limb_states[l]).max()))
     return worst
 
 
 def solve_point(robot, pose, warm):
-    """The IK solution of ``pose`` from ``warm`` (a previous solution; None: the reference
-    configuration), once more from the reference where the warm start fails; None where both
-    fail (out of reach, a limit, a singularity the robot's options refuse)."""
+    """The IK solution of ``pose`` at rest (task twist and acceleration zero: the compiled IK then
+    solves eq. 45 in the same call, the static actuator forces ``efforts``) from ``warm`` (a
+    previous solution; None: the reference configuration), once more from the reference where
+    the warm start fails; None where both fail (out of reach, a limit, a singularity the robot's
+    options refuse)."""
+    zero = np.zeros(robot.dof)
     for start in ((warm, None) if warm is not None else (None,)):
         try:
-            return robot.inverse_kinematics(pose, initial=start)
+            return robot.inverse_kinematics(pose, zero, zero, initial=start)
         except PkmDynamicsError:
             continue
     return None
+
+
+def static_forces(robot, sol, wrench) -> np.ndarray:
+    """The static actuator forces (n_act,) at the IK solution ``sol`` (of :func:`solve_point`)
+    under the platform ``wrench`` (6,): eq. 45 at rest is linear in the wrench,
+    ``u = u_0 - J_IK^-T P_p^T W`` with ``u_0`` the robot's inverse dynamics at rest (computed
+    with the IK); least squares for a redundantly actuated robot (as the robot's own solve)."""
+    zero = np.zeros(robot.dof)
+    u = robot.inverse_dynamics(sol, zero, zero)
+    if not np.any(wrench):
+        return u
+    J = np.asarray(sol.J_IK)
+    rhs = robot.P_p.T @ wrench
+    if J.shape[0] == J.shape[1]:
+        return u - np.linalg.solve(J.T, rhs)
+    return u - np.linalg.lstsq(J.T, rhs, rcond=None)[0]
 
 
 def workspace_chunk(robot, setup: WorkspaceSetup, points, order) -> WorkspacePart:
     """The map of the grid points ``points`` (B, d) (columns: ``setup.axes``; serpentine order,
     flat grid indices ``order`` (B,)): per point the IK with continuation (:func:`solve_point`),
     ``kappa(J_IK)``, the worst loop ``kappa(G_y)``, the static actuator forces under
-    ``setup.wrench`` (the robot's inverse dynamics at rest) and ``lambda_max(M_t)``."""
+    ``setup.wrench`` (:func:`static_forces`) and ``lambda_max(M_t)``."""
     names = list(setup.axes)
     B, n_act = len(points), len(robot.actuated_joints)
     reach = np.zeros(B, dtype=bool)
     kJ, kG, lam, its = (np.full(B, np.nan) for _ in range(4))
     forces = np.full((B, n_act), np.nan)
-    zero = np.zeros(robot.dof)
     warm = None
     for i, p in enumerate(points):
         sol = solve_point(robot, grid_pose(robot, dict(zip(names, p))), warm)
@@ -144,8 +162,8 @@ def workspace_chunk(robot, setup: WorkspaceSetup, points, order) -> WorkspacePar
         kG[i] = worst_loop_condition(robot, sol)
         lam[i] = np.linalg.eigvalsh(robot.mass_matrix(sol))[-1]
         try:
-            forces[i] = robot.inverse_dynamics(sol, zero, zero, setup.wrench)
-        except PkmDynamicsError:               # J_IK too ill-conditioned for the options
+            forces[i] = static_forces(robot, sol, setup.wrench)
+        except (PkmDynamicsError, np.linalg.LinAlgError):     # J_IK singular
             pass
     return WorkspacePart(np.asarray(order), reach, kJ, kG, lam, its, forces)
 

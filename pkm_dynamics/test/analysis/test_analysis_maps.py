@@ -169,3 +169,26 @@ def test_saved_dataset_round_trip_and_atomic_write(chart, tmp_path):
     with pytest.raises(ValueError, match="unknown format"):
         save_dataset(chart, tmp_path / "c.txt")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.nc"]
+
+
+def test_the_command_line_examples_on_small_grids(tmp_path):
+    """The README's examples (doc/analysis.rst) with coarse grids, in this process."""
+    from pkm_dynamics.analysis.cli import main
+    crane = ["load-chart", os.path.join(ROBOTS, "heavy_duty_4dof.urdf"), "--reach", "0:6:0.5", "--height", "-2:5:0.5",
+             "--samples", "8", "--force-limit", "lift=80000", "--force-limit", "tilt=60000", "--force-limit",
+             "extension=15000", "--dynamic-factor", "1.3", "--payload", "200", "--workers", "0", "--no-progress",
+             "--out", str(tmp_path / "chart.nc"), "--plot", str(tmp_path / "chart.png")]
+    assert main(crane) == 0
+    chart = load_dataset(tmp_path / "chart.nc")
+    assert chart.attrs["robot"] == "hiab_xs031_4dof" and chart.sizes == {"reach": 13, "height": 15, "actuator": 4}
+    assert float(chart["payload_dynamic"].max()) < float(chart["payload"].max())
+    ws = ["workspace", os.path.join(ROBOTS, "irsbot2.urdf"), "--x", "-0.1:0.1:0.05", "--z", "-0.1:0.1:0.05",
+          "--payload", "0.5", "--workers", "0", "--no-progress", "--out", str(tmp_path / "irsbot2.nc"),
+          "--plot", str(tmp_path / "irsbot2.png")]
+    assert main(ws) == 0
+    irs = load_dataset(tmp_path / "irsbot2.nc")
+    assert irs["kappa_J"].dims == ("x", "z") and irs.attrs["payload_kg"] == 0.5
+    assert (tmp_path / "chart.png").stat().st_size > 10_000 and (tmp_path / "irsbot2.png").stat().st_size > 10_000
+    assert main(["load-chart", os.path.join(ROBOTS, "heavy_duty_4dof.urdf"), "--reach", "0:6:-1", "--height", "0",
+                 "--workers", "0", "--out", str(tmp_path / "bad.nc")]) == 2
+    assert not (tmp_path / "bad.nc").exists()
