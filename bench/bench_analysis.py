@@ -32,7 +32,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "pkm_dynamics"))
 
 from common import machine  # noqa: E402
-from pkm_dynamics.analysis import load_chart, workspace_map  # noqa: E402
+from pkm_dynamics.analysis import load_chart  # noqa: E402
 from pkm_dynamics.analysis.execution import RobotPlugin, RobotSpec  # noqa: E402
 from pkm_dynamics.analysis.grids import grid_points, parse_axis  # noqa: E402
 from pkm_dynamics.analysis.limits import actuator_force_limits  # noqa: E402
@@ -152,7 +152,8 @@ def main(argv) -> int:
     print(f"crane load chart: {c['states_per_s_per_core']:.3g} states/s/core (chunk {c['chunk']}, "
           f"{c['chunk_s'] * 1e3:.1f} ms); {c['states']} states: {c['wall_in_process_s']:.1f} s in process, "
           f"{c['wall_1_workers_s']:.1f} s on 1 worker, {c['wall_2_workers_s']:.1f} s on 2 "
-          f"(x{c['scaling_2_over_1']:.2f}); cluster start {c['cluster_1_start_s']:.1f} / {c['cluster_2_start_s']:.1f} s")
+          f"(x{c['scaling_2_over_1']:.2f}); cluster start {c['cluster_1_start_s']:.1f} / "
+          f"{c['cluster_2_start_s']:.1f} s")
     for key in ("gough_stewart", "irsbot2"):
         r = res[key]
         print(f"{key}: map {r['map_poses_per_s_per_core']:.0f} poses/s/core ({r['map_us_per_pose']:.0f} us), "
