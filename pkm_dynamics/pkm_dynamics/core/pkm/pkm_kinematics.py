@@ -51,6 +51,15 @@ LIMB_STATUS_WORDS = {OK: "solved", SINGULAR: "a singular matrix", NO_CONVERGENCE
                      LIMITS: "a joint beyond its limits"}
 #: largest loop residual (m, rad) of a start configuration regarded as assembled
 ASSEMBLED = 1e-6
+#: pose gap (:func:`pose_gap`) beyond which a batch's sample is not a step along a path: it starts
+#: from the batch's start where that is nearer (:meth:`PkmKinematics._ik_batch_sample`)
+FAR_POSE = 0.02
+
+
+def pose_gap(A, B) -> float:
+    """A cheap distance of two poses (4, 4): the sum of the absolute differences of their
+    rotation and translation entries (m and unitless)."""
+    return float(np.abs(A[:3] - B[:3]).sum())
 
 
 class PkmKinematics:
@@ -333,24 +342,43 @@ class PkmKinematics:
         N = pose.shape[0]
         tw = [None] * N if twist is None else np.asarray(twist, dtype=float)
         ac = [None] * N if acceleration is None else np.asarray(acceleration, dtype=float)
+        home = self._start_pose(initial)
         sols = [self._ik_one(pose[0], tw[0], ac[0], start, scheme, tol)]
         for i in range(1, N):
-            sols.append(self._ik_batch_sample(pose[i], tw[i], ac[i], sols[-1].flat, start, scheme, tol))
+            home_first = home is not None and pose_gap(pose[i - 1], pose[i]) > FAR_POSE \
+                and pose_gap(home, pose[i]) < pose_gap(pose[i - 1], pose[i])
+            sols.append(self._ik_batch_sample(pose[i], tw[i], ac[i], sols[-1].flat, start, scheme, tol, home_first))
         return stack_solutions(sols)
 
-    def _ik_batch_sample(self, pose, twist, acceleration, previous, initial, scheme, tol=None):
+    def _start_pose(self, initial):
+        """The platform pose of the start configuration ``initial`` (None: the reference pose; a
+        solution: its (last) pose; tree-joint values: None, unknown)."""
+        if initial is None:
+            return self.reference_pose
+        P = getattr(initial, "pose", None)
+        return None if P is None else np.asarray(P, dtype=float).reshape(-1, 4, 4)[-1]
+
+    def _ik_batch_sample(self, pose, twist, acceleration, previous, initial, scheme, tol=None, home_first=False):
         """A batch's sample after the first: the compiled IK from the ``previous`` sample's
         solution (flat, the warm start along a path); where the kernel hands a limb over to the
         reference route (the step is beyond its direct step: the batch is not a path, e.g. a
         grid or random poses), the compiled IK from ``initial`` (the batch's start, as a one-pose
-        call) first, and the continuation from ``previous`` only where that fails too."""
+        call), and the continuation from ``previous`` only where that fails too.  ``home_first``
+        (the pose is far from the previous one and nearer the start's): ``initial`` is tried
+        first."""
         tol = self.tol if tol is None else tol
-        r = self._reference_kernel(pose, twist, acceleration, previous, scheme, tol) if self.compiled else None
+        if not self.compiled:
+            return self._ik_one(pose, twist, acceleration, previous, scheme, tol)
+        order = (initial, previous) if home_first else (previous, initial)
+        r = self._reference_kernel(pose, twist, acceleration, order[0], scheme, tol)
         if r is not None and r.code == LIMB_STATUS:
-            cold = self._reference_kernel(pose, twist, acceleration, initial, scheme, tol)
-            if cold is not None and cold.code != LIMB_STATUS:
-                return self._ik_solution(pose, twist, acceleration, initial, scheme, tol, cold)
-            r = self._reference_kernel(pose, twist, acceleration, previous, scheme, tol)   # its scratch again
+            other = self._reference_kernel(pose, twist, acceleration, order[1], scheme, tol)
+            if other is not None and other.code != LIMB_STATUS:
+                return self._ik_solution(pose, twist, acceleration, order[1], scheme, tol, other)
+            if order[0] is initial:                  # the continuation runs from the previous sample
+                r = other
+            else:
+                r = self._reference_kernel(pose, twist, acceleration, previous, scheme, tol)  # its scratch again
         return self._ik_solution(pose, twist, acceleration, previous, scheme, tol, r)
 
     # -- task-space dynamics ------------------------------------------------------------------
