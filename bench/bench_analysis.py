@@ -36,7 +36,7 @@ from pkm_dynamics.analysis import load_chart  # noqa: E402
 from pkm_dynamics.analysis.execution import RobotPlugin, RobotSpec  # noqa: E402
 from pkm_dynamics.analysis.grids import grid_points, parse_axis  # noqa: E402
 from pkm_dynamics.analysis.limits import actuator_force_limits  # noqa: E402
-from pkm_dynamics.analysis.load_chart import chart_setup, load_chart_chunk  # noqa: E402
+from pkm_dynamics.analysis.chart import chart_setup, load_chart_chunk  # noqa: E402
 from pkm_dynamics.analysis.maps import LOAD_CHART_CHUNK  # noqa: E402
 from pkm_dynamics.analysis.workspace import WorkspaceSetup, grid_pose, workspace_chunk  # noqa: E402
 from pkm_dynamics.core import load_robot  # noqa: E402

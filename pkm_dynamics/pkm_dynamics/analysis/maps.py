@@ -11,7 +11,7 @@ from ..core.description.payload import Payload, robot_with_payload
 from .execution import RobotSpec, map_chunks
 from .grids import GridError, chunk_bounds, grid_points, parse_axis
 from .limits import LimitError, actuator_force_limits
-from .load_chart import chart_setup, combine_parts, load_chart_chunk, static_payload_forces
+from .chart import chart_setup, combine_parts, load_chart_chunk, static_payload_forces
 from .workspace import WORKSPACE_FIELDS, WorkspaceSetup, check_axes, combine_workspace, workspace_chunk
 
 #: configuration samples per chunk of a load chart: one batched forward kinematics and two
@@ -28,7 +28,7 @@ class UnreachableGridError(ValueError):
 def load_chart(robot, reach, height, *, samples: int = 60, limits: dict | None = None,
                dynamic_factor: float = 1.0, payload: float = 0.0, fixed: dict | None = None,
                chunk: int = LOAD_CHART_CHUNK, client=None, scheduler=None, workers=None, progress=False):
-    """The load chart of a module chain (:mod:`.load_chart`) over the grid ``reach`` x
+    """The load chart of a module chain (:mod:`.chart`) over the grid ``reach`` x
     ``height`` (specs of :func:`.grids.parse_axis` or arrays, m): ``samples`` values per limited
     actuator stroke, force limits from :func:`.limits.actuator_force_limits` (``limits``:
     overrides), ``dynamic_factor`` (>= 1) on the payload's load, the utilisation under
@@ -39,7 +39,7 @@ def load_chart(robot, reach, height, *, samples: int = 60, limits: dict | None =
     payload; NaN where no sampled configuration holds even the crane itself), ``payload_dynamic``
     (kg, with the dynamic factor), ``reachable`` (a configuration within the strokes puts the
     tool in the cell), ``utilisation`` (under ``payload``: the smallest over the cell's
-    configurations of the largest |u_i| / limit_i), ``samples`` (configurations in the cell),
+    configurations of the largest ``|u_i| / limit_i``), ``samples`` (configurations in the cell),
     ``actuators`` (reach, height, actuator: the configuration of ``payload``), the limits
     ``force_lower`` / ``force_upper`` (actuator); ``attrs``: the robot's name, units, the
     settings.  Raises :class:`.grids.GridError`, :class:`.limits.LimitError`,

@@ -77,7 +77,7 @@ class LoadChartPart:
     """Per chart cell (n_r * n_h,), C order of (reach, height): ``mass`` (kg; -inf: no sample),
     ``index`` (the sample of that mass; -1: none), ``mass_dynamic`` (kg, with the dynamic
     factor), ``index_dynamic``, ``utilisation`` (smallest over the cell's samples of the largest
-    |u_i| / limit_i under ``payload``; inf: none), ``count`` (samples in the cell)."""
+    ``|u_i| / limit_i`` under ``payload``; inf: none), ``count`` (samples in the cell)."""
 
     mass: np.ndarray
     index: np.ndarray
