@@ -11,7 +11,10 @@
   poses per second with the grid continuation (``workspace_chunk``: warm-started inverse
   kinematics, kappa(J_IK), worst loop kappa(G_y), static forces, lambda_max(M_t)), timed in turns
   with a plain Python loop over the one-pose API doing the same from a cold start at every pose
-  (``inverse_kinematics(pose)``, ``np.linalg.cond``, ``inverse_dynamics``, ``mass_matrix``).
+  (``inverse_kinematics(pose)``, ``np.linalg.cond``, the loop condition numbers,
+  ``inverse_dynamics``, ``mass_matrix``) and with Pinocchio in a loop (``test/pinocchio_loops.py``:
+  Newton on the loop closure and the platform pose warm-started from the previous pose, and the
+  KKT static forces; no condition numbers).
 * The cost of a worker process: start to a built robot (kernels from the numba cache).
 
     python bench/bench_analysis.py [--quick]
@@ -30,6 +33,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "pkm_dynamics"))
+sys.path.insert(0, os.path.join(HERE, "..", "pkm_dynamics", "test"))        # pinocchio_loops: the peer
 
 from common import machine  # noqa: E402
 from pkm_dynamics.analysis import load_chart  # noqa: E402
@@ -38,7 +42,8 @@ from pkm_dynamics.analysis.grids import grid_points, parse_axis  # noqa: E402
 from pkm_dynamics.analysis.limits import actuator_force_limits  # noqa: E402
 from pkm_dynamics.analysis.chart import chart_setup, load_chart_chunk  # noqa: E402
 from pkm_dynamics.analysis.maps import LOAD_CHART_CHUNK  # noqa: E402
-from pkm_dynamics.analysis.workspace import WorkspaceSetup, grid_pose, workspace_chunk  # noqa: E402
+from pkm_dynamics.analysis.workspace import (WorkspaceSetup, grid_pose, workspace_chunk,  # noqa: E402
+                                             worst_loop_condition)
 from pkm_dynamics.core import load_robot  # noqa: E402
 
 ROBOTS = os.path.join(HERE, "..", "pkm_dynamics", "robots")
@@ -88,8 +93,25 @@ def plain_loop(robot, poses, W):
         except Exception:
             continue
         np.linalg.cond(sol.J_IK)
+        worst_loop_condition(robot, sol)
         robot.inverse_dynamics(sol, z, z, W)
         np.linalg.eigvalsh(robot.mass_matrix(sol))
+
+
+def pinocchio_loop(peer, poses, W, dof):
+    """The same map in Pinocchio (test/pinocchio_loops.py: the spanning tree, the loop rows, Newton
+    on the loop closure and the platform pose, the KKT inverse dynamics), warm-started from the
+    previous pose's configuration: per pose the IK and the static actuator forces."""
+    z = np.zeros(dof)
+    start = None
+    for pose in poses:
+        try:
+            q, qd, qdd = peer.close(pose, z, z, start=start, steps=1)
+        except (RuntimeError, np.linalg.LinAlgError, ValueError):
+            start = None
+            continue
+        start = q
+        peer.inverse_dynamics(q, qd, qdd, W)
 
 
 def workspace_figures(name: str, axes: dict, reps: int) -> dict:
@@ -99,22 +121,29 @@ def workspace_figures(name: str, axes: dict, reps: int) -> dict:
     W = np.zeros(6)
     setup = WorkspaceSetup(axes, W)
     poses = [grid_pose(robot, dict(zip(axes, p))) for p in points]
+    from pinocchio_loops import PinocchioLoops
+    peer = PinocchioLoops(robot.description.xml, robot.tree_joints, robot.description.tree.gravity)
     workspace_chunk(robot, setup, points[:8], order[:8])
     plain_loop(robot, poses[:8], W)
-    t_map, t_loop = [], []
-    for _ in range(reps):                                  # in turns: the load falls on both
+    pinocchio_loop(peer, poses[:8], W, robot.dof)
+    t_map, t_loop, t_pin = [], [], []
+    for _ in range(reps):                                  # in turns: the load falls on all
         t = time.perf_counter()
         part = workspace_chunk(robot, setup, points, order)
         t_map.append(time.perf_counter() - t)
         t = time.perf_counter()
         plain_loop(robot, poses, W)
         t_loop.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        pinocchio_loop(peer, poses, W, robot.dof)
+        t_pin.append(time.perf_counter() - t)
     n = len(points)
     return {"poses": n, "reachable": int(part.reachable.sum()),
             "map_poses_per_s_per_core": n / float(np.median(t_map)),
             "plain_loop_poses_per_s": n / float(np.median(t_loop)),
             "map_us_per_pose": float(np.median(t_map)) / n * 1e6,
             "plain_loop_us_per_pose": float(np.median(t_loop)) / n * 1e6,
+            "pinocchio_loop_poses_per_s": n / float(np.median(t_pin)),
             "iterations_mean": float(np.nanmean(part.iterations))}
 
 
@@ -157,7 +186,8 @@ def main(argv) -> int:
     for key in ("gough_stewart", "irsbot2"):
         r = res[key]
         print(f"{key}: map {r['map_poses_per_s_per_core']:.0f} poses/s/core ({r['map_us_per_pose']:.0f} us), "
-              f"plain one-pose loop {r['plain_loop_poses_per_s']:.0f} poses/s ({r['plain_loop_us_per_pose']:.0f} us); "
+              f"plain one-pose loop {r['plain_loop_poses_per_s']:.0f} poses/s ({r['plain_loop_us_per_pose']:.0f} us), "
+              f"Pinocchio loop (IK + static forces) {r['pinocchio_loop_poses_per_s']:.0f} poses/s; "
               f"{r['reachable']}/{r['poses']} reachable, {r['iterations_mean']:.1f} IK iterations per pose")
     w = res["worker"]
     print(f"worker: cluster of 1 up in {w['cluster_up_s']:.1f} s, robot built in the worker in "
