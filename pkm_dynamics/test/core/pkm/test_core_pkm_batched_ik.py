@@ -57,3 +57,4 @@ def test_batch_with_rates_of_scattered_poses_matches_one_pose_calls(robot):
         s = robot.inverse_kinematics(p, V[i], A[i])
         np.testing.assert_allclose(batch.actuators_d[i], s.actuators_d, rtol=1e-10, atol=1e-12)
         np.testing.assert_allclose(batch.actuators_dd[i], s.actuators_dd, rtol=1e-10, atol=1e-12)
+
