@@ -95,7 +95,8 @@ setup(
         *share_tree('robots'),
     ],
     install_requires=['setuptools', 'numpy', 'scipy', 'numba', 'urdfdom-py==1.2.1.*', 'PyYAML'],
-    extras_require={'test': ['pytest', 'pin']},
+    extras_require={'test': ['pytest', 'pin'],
+                    'analysis': ['dask[distributed]', 'xarray', 'h5netcdf', 'h5py', 'matplotlib']},
     cmdclass={'build_py': build_py_with_kernels, 'develop': develop_with_kernels},
     # the numba cache compiled at build time (build_py_with_kernels) goes with the package
     zip_safe=False,
@@ -107,6 +108,7 @@ setup(
     entry_points={
         'console_scripts': [
             'pkm_dynamics_node = pkm_dynamics.node.dynamics_node:main',
+            'pkm_dynamics_analyze = pkm_dynamics.analysis.cli:main',
         ],
     },
 )

@@ -307,3 +307,39 @@ def test_the_cache_finder_finds_caches(tmp_path):
     f = tmp_path / "m.py"
     f.write_text("_ENTRY = {}\n_loaded = set()\nTABLE = {1: 2}\nNAMES = ['a']\ndef f():\n    local = {}\n")
     assert [n for _, n in module_level_caches(f)] == ["_ENTRY", "_loaded"]
+
+
+#: the packages of pkm_dynamics above the core, each importing the core and never each other; the
+#: core imports none of them (DESIGN.md, *Layers*: node -> core; analysis -> core, ROS-free)
+ABOVE_CORE = ("node", "analysis")
+
+
+def imports_across(graph: dict, package: str) -> set:
+    """``(importer, imported)`` of every import that breaks the layering around the core: a core
+    module importing a package above it, or ``analysis`` importing ``node`` (or ``rclpy``)."""
+    top = PACKAGE.name
+    found = set()
+    for name, targets in graph.items():
+        for target in targets:
+            if name.startswith(f"{top}.core") and any(target.startswith(f"{top}.{p}") for p in ABOVE_CORE):
+                found.add((name, target))
+            if name.startswith(f"{top}.{package}") and target.startswith(f"{top}.node"):
+                found.add((name, target))
+    return found
+
+
+def test_analysis_is_a_layer_above_the_core():
+    mods = modules()
+    assert any(n.startswith(f"{PACKAGE.name}.analysis.") for n in mods)
+    assert imports_across(import_graph(mods), "analysis") == set()
+    for name, path in mods.items():
+        if name.startswith(f"{PACKAGE.name}.analysis"):
+            assert "rclpy" not in path.read_text(encoding="utf-8"), f"{name} imports ROS"
+
+
+def test_the_layer_check_finds_a_core_import_of_the_analysis():
+    top = PACKAGE.name
+    graph = defaultdict(set, {f"{top}.core.robot": {f"{top}.analysis.maps"},
+                              f"{top}.analysis.maps": {f"{top}.core.robot", f"{top}.node.runtime"}})
+    assert imports_across(graph, "analysis") == {(f"{top}.core.robot", f"{top}.analysis.maps"),
+                                                 (f"{top}.analysis.maps", f"{top}.node.runtime")}

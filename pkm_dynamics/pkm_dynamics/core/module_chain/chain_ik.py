@@ -236,3 +236,24 @@ def chain_inverse_kinematics(robot, pose_target, twist=None, acceleration=None,
     return IKSolution(pose=T_star, actuators=x, q=q, iterations=np.array([it]), residual=residual,
                       condition=np.array([cond]), actuators_d=xd, qd=qd, actuators_dd=xdd, qdd=qdd,
                       solutions=np.array([s[0] for s in found]))
+
+
+def batched_chain_inverse_kinematics(robot, poses, twists=None, accelerations=None, initial=None,
+                                     tol: float = 1e-10, max_iter: int = 50, search: bool = True) -> IKSolution:
+    """:func:`chain_inverse_kinematics` of every pose of ``poses`` (N, 4, 4) (``twists``,
+    ``accelerations`` (N, 6) or None), each on its own: a module chain's solution depends only on
+    the pose and ``initial`` (the reference), never on the other samples.  Returns one
+    :class:`IKSolution` with a leading axis on every array; ``solutions`` is a list of the samples'
+    (k_i, n) arrays and ``iterations``, ``condition`` are (N, 1)."""
+    sols = [chain_inverse_kinematics(robot, P, None if twists is None else twists[i],
+                                     None if accelerations is None else accelerations[i], initial, tol, max_iter,
+                                     search) for i, P in enumerate(poses)]
+
+    def st(name):
+        v = [getattr(s, name) for s in sols]
+        return None if v[0] is None else np.stack([np.asarray(a) for a in v])
+
+    return IKSolution(pose=st("pose"), actuators=st("actuators"), q=st("q"), iterations=st("iterations"),
+                      residual=st("residual"), condition=st("condition"), actuators_d=st("actuators_d"),
+                      qd=st("qd"), actuators_dd=st("actuators_dd"), qdd=st("qdd"),
+                      solutions=[s.solutions for s in sols])

@@ -149,9 +149,15 @@ class ModuleChainRobot:
         """Actuator values (and rates, accelerations) for an end-effector pose (4, 4) in the
         URDF root frame: the solution nearest ``initial`` (actuator values (n,) or a previous
         :class:`~.interface.IKSolution`; default: mid-stroke), with every solution found in
-        ``solutions``; tolerance and iteration limit from ``options``; see :mod:`.chain_ik`."""
+        ``solutions``; tolerance and iteration limit from ``options``; see :mod:`.chain_ik`.
+        Batched: ``pose`` (N, 4, 4) (``twist``, ``acceleration`` (N, 6)), each pose on its own
+        (:func:`.chain_ik.batched_chain_inverse_kinematics`)."""
         if isinstance(initial, IKSolution):
             initial = initial.actuators
+        if np.ndim(pose) == 3:
+            return batched_chain_inverse_kinematics(self, np.asarray(pose, dtype=float), twist, acceleration,
+                                                    initial, self.options.tolerance, self.options.max_iterations,
+                                                    search)
         return chain_inverse_kinematics(self, pose, twist, acceleration, initial, self.options.tolerance,
                                         self.options.max_iterations, search)
 
@@ -172,4 +178,5 @@ class ModuleChainRobot:
         return higher_order_inverse_dynamics(self, x, xd, xdd, xddd, xdddd, **kw)
 
 
-from .chain_ik import chain_inverse_kinematics, mid_stroke  # noqa: E402 (chain_ik uses this module's neighbours)
+from .chain_ik import (batched_chain_inverse_kinematics, chain_inverse_kinematics,  # noqa: E402 (chain_ik uses
+                       mid_stroke)                                                # this module's neighbours)

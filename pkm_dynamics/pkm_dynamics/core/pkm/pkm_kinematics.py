@@ -23,8 +23,9 @@ from ..limb.ik_refinement import check_loop_conditions, refine_to_round_off
 from ..limb.loop_partition import partition_at
 from ..interface import IKSolution
 from ..spatial.se3 import log_se3, pose_inv
-from ..status import (BAD_INPUT, DIRECT_STEP, FAR_STEP, ILL_CONDITIONED, LIMITS, LOOP_CONDITION, MANIFOLD_TOLERANCE,
-                      MISS_TOLERANCE, NO_CONVERGENCE, OK, ORTHONORMAL_TOLERANCE, OTHER_BRANCH, SINGULAR)
+from ..status import (BAD_INPUT, DIRECT_STEP, FAR_STEP, ILL_CONDITIONED, LIMB_STATUS, LIMITS, LOOP_CONDITION,
+                      MANIFOLD_TOLERANCE, MISS_TOLERANCE, NO_CONVERGENCE, OK, ORTHONORMAL_TOLERANCE, OTHER_BRANCH,
+                      SINGULAR)
 from .working_mode import apply_joint_limits, solve_direct, solve_on_working_mode
 from .pkm_solution import MotionValue, PkmIKSolution, jacobians_of_views, pkm_solution, stack_solutions
 
@@ -50,6 +51,15 @@ LIMB_STATUS_WORDS = {OK: "solved", SINGULAR: "a singular matrix", NO_CONVERGENCE
                      LIMITS: "a joint beyond its limits"}
 #: largest loop residual (m, rad) of a start configuration regarded as assembled
 ASSEMBLED = 1e-6
+#: pose gap (:func:`pose_gap`) beyond which a batch's sample is not a step along a path: it starts
+#: from the batch's start where that is nearer (:meth:`PkmKinematics._ik_batch_sample`)
+FAR_POSE = 0.02
+
+
+def pose_gap(A, B) -> float:
+    """A cheap distance of two poses (4, 4): the sum of the absolute differences of their
+    rotation and translation entries (m and unitless)."""
+    return float(np.abs(A[:3] - B[:3]).sum())
 
 
 class PkmKinematics:
@@ -317,7 +327,8 @@ class PkmKinematics:
         (paper 001 eq. 23 per limb, Algorithms 1-3), plus their rates and accelerations when the
         task twist ``V_t`` (delta_p,) and acceleration ``Vdot_t`` (delta_p,) are given (eqs.
         27-30).  Batched: ``pose`` (N, 4, 4), ``twist``/``acceleration`` (N, delta_p); each
-        sample starts from the previous solution.  ``initial``: start configuration (a previous
+        sample starts from the previous solution (from ``initial`` where the compiled IK cannot
+        take that step directly: :meth:`_ik_batch_sample`).  ``initial``: start configuration (a previous
         :class:`PkmIKSolution` or tree-joint values (n,); default: the reference configuration).
         ``scheme``: ``"nested"`` or ``"compound"``, ``tol``: accuracy goal (defaults: the robot's
         ``options``; per call, for comparing schemes and for the forward kinematics' inner solves)."""
@@ -331,12 +342,44 @@ class PkmKinematics:
         N = pose.shape[0]
         tw = [None] * N if twist is None else np.asarray(twist, dtype=float)
         ac = [None] * N if acceleration is None else np.asarray(acceleration, dtype=float)
-        sols = []
-        for i in range(N):
-            s = self._ik_one(pose[i], tw[i], ac[i], start, scheme, tol)
-            start = s.flat
-            sols.append(s)
+        home = self._start_pose(initial)
+        sols = [self._ik_one(pose[0], tw[0], ac[0], start, scheme, tol)]
+        for i in range(1, N):
+            home_first = home is not None and pose_gap(pose[i - 1], pose[i]) > FAR_POSE \
+                and pose_gap(home, pose[i]) < pose_gap(pose[i - 1], pose[i])
+            sols.append(self._ik_batch_sample(pose[i], tw[i], ac[i], sols[-1].flat, start, scheme, tol, home_first))
         return stack_solutions(sols)
+
+    def _start_pose(self, initial):
+        """The platform pose of the start configuration ``initial`` (None: the reference pose; a
+        solution: its (last) pose; tree-joint values: None, unknown)."""
+        if initial is None:
+            return self.reference_pose
+        P = getattr(initial, "pose", None)
+        return None if P is None else np.asarray(P, dtype=float).reshape(-1, 4, 4)[-1]
+
+    def _ik_batch_sample(self, pose, twist, acceleration, previous, initial, scheme, tol=None, home_first=False):
+        """A batch's sample after the first: the compiled IK from the ``previous`` sample's
+        solution (flat, the warm start along a path); where the kernel hands a limb over to the
+        reference route (the step is beyond its direct step: the batch is not a path, e.g. a
+        grid or random poses), the compiled IK from ``initial`` (the batch's start, as a one-pose
+        call), and the continuation from ``previous`` only where that fails too.  ``home_first``
+        (the pose is far from the previous one and nearer the start's): ``initial`` is tried
+        first."""
+        tol = self.tol if tol is None else tol
+        if not self.compiled:
+            return self._ik_one(pose, twist, acceleration, previous, scheme, tol)
+        order = (initial, previous) if home_first else (previous, initial)
+        r = self._reference_kernel(pose, twist, acceleration, order[0], scheme, tol)
+        if r is not None and r.code == LIMB_STATUS:
+            other = self._reference_kernel(pose, twist, acceleration, order[1], scheme, tol)
+            if other is not None and other.code != LIMB_STATUS:
+                return self._ik_solution(pose, twist, acceleration, order[1], scheme, tol, other)
+            if order[0] is initial:                  # the continuation runs from the previous sample
+                r = other
+            else:
+                r = self._reference_kernel(pose, twist, acceleration, previous, scheme, tol)  # its scratch again
+        return self._ik_solution(pose, twist, acceleration, previous, scheme, tol, r)
 
     # -- task-space dynamics ------------------------------------------------------------------
     def _solution(self, pose, twist, acceleration, initial):
