@@ -33,6 +33,10 @@ from .friction_kernels import (COULOMB, FRICTION_COLUMNS, SMOOTHING_VELOCITY, ST
 DEFAULT_SMOOTHING_VELOCITY = 0.01
 #: Stribeck velocity (m/s or rad/s) of a ``<friction>`` element that gives none
 DEFAULT_STRIBECK_VELOCITY = 0.1
+#: the friction rows of a robot without friction, for a kernel that takes them: (0, 5), read-only
+#: like a robot's table (one compiled signature for both)
+NO_FRICTION = np.zeros((0, FRICTION_COLUMNS))
+NO_FRICTION.setflags(write=False)
 #: the attributes of ``<friction>`` and their table columns
 FRICTION_ATTRIBUTES = {"coulomb": COULOMB, "viscous": VISCOUS, "stribeck": STRIBECK,
                        "stribeck_velocity": STRIBECK_VELOCITY, "smoothing_velocity": SMOOTHING_VELOCITY}

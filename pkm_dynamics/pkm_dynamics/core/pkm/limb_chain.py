@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..description.robot_description import RobotDescription, parse_description
+from ..friction.friction_model import friction_torques
 from ..errors import ConvergenceError, DescriptionError, SingularityError
 from ..limb.limb_kinematics import limb_state
 from ..limb.limb_model import build_limbs
@@ -95,6 +96,14 @@ class LimbChainRobot:
         if not np.all(self.branch):
             raise DescriptionError(f"robot '{desc.name}': the reference configuration is a loop singularity")
         self._theta = np.zeros(self.tree.nq)              # warm start of the loop closure
+        self.friction = desc.friction                     # joint friction rows (None: none)
+
+    def _friction_torques(self, thd) -> np.ndarray:
+        """The tree joints' friction torques ``tau_f(thetad)`` (zero without friction): the
+        limb's ``Q`` of eq. 34, mapped by ``H^T`` as the RNEA torques are (eq. 37)."""
+        if self.friction is None:
+            return 0.0
+        return friction_torques(self.friction.table, thd)[0]
 
     @property
     def n(self) -> int:
@@ -149,7 +158,7 @@ class LimbChainRobot:
             return np.stack([self.inverse_dynamics(a, b, c, e) for a, b, c, e in zip(x, xd, xdd, fe)])
         th, thd, thdd = self.tree_state(x, xd, xdd)
         H = constraint_resolution(self.limb, th)
-        return self._x(H.T @ rnea(self.tree, th, thd, thdd, f_ext=self._f_ext(f_ext)))
+        return self._x(H.T @ (rnea(self.tree, th, thd, thdd, f_ext=self._f_ext(f_ext)) + self._friction_torques(thd)))
 
     def forward_dynamics(self, x, xd, f, f_ext=None):
         """Actuator accelerations (n,) from ``H^T M H xdd = f - H^T rnea(theta, thetad, Hdot xd)``."""
@@ -161,5 +170,5 @@ class LimbChainRobot:
         th, thd, bias = self.tree_state(x, xd, np.zeros(self.n))
         H = constraint_resolution(self.limb, th)
         Mt = H.T @ crba(self.tree, th) @ H
-        b = H.T @ rnea(self.tree, th, thd, bias, f_ext=self._f_ext(f_ext))
+        b = H.T @ (rnea(self.tree, th, thd, bias, f_ext=self._f_ext(f_ext)) + self._friction_torques(thd))
         return self._x(np.linalg.solve(Mt, self._q(np.asarray(f, dtype=float)) - b))
