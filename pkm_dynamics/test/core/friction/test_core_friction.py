@@ -262,12 +262,12 @@ def test_simulate_with_friction_dissipates_what_friction_takes(crane):
     x0, xd0 = np.array([0.3, 0.25, 0.3, 0.5]), np.array([0.1, 0.05, -0.04, 0.05])
     z = np.zeros(4)
     hold = plain.inverse_dynamics(x0, z, z)
-    run = robot.simulate(x0, xd0, 0.2, efforts=hold, dt=5e-4)
+    run = robot.simulate(x0, xd0, 0.2, efforts=hold, dt=1e-4)     # resolves the friction near rest
     assert run.compiled
     from pkm_dynamics.core.simulation.reference import Dynamics, rk4
     Y, _ = rk4(Dynamics(robot, lambda t, x, xd: hold, None, None), np.concatenate([x0, xd0]), run.t)
     assert _rel(run.x, Y[:, :4]) < 1e-12 and _rel(run.xd, Y[:, 4:]) < 1e-12
-    free = plain.simulate(x0, xd0, 0.2, efforts=hold, dt=5e-4)
+    free = plain.simulate(x0, xd0, 0.2, efforts=hold, dt=1e-4)
     e0 = _energy(plain, x0, x0, xd0, hold)
     drift = _energy(plain, x0, free.x[-1], free.xd[-1], hold) - e0
     lost = e0 - _energy(plain, x0, run.x[-1], run.xd[-1], hold)
