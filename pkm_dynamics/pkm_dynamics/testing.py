@@ -30,11 +30,12 @@ NODE_EXECUTABLE = 'pkm_dynamics_node'
 
 def module_chain_sources(robots_dir):
     """The module chains the core tests sweep, name -> description: the two example robots of
-    `robots_dir` (heavy-duty crane, one linear 4-bar module) and generated chains of 1, 3
-    (untwisted) and 8 modules."""
+    `robots_dir` (heavy-duty crane, one linear 4-bar module) without their friction (the
+    numpy reference route of paper 000 has none; friction: test/core/friction/) and generated
+    chains of 1, 3 (untwisted) and 8 modules."""
     from pkm_dynamics.core.description.examples import module_chain_urdf
-    return {'heavy_duty_4dof': os.path.join(robots_dir, 'heavy_duty_4dof.urdf'),
-            'linear_4bar_1dof': os.path.join(robots_dir, 'linear_4bar_1dof.urdf'),
+    return {'heavy_duty_4dof': frictionless(os.path.join(robots_dir, 'heavy_duty_4dof.urdf')),
+            'linear_4bar_1dof': frictionless(os.path.join(robots_dir, 'linear_4bar_1dof.urdf')),
             'chain_1': module_chain_urdf(1), 'chain_3': module_chain_urdf(3, twist=0.0),
             'chain_8': module_chain_urdf(8)}
 
