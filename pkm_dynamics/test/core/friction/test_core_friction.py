@@ -277,3 +277,24 @@ def test_simulate_with_friction_dissipates_what_friction_takes(crane):
     assert work > 0.0 and lost > 0.0
     assert abs(drift) < 1e-4 * work
     assert lost == pytest.approx(work, rel=1e-3)
+
+
+def test_reactions_with_friction_carry_each_joints_friction_torque(crane):
+    """The compiled chain reactions (paper 000's route) with friction: every tree joint's wrench
+    along its screw is its effort less its friction torque (``-tau_f`` for a passive joint), the
+    accelerations are the FD's with friction, and the general route (tree + KKT multipliers,
+    :mod:`..reactions.reactions`) gives the same wrenches."""
+    from pkm_dynamics.core.reactions.reactions import joint_reactions as general
+    _, robot, _ = crane
+    rng = np.random.default_rng(13)
+    x, xd, _, W = chain_states(robot, rng, None, (0.2, 0.8), rate_scale=0.3, wrench_scale=500.0)
+    u = robot.inverse_dynamics(x, xd, np.zeros(robot.n)) + rng.normal(scale=2000.0, size=robot.n)
+    R = robot.joint_reactions(x, xd, u, wrench=W)
+    assert _rel(R.acceleration, robot.forward_dynamics(x, xd, u, wrench=W)) < 1e-12
+    _, qd, _ = robot.tree_state(x, xd)
+    effort = -friction_torques(robot.friction.table, qd)[0]
+    effort[[robot.tree_joints.index(j) for j in robot.actuated_joints]] += u
+    along = np.einsum("ij,ij->i", robot.tree.X, R.joint_wrenches)
+    assert _rel(along, effort) < 1e-9
+    G = general(robot, x, xd, u, wrench=W)
+    assert _rel(R.joint_wrenches, G.joint_wrenches) < 1e-8
