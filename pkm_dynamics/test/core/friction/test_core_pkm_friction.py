@@ -124,3 +124,20 @@ def test_pkm_derivatives_with_friction_are_refused_not_wrong(pkm):
     pose, V, A = next(_states(robot, CASES[name][0], np.random.default_rng(1), 1))
     with pytest.raises(StateError, match="joint friction"):
         robot.inverse_dynamics_derivatives(pose, V, A)
+
+
+def test_pkm_zero_friction_is_the_frictionless_robot_bit_for_bit(pkm):
+    """``<dynamics damping="0" friction="0">`` on every joint is no friction: no table, and ID,
+    FD and the HOID give the frictionless robot's numbers bit for bit."""
+    name, plain, _, _ = pkm
+    with open(os.path.join(ROBOTS, name + ".urdf"), encoding="utf-8") as f:
+        zero = load_robot(with_friction(f.read(), damping=0.0, coulomb=0.0))
+    assert zero.friction is None
+    pose, V, A = next(_states(plain, CASES[name][0], np.random.default_rng(3), 1))
+    sp, sz = plain.inverse_kinematics(pose), zero.inverse_kinematics(pose)
+    u = plain.inverse_dynamics(sp, V, A)
+    assert np.array_equal(u, zero.inverse_dynamics(sz, V, A))
+    assert np.array_equal(plain.forward_dynamics(sp, V, u), zero.forward_dynamics(sz, V, u))
+    ders = (V, A, 0.5 * A, 0.1 * A)
+    assert np.array_equal(plain.higher_order_inverse_dynamics(pose, *ders).ddu,
+                          zero.higher_order_inverse_dynamics(pose, *ders).ddu)
