@@ -17,21 +17,26 @@ def chain_friction_forces(model, table, x, xd):
     ``x``.  None when an input is not a state of this chain (shape, a loop that does not close):
     the caller's frictionless call then names the error."""
     try:
-        x = np.asarray(x, dtype=float)
-        xd = np.asarray(xd, dtype=float)
+        x = np.ascontiguousarray(x, float)
+        xd = np.ascontiguousarray(xd, float)
     except (TypeError, ValueError):
         return None
     n = model.n
     if x.shape != xd.shape or x.shape[-1:] != (n,) or x.ndim not in (1, 2):
         return None
+    if not (x.flags.writeable and xd.flags.writeable):   # the one array type the kernel is compiled for
+        x, xd = x.copy(), xd.copy()
     d = model.data()
-    X, XD = x.reshape(-1, n), xd.reshape(-1, n)
-    out = np.empty((X.shape[0], 3, n))
-    for r in range(X.shape[0]):
-        if FK.chain_friction(model.geo, table, d.S, X[r], XD[r], out[r], d.status) != OK:
+    if x.ndim == 1:
+        out = np.empty((3, n))
+        if FK.chain_friction(model.geo, table, d.S, x, xd, out, d.status) != OK:
             return None
-    out = out.reshape(x.shape[:-1] + (3, n))
-    return out[..., 0, :], out[..., 1, :], out[..., 2, :]
+        return out[0], out[1], out[2]
+    out = np.empty((x.shape[0], 3, n))
+    for r in range(x.shape[0]):
+        if FK.chain_friction(model.geo, table, d.S, x[r], xd[r], out[r], d.status) != OK:
+            return None
+    return out[:, 0], out[:, 1], out[:, 2]
 
 
 def _matches(a, x) -> bool:

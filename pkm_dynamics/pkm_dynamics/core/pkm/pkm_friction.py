@@ -36,7 +36,10 @@ def flat_friction_table(table: np.ndarray, toff: np.ndarray, whole_src, whole_ds
 
 def limb_task_jacobian(robot, sol) -> np.ndarray:
     """``K`` (n_flat, delta): the flat limb joint rates per unit task twist at the IK solution
-    ``sol`` (eq. 27; column i: the rates of the unit twist ``e_i``)."""
+    ``sol`` (eq. 27): the limbs' ``K_l`` stacked where the solution carries its limb Jacobians,
+    else column by column (the rates of the unit twists ``e_i``)."""
+    if sol.jacobians is not None:
+        return np.concatenate([j.K for j in sol.jacobians])
     eye = np.eye(robot.dof)
     return np.stack([robot._rates(sol, eye[i], None)[0] for i in range(robot.dof)], axis=1)
 
