@@ -298,3 +298,23 @@ def test_reactions_with_friction_carry_each_joints_friction_torque(crane):
     assert _rel(along, effort) < 1e-9
     G = general(robot, x, xd, u, wrench=W)
     assert _rel(R.joint_wrenches, G.joint_wrenches) < 1e-8
+
+
+@pytest.mark.parametrize("call", ["inverse_dynamics", "forward_dynamics", "inverse_dynamics_derivatives",
+                                  "joint_reactions"])
+def test_bad_states_raise_the_frictionless_robots_errors(crane, call):
+    """A state beyond a stroke, a NaN or a wrong shape: the robot with friction raises the error
+    (type and message) the frictionless robot raises."""
+    plain, robot, _ = crane
+    x, z = np.array([0.3, 0.25, 0.3, 0.5]), np.zeros(4)
+    for bad in ([0.3, 0.25, 0.3, 1.5], [0.3, np.nan, 0.3, 0.5], [0.3, 0.25, 0.3]):
+        args = (np.array(bad), z[:len(bad)], z[:len(bad)])
+        with pytest.raises(Exception) as want:
+            getattr(plain, call)(*args)
+        with pytest.raises(type(want.value)) as got:
+            getattr(robot, call)(*args)
+        assert str(got.value) == str(want.value)
+    with pytest.raises(Exception) as want:
+        getattr(plain, call)(x, z, np.zeros(3))
+    with pytest.raises(type(want.value), match=re.escape(str(want.value))):
+        getattr(robot, call)(x, z, np.zeros(3))
