@@ -8,8 +8,9 @@ as a child process with them. `call_service`, `Client` (persistent service clien
 an rclpy node of the calling process. rclpy is imported only inside them, so importing this
 module costs nothing for ROS-free code.
 
-For the core's tests of module chains: `module_chain_sources` (the chains they sweep) and
-`chain_states` (random states inside the strokes).
+For the core's tests of module chains: `module_chain_sources` (the chains they sweep),
+`chain_states` (random states inside the strokes) and `frictionless` (a description without its
+friction elements).
 
 This module is test, demo (`scripts/demo.py`) and benchmark (`bench/`) support, not part of the
 node's runtime (`pkm_dynamics.node`): the node never imports it. It stays at the package's top
@@ -29,13 +30,43 @@ NODE_EXECUTABLE = 'pkm_dynamics_node'
 
 def module_chain_sources(robots_dir):
     """The module chains the core tests sweep, name -> description: the two example robots of
-    `robots_dir` (heavy-duty crane, one linear 4-bar module) and generated chains of 1, 3
-    (untwisted) and 8 modules."""
+    `robots_dir` (heavy-duty crane, one linear 4-bar module) without their friction (the
+    numpy reference route of paper 000 has none; friction: test/core/friction/) and generated
+    chains of 1, 3 (untwisted) and 8 modules."""
     from pkm_dynamics.core.description.examples import module_chain_urdf
-    return {'heavy_duty_4dof': os.path.join(robots_dir, 'heavy_duty_4dof.urdf'),
-            'linear_4bar_1dof': os.path.join(robots_dir, 'linear_4bar_1dof.urdf'),
+    return {'heavy_duty_4dof': frictionless(os.path.join(robots_dir, 'heavy_duty_4dof.urdf')),
+            'linear_4bar_1dof': frictionless(os.path.join(robots_dir, 'linear_4bar_1dof.urdf')),
             'chain_1': module_chain_urdf(1), 'chain_3': module_chain_urdf(3, twist=0.0),
             'chain_8': module_chain_urdf(8)}
+
+
+def frictionless(text):
+    """A robot description's text (or the file it names) without joint or actuator friction:
+    every URDF `<dynamics .../>` and `<friction .../>` element removed (the independent routes
+    that know no friction compare against this robot)."""
+    import re
+    if not text.lstrip().startswith('<'):
+        with open(text, encoding='utf-8') as f:
+            text = f.read()
+    return re.sub(r'\n?[ \t]*<(?:dynamics|friction)\b[^>]*/>', '', text)
+
+
+def with_friction(text, actuators=(), cylinder=None, damping=0.1, coulomb=2.0):
+    """A robot description's text with `<dynamics damping coulomb>` on every revolute /
+    continuous joint not in `actuators` and a `<friction>` element with the attributes
+    `cylinder` (dict, default the HIAB cylinder curve: Coulomb 4000 N, viscous 3000 N s/m,
+    smoothing 0.01 m/s) on each of `actuators`."""
+    import re
+    cylinder = dict(coulomb=4000.0, viscous=3000.0, smoothing_velocity=0.01) if cylinder is None else cylinder
+
+    def add(m):
+        if m.group(1) in actuators:
+            return m.group(0)
+        return m.group(0) + f'\n    <dynamics damping="{damping}" friction="{coulomb}"/>'
+    text = re.sub(r'<joint name="([^"]+)" type="(?:revolute|continuous)">', add, text)
+    attrs = " ".join(f'{k}="{v}"' for k, v in cylinder.items())
+    rows = "".join(f'    <friction joint="{a}" {attrs}/>\n' for a in actuators)
+    return re.sub(r'<pkm_dynamics>\s*\n', lambda m: m.group(0) + rows, text, count=1)
 
 
 def chain_states(robot, rng, batch=None, fractions=(0.05, 0.95), rate_scale=1.0, wrench_scale=100.0):

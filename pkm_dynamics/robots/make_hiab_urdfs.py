@@ -7,7 +7,9 @@
 
 writes ``linear_4bar_1dof.urdf`` and ``heavy_duty_4dof.urdf`` next to this script.  Every
 number comes from ``hiab031_model.json`` (``geometry`` and ``bodies.cad_corrected``); the
-recipe is the ``kinematics`` list of that file.  See ``README.md`` in this directory.
+recipe is the ``kinematics`` list of that file; the cylinders' friction curves (``<friction>``)
+and the loop pivots' damping (``<dynamics damping>``) come from ``hydraulics.json`` beside it.
+See ``README.md`` in this directory.
 
 Zero configuration of the URDF tree: every actuator at x = 0 (cylinders fully retracted,
 pivot-to-pivot length = x0 = 0.83 m; extension at x3 = 0, slew at 0).  The passive joint
@@ -26,6 +28,11 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_JSON = os.path.join(HERE, "hiab_xs031", "hiab031_model.json")
+#: the crane's hydraulic drive (cylinder friction curves, joint damping) beside it
+HYDRAULICS_JSON = os.path.join(HERE, "hiab_xs031", "hydraulics.json")
+#: smoothing velocity of the cylinders' Coulomb friction (m/s): the data's curves pass zero
+#: velocity through a presliding (bristle) state that this rigid model replaces by tanh(v / v_eps)
+CYLINDER_SMOOTHING_VELOCITY = 0.01
 
 
 def _f(v: float) -> str:
@@ -81,19 +88,22 @@ def _link(name: str, body: dict | None = None, comment: str = "") -> str:
     return f'{c}  <link name="{name}">\n{_inertial(body)}  </link>\n'
 
 
-def _joint(name, jtype, parent, child, xyz=(0, 0, 0), rpy=(0, 0, 0), axis=None, limit=None, comment=""):
+def _joint(name, jtype, parent, child, xyz=(0, 0, 0), rpy=(0, 0, 0), axis=None, limit=None, comment="",
+           damping=None):
     c = _comment(comment)
     s = (f'{c}  <joint name="{name}" type="{jtype}">\n    <parent link="{parent}"/>\n    <child link="{child}"/>\n'
          f'    <origin xyz="{_vec(xyz)}" rpy="{_vec(rpy)}"/>\n')
     if axis is not None:
         s += f'    <axis xyz="{_vec(axis)}"/>\n'
+    if damping is not None:
+        s += f'    <dynamics damping="{_f(damping)}"/>\n'
     if limit is not None:
         # the data gives no effort or velocity limits: 0 = unspecified
         s += f'    <limit lower="{_f(limit[0])}" upper="{_f(limit[1])}" effort="0" velocity="0"/>\n'
     return s + "  </joint>\n"
 
 
-def _loop(prefix, actuator, base, link, cyl, piston, La, Lb, lc, lc0, x0, stroke, bodies, link_body):
+def _loop(prefix, actuator, base, link, cyl, piston, La, Lb, lc, lc0, x0, stroke, bodies, link_body, damping=None):
     """URDF text of one cylinder loop (tree part) and its <constraint> (cut at the rod end)."""
     q_ref, qc_ref, qr_ref = loop_angles(x0, La, Lb)
     # tree values of the passive joints over the stroke (for their URDF limits)
@@ -104,10 +114,11 @@ def _loop(prefix, actuator, base, link, cyl, piston, La, Lb, lc, lc0, x0, stroke
     lim_cyl = (float(qs[:, 1].min() - qc_ref) - 1e-9, float(qs[:, 1].max() - qc_ref) + 1e-9)
     t = ""
     t += _joint(f"{prefix}_link_joint", "revolute", base, link, xyz=(La, 0, 0), rpy=(0, 0, q_ref), axis=(0, 0, 1),
-                limit=lim_link, comment=f"{prefix} loop, output link pivot (passive q; origin angle = q at x = 0)")
+                limit=lim_link, comment=f"{prefix} loop, output link pivot (passive q; origin angle = q at x = 0)",
+                damping=damping)
     t += _link(link, bodies[link_body], f"data body {link_body}")
     t += _joint(f"{prefix}_cylinder_joint", "revolute", base, cyl, rpy=(0, 0, qc_ref), axis=(0, 0, 1), limit=lim_cyl,
-                comment=f"{prefix} loop, cylinder pivot (passive q1; origin angle = q1 at x = 0)")
+                comment=f"{prefix} loop, cylinder pivot (passive q1; origin angle = q1 at x = 0)", damping=damping)
     t += _link(cyl, bodies[cyl], f"data body {cyl} (cylinder barrel)")
     t += _joint(actuator, "prismatic", cyl, piston, xyz=(lc0, 0, 0), axis=(1, 0, 0), limit=(0.0, stroke),
                 comment=f"{prefix} cylinder, value = pivot-to-pivot length - {x0} m")
@@ -121,8 +132,21 @@ def _loop(prefix, actuator, base, link, cyl, piston, La, Lb, lc, lc0, x0, stroke
     return t, cut
 
 
-def make(data: dict, four_dof: bool) -> str:
+def cylinder_friction(hydraulics: dict, cylinder: str) -> str:
+    """The ``<friction>`` element of one cylinder from its curve in ``hydraulics.json`` (Zhu and
+    Piedboeuf's parameters: Coulomb FC, viscous b, Stribeck FS, equal in both directions in the
+    data; the law is symmetric, so unequal ones are refused)."""
+    c = hydraulics["friction"][hydraulics["cylinders"][cylinder]["friction"]]
+    for a, b in (("FCp", "FCn"), ("bp", "bn"), ("FSp", "FSn")):
+        if c[a] != c[b]:
+            raise ValueError(f"cylinder {cylinder}: {a} != {b}; the friction law is symmetric")
+    return (f'    <friction joint="{cylinder}" coulomb="{_f(c["FCp"])}" viscous="{_f(c["bp"])}" '
+            f'stribeck="{_f(c["FSp"])}" smoothing_velocity="{_f(CYLINDER_SMOOTHING_VELOCITY)}"/>\n')
+
+
+def make(data: dict, four_dof: bool, hydraulics: dict | None = None) -> str:
     g = data["geometry"]
+    damping = None if hydraulics is None else hydraulics["revolute_joint_damping"]
     bodies = data["bodies"]["cad_corrected"]
     a1, a2 = g["alpha1"], g["alpha2"]
     name = "hiab_xs031_4dof" if four_dof else "hiab_xs031_lift_loop"
@@ -145,7 +169,7 @@ def make(data: dict, four_dof: bool) -> str:
     out.append(_link("Bc1", bodies["Bc1"], "data body Bc1 (crane base / column)"))
     cuts = []
     t, c = _loop("lift", "lift", "Bc1", "B11", "B31", "B41", g["L1"], g["L11"], g["lc1"], g["lc01"], g["x10"], 0.59,
-                 bodies, "B11")
+                 bodies, "B11", damping)
     out.append(t)
     cuts.append(c)
     Tc1_r = np.array([g["L11"], 0.0, 0.0]) + np.array(g["Tc1_r_Tc1Bc2"])
@@ -155,7 +179,7 @@ def make(data: dict, four_dof: bool) -> str:
     ee = "Bc2"
     if four_dof:
         t, c = _loop("tilt", "tilt", "Bc2", "B12", "B32", "B42", g["L2"], g["L21"], g["lc2"], g["lc02"], g["x20"],
-                     0.59, bodies, "B12")
+                     0.59, bodies, "B12", damping)
         out.append(t)
         cuts.append(c)
         p22 = np.array([g["L21"], 0.0, 0.0]) + np.array(g["Tc2_r_Tc2P22"])
@@ -177,6 +201,8 @@ def make(data: dict, four_dof: bool) -> str:
     out.append("  <pkm_dynamics>\n")
     for a in acts:
         out.append(f'    <actuator joint="{a}"/>\n')
+    if hydraulics is not None:                  # the cylinders' friction curves (hydraulics.json)
+        out.extend(cylinder_friction(hydraulics, a) for a in acts if a in hydraulics["cylinders"])
     out.append(f'    <end_effector link="{ee}"/>\n  </pkm_dynamics>\n</robot>\n')
     return "".join(out)
 
@@ -186,9 +212,11 @@ def main(argv=None) -> None:
     path = argv[0] if argv else DEFAULT_JSON
     with open(path, encoding="utf-8") as f:
         data = json.load(f)
+    with open(HYDRAULICS_JSON, encoding="utf-8") as f:
+        hydraulics = json.load(f)
     for fname, four in (("linear_4bar_1dof.urdf", False), ("heavy_duty_4dof.urdf", True)):
         with open(os.path.join(HERE, fname), "w", encoding="utf-8") as f:
-            f.write(make(data, four))
+            f.write(make(data, four, hydraulics))
         print("wrote", os.path.join(HERE, fname))
 
 

@@ -41,7 +41,7 @@ HIDDEN_STATE_WRITES = set()
 #: compose them all behind the Robot protocol, load_robot and the warm-up of every kernel.
 CORE_LAYERS = (
     ("errors", "status", "bounds", "interface", "spatial", "numba_support", "deprecated_paths"),
-    ("description",),
+    ("description", "friction"),
     ("tree",),
     ("module_chain",),
     ("limb",),

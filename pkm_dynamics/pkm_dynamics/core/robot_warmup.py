@@ -13,6 +13,7 @@ import time
 
 import numpy as np
 
+from .module_chain.chain_friction import chain_friction_forces
 from .module_chain.module_chain_robot import ModuleChainRobot
 from .numba_support.warmup import warm_hoid, warm_tree
 from .pkm.parallel_robot import ParallelRobot
@@ -51,9 +52,10 @@ def warm(trees: bool = True, families: tuple = ("chain", "pkm", "hoid"), robots:
 
 def warm_chain():
     """The module-chain kernels: FD, ID, their derivatives, tree state, FK and joint reactions,
-    batched, FD for one state, the IK solve from one start and the compiled integrators of
-    ``simulate`` (:mod:`.simulation.simulation_kernels`: efforts from a table, and from a compiled
-    controller: :data:`~.simulation.simulation_kernels.CONTROLLER`), on a generated chain (one
+    batched, FD for one state, the joint friction in actuator space, the IK solve from one start
+    and the compiled integrators of ``simulate`` (:mod:`.simulation.simulation_kernels`: efforts
+    from a table, and from a compiled controller:
+    :data:`~.simulation.simulation_kernels.CONTROLLER`), on a generated chain (one
     compilation covers every module kind: the kernels branch at run time).  Returns the chain's
     spanning tree."""
     from .description.examples import module_chain_urdf
@@ -72,6 +74,9 @@ def warm_chain():
     mid = robot.seed_reference                                               # mid-stroke
     robot.simulate(mid, x[0], 2e-3, efforts=f[0])                            # integrate
     robot.simulate(mid, x[0], 2e-3, controller=zero_controller)              # integrate_controlled
+    table = np.ones((robot.tree.nq, 5))                                      # joint friction rows
+    table.setflags(write=False)
+    chain_friction_forces(robot.compiled, table, x, x)                      # chain_friction_kernels
     return robot.tree
 
 

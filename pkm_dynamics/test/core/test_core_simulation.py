@@ -14,9 +14,10 @@ from pkm_dynamics.core.robot import load_robot
 from pkm_dynamics.core.simulation import task_coordinate_rates
 from pkm_dynamics.core.spatial.se3 import exp_se3, inertia_parameters
 from pkm_dynamics.core.tree.tree_dynamics import crba, forward_kinematics
+from pkm_dynamics.testing import frictionless
 
 ROBOTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "robots")
-FOUR = os.path.join(ROBOTS, "heavy_duty_4dof.urdf")
+FOUR = frictionless(os.path.join(ROBOTS, "heavy_duty_4dof.urdf"))  # friction: test/core/friction/
 RRR = os.path.join(ROBOTS, "planar_3rrr.urdf")
 X0 = np.array([0.3, 0.2, 0.25, 0.4])
 

@@ -12,10 +12,11 @@ import pytest
 
 from pkm_dynamics.core.errors import StateError
 from pkm_dynamics.core.robot import load_robot
+from pkm_dynamics.testing import frictionless
 from test_core_simulation import tree_energy
 
 ROBOTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "robots")
-FOUR = os.path.join(ROBOTS, "heavy_duty_4dof.urdf")
+FOUR = frictionless(os.path.join(ROBOTS, "heavy_duty_4dof.urdf"))  # friction: test/core/friction/
 RRR = os.path.join(ROBOTS, "planar_3rrr.urdf")
 X0 = np.array([0.3, 0.2, 0.25, 0.4])
 XD0 = np.array([0.1, 0.02, -0.03, 0.05])

@@ -21,6 +21,8 @@ Format (documented with a complete example in doc/description_format.rst)::
         <actuator joint="lift_cylinder">               <!-- actuated tree joints, in order -->
           <series_elastic stiffness="2.0e6" motor_inertia="0.5"/>   <!-- optional -->
         </actuator>
+        <friction joint="lift_cylinder" coulomb="4000" viscous="3000"    <!-- optional, any -->
+                  stribeck="0" stribeck_velocity="0.1" smoothing_velocity="0.01"/>  <!-- joint -->
         <end_effector link="tcp"/>
         <platform link="platform">                      <!-- parallel manipulators only -->
           <origin xyz="0 0 0" rpy="0 0 0"/>
@@ -45,6 +47,7 @@ from ..spatial.se3 import pose, pose_inv, rpy_matrix
 from ..tree.tree_model import TreeModel, build_tree, read_description
 from .validation import MAX_COORDINATE, MAX_MASS, MAX_STIFFNESS, check_numbers, check_positive, unit_axis
 from ..tree.tree_dynamics import forward_kinematics
+from ..friction.friction_model import JointFriction, parse_friction
 
 CUT_JOINT_TYPES = ("revolute", "prismatic", "cylindrical", "universal", "spherical")
 TASK_COORDINATES = ("wx", "wy", "wz", "vx", "vy", "vz")
@@ -99,6 +102,7 @@ class RobotDescription:
     platform: PlatformSpec | None
     xml: str
     passive: tuple = ()            # names of the declared passive joints (<passive joint="..."/>)
+    friction: JointFriction | None = None     # joint / actuator friction (None: none anywhere)
 
     @property
     def actuated_joints(self) -> tuple:
@@ -242,7 +246,7 @@ def parse_description(description: str, gravity=None, files: bool = True) -> Rob
     blocks = root.findall("pkm_dynamics")
     if len(blocks) > 1:
         raise DescriptionError("the description has more than one <pkm_dynamics> element")
-    actuators, end_effector, platform, passive = [], None, None, []
+    actuators, end_effector, platform, passive, frictions = [], None, None, [], []
     if blocks:
         block = blocks[0]
         for el in block:
@@ -285,6 +289,8 @@ def parse_description(description: str, gravity=None, files: bool = True) -> Rob
                     raise DescriptionError(f"platform '{link}': task_space coordinates {coords} must be "
                                            f"distinct names from {' '.join(TASK_COORDINATES)}")
                 platform = PlatformSpec(link, _origin(el.find("origin"), f"platform '{link}' <origin>"), coords)
+            elif el.tag == "friction":
+                frictions.append(el)            # read with the URDF <dynamics> below
             else:
                 raise DescriptionError(f"unknown element <{el.tag}> in <pkm_dynamics>")
     if not actuators:
@@ -297,7 +303,8 @@ def parse_description(description: str, gravity=None, files: bool = True) -> Rob
         raise DescriptionError(f"passive joint '{passive[0]}': passive joints are served for chains without "
                                "<platform> only")
     return RobotDescription(tree.name, tree, tuple(cuts), tuple(actuators), end_effector, platform,
-                            ET.tostring(root, encoding="unicode"), tuple(passive))
+                            ET.tostring(root, encoding="unicode"), tuple(passive),
+                            parse_friction(robot, frictions, tree))
 
 
 def as_description(description, gravity=None) -> RobotDescription:

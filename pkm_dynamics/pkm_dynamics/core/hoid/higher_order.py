@@ -25,6 +25,7 @@ from .hoid_model import HoidKernelModel, hoid_full_call, hoid_one
 from ..status import BAD_INPUT, NO_CONVERGENCE, OK, SINGULAR, SINGULAR_NEWTON, STROKE
 from ..errors import ConvergenceError, DescriptionError, SingularityError, StateError
 from .hoid_recursion import fourth_order_kinematics, second_order_inverse_dynamics, tree_motion_from_limbs
+from .friction_jets import with_friction
 from .sea import MOTOR_FIELDS, sea_feedforward, sea_parameters
 from .simple_limb import SimpleLimbModel, simple_limb_inverse_kinematics, simple_limb_model
 
@@ -296,7 +297,11 @@ def reference_route(robot, x, ders, method: str = "auto", q_guess=None, gravity=
 
 def _result(m: HoidModel, U, Qd, motor, method: str) -> HigherOrderResult:
     """The :class:`HigherOrderResult` of ``U`` (..., 3, na), ``Qd`` (..., 5, n) and the motor
-    feedforward ``motor`` (..., 4, na) (None: computed here, eqs. 1-2, if the robot has SEA)."""
+    feedforward ``motor`` (..., 4, na) (None: computed here, eqs. 1-2, if the robot has SEA).
+    A robot with joint friction gets its share added to ``U`` here, whichever route computed it
+    (:mod:`.friction_jets`), and its motor feedforward from the sum."""
+    if m.desc.friction is not None:
+        U, motor = with_friction(m.jets, m.desc.friction.table, U, Qd), None
     Am = Qd.take(m.jets.actuated, axis=-1)
     res = HigherOrderResult(U[..., 0, :], U[..., 1, :], U[..., 2, :], Qd, Am, method)
     if m.has_sea:

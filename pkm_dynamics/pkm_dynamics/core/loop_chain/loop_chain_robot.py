@@ -23,22 +23,6 @@ from .loop_chain_checks import check_loop_chain
 CLOSURE_TOLERANCE = 1e-12
 
 
-def passive_damping(desc) -> np.ndarray:
-    """The viscous damping (n_pass,) of each passive joint: the URDF ``<dynamics damping="c"/>``
-    of the joint (N m s/rad or N s/m; 0 where not given); the passive joint's effort is
-    ``-c qd``."""
-    import xml.etree.ElementTree as ET
-    joints = {j.get("name"): j for j in ET.fromstring(desc.xml).iter("joint")}
-    out = []
-    for name in desc.passive:
-        dyn = joints[name].find("dynamics")
-        c = float(dyn.get("damping", 0.0)) if dyn is not None else 0.0
-        if not (np.isfinite(c) and c >= 0):
-            raise DescriptionError(f"passive joint '{name}': damping {c} must be finite and not negative")
-        out.append(c)
-    return np.array(out)
-
-
 class LoopChainRobot:
     """A serial chain of loops and actuated joints with a free end effector, in actuator space:
     ``x``, ``xd``, ``xdd`` are the actuator positions, rates and accelerations (n,), order
@@ -77,7 +61,6 @@ class LoopChainRobot:
         self.gravity = np.array(self.tree.gravity, dtype=float)
         self.actuated = np.array([self.tree.joint_index(j) for j in self.actuated_joints], dtype=int)
         self.coordinate_index = np.array([self.tree.joint_index(j) for j in self.coordinates], dtype=int)
-        self.passive_damping = passive_damping(desc)
         self.lower = np.array(self.tree.lower, dtype=float)[self.coordinate_index]
         self.upper = np.array(self.tree.upper, dtype=float)[self.coordinate_index]
         self.hoid_model = build_hoid_model(desc)
@@ -166,9 +149,10 @@ class LoopChainRobot:
         """Featherstone's hybrid dynamics in the chain's coordinates: given the state ``(x, xd)``
         (n,: actuators then passive joints) and the actuators' accelerations ``xdd`` (n_act,), the
         actuator efforts ``u`` (n_act,) and the passive joints' accelerations (n_pass,), with no
-        effort at the passive joints but their damping (``-c qd``, :func:`passive_damping`).  With
+        effort at the passive joints: their damping and friction (URDF ``<dynamics>``, :mod:`..friction`)
+        are in ``b``, as every tree joint's.  With
         ``M_t = H^T M H``, ``b = H^T rnea(theta, thetad, Hdot xd)`` (eqs. 36-37) split into actuated
-        (a) and passive (p) rows and columns: ``M_pp qdd_p = -c qd_p - b_p - M_pa xdd`` and
+        (a) and passive (p) rows and columns: ``M_pp qdd_p = -b_p - M_pa xdd`` and
         ``u = M_aa xdd + M_ap qdd_p + b_a``."""
         x = self._state("x", x, limits=True)
         xd = self._state("xd", xd, x.shape[:-1])
@@ -180,18 +164,18 @@ class LoopChainRobot:
             return np.stack([r[0] for r in rows]), np.stack([r[1] for r in rows])
         Mt, b = self.route.mass_and_bias(x, xd, w)
         a = self.n_act
-        qdd_p = np.linalg.solve(Mt[a:, a:], -self.passive_damping * xd[a:] - b[a:] - Mt[a:, :a] @ xdd)
+        qdd_p = np.linalg.solve(Mt[a:, a:], -b[a:] - Mt[a:, :a] @ xdd)
         return Mt[:a, :a] @ xdd + Mt[:a, a:] @ qdd_p + b[:a], qdd_p
 
     def forward_dynamics(self, x, xd, u, wrench=None):
         """Actuator accelerations ``xdd`` (n,) from ``H^T M H xdd = u - H^T rnea(theta, thetad,
         Hdot xd)`` (eqs. 36-37); with passive joints ``u`` (n_act,) drives the actuators, the passive
-        joints take only their damping ``-c qd``, and ``xdd`` holds every coordinate's acceleration (n,)."""
+        joints no effort (their damping and friction are in the bias, as every tree joint's), and ``xdd`` holds every coordinate's acceleration (n,)."""
         x = self._state("x", x, limits=True)
         xd = self._state("xd", xd, x.shape[:-1])
         u = self._state("u", u, x.shape[:-1], size=self.n_act)
         if self.passive_joints:
-            u = np.concatenate([u, -self.passive_damping * xd[..., self.n_act:]], axis=-1)
+            u = np.concatenate([u, np.zeros(u.shape[:-1] + (len(self.passive_joints),))], axis=-1)
         return self._rows(self.route.forward_dynamics, x, xd, u, self._wrench(wrench, x.shape[:-1]))
 
     def forward_dynamics_derivatives(self, x, xd, u, wrench=None):

@@ -4,8 +4,12 @@ interface of :mod:`.interface` in actuator space on the compiled kernels
 independent check."""
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
+from .chain_friction import (derivatives_with_friction, forward_dynamics_with_friction,
+                             inverse_dynamics_with_friction)
 from .chain_model import ChainModel
 from ..reactions.chain_reactions_model import ReactionsModel, chain_joint_reactions
 from .chain_model import chain_forward_dynamics as compiled_forward_dynamics
@@ -60,6 +64,9 @@ class ModuleChainRobot:
         self.limb_names = (self.name,)          # the whole chain is one serial limb
         self.seed_joints = self.actuated_joints
         self.hoid_model = build_hoid_model(desc)   # paper 002 (its Taylor route here), read-only
+        #: joint / actuator friction (:class:`~..friction.JointFriction`), None: none (every call
+        #: then takes the frictionless path unchanged)
+        self.friction = desc.friction
 
     @property
     def n(self) -> int:
@@ -78,7 +85,11 @@ class ModuleChainRobot:
         One state of float arrays (n,) without a wrench goes straight to the kernel's entry
         point (the calling thread's ``compiled.one_call()``, :func:`~pkm_dynamics.core.module_chain.chain_model._one`);
         everything else, and a state the kernel refuses (to raise the named exception), through
-        :func:`~pkm_dynamics.core.module_chain.chain_model.chain_forward_dynamics`."""
+        :func:`~pkm_dynamics.core.module_chain.chain_model.chain_forward_dynamics`.  With joint
+        friction (``friction``): under ``u - u_f(x, xd)`` (:mod:`.chain_friction`)."""
+        if self.friction is not None:
+            return forward_dynamics_with_friction(partial(compiled_forward_dynamics, self.compiled),
+                                                  self.compiled, self.friction.table, x, xd, u, wrench)
         try:
             run, mflat, dflat, fe, status, n, shape1 = self.compiled.one_call()
             x, xd, u = _asc(x, float), _asc(xd, float), _asc(u, float)
@@ -94,7 +105,12 @@ class ModuleChainRobot:
         """Actuator forces ``u`` for positions, velocities and accelerations (analytic, O(n),
         compiled: :mod:`~pkm_dynamics.core.module_chain.chain_kernels`).  ``x`` may be an
         :class:`~.interface.IKSolution` (its actuators).  One state goes straight to the kernel
-        as in :meth:`forward_dynamics`."""
+        as in :meth:`forward_dynamics`.  With joint friction: ``u_0 + u_f(x, xd)``."""
+        if self.friction is not None:
+            if isinstance(x, IKSolution):
+                x = x.actuators
+            return inverse_dynamics_with_friction(partial(compiled_inverse_dynamics, self.compiled),
+                                                  self.compiled, self.friction.table, x, xd, xdd, wrench)
         try:
             run, mflat, dflat, fe, status, n, shape1 = self.compiled.one_call()
             x, xd, xdd = _asc(x, float), _asc(xd, float), _asc(xdd, float)
@@ -112,12 +128,18 @@ class ModuleChainRobot:
         """``xdd`` and its exact derivatives ``d_x``, ``d_xd``, ``d_u = M^-1`` (n, n) each (batched:
         a leading axis): a :class:`~.derivatives.DynamicsDerivatives`; compiled (forward mode)."""
         from ..derivatives.derivatives import chain_forward_dynamics_derivatives
+        if self.friction is not None:
+            return derivatives_with_friction(partial(chain_forward_dynamics_derivatives, self.compiled), False,
+                                             self.compiled, self.friction.table, x, xd, u, wrench)
         return chain_forward_dynamics_derivatives(self.compiled, x, xd, u, wrench)
 
     def inverse_dynamics_derivatives(self, x, xd, xdd, wrench=None):
         """``f`` and its exact derivatives ``d_x``, ``d_xd``, ``d_u = M`` (n, n) each (batched:
         a leading axis): a :class:`~.derivatives.DynamicsDerivatives`; compiled (forward mode)."""
         from ..derivatives.derivatives import chain_inverse_dynamics_derivatives
+        if self.friction is not None:
+            return derivatives_with_friction(partial(chain_inverse_dynamics_derivatives, self.compiled), True,
+                                             self.compiled, self.friction.table, x, xd, xdd, wrench)
         return chain_inverse_dynamics_derivatives(self.compiled, x, xd, xdd, wrench)
 
     def forward_kinematics(self, actuators):

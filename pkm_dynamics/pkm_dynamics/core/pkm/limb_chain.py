@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..description.robot_description import RobotDescription, parse_description
+from ..friction.friction_model import friction_torques
 from ..errors import ConvergenceError, DescriptionError, SingularityError
 from ..limb.limb_kinematics import limb_state
 from ..limb.limb_model import build_limbs
@@ -105,6 +106,14 @@ class LimbChainRobot:
             raise DescriptionError(f"robot '{desc.name}': the reference configuration is a loop singularity")
         self.warm_start = warm_start
         self._theta = np.zeros(self.tree.nq)              # warm start of the loop closure
+        self.friction = desc.friction                     # joint friction rows (None: none)
+
+    def _friction_torques(self, thd) -> np.ndarray:
+        """The tree joints' friction torques ``tau_f(thetad)`` (zero without friction): the
+        limb's ``Q`` of eq. 34, mapped by ``H^T`` as the RNEA torques are (eq. 37)."""
+        if self.friction is None:
+            return 0.0
+        return friction_torques(self.friction.table, thd)[0]
 
     @property
     def n(self) -> int:
@@ -167,14 +176,15 @@ class LimbChainRobot:
             fe = [f_ext] * len(x) if f_ext is not None and np.asarray(f_ext).ndim == 1 else fe
             return np.stack([self.inverse_dynamics(a, b, c, e) for a, b, c, e in zip(x, xd, xdd, fe)])
         th, thd, thdd, H = self.closed_motion(x, xd, xdd)
-        return self._x(H.T @ rnea(self.tree, th, thd, thdd, f_ext=self._f_ext(f_ext)))
+        return self._x(H.T @ (rnea(self.tree, th, thd, thdd, f_ext=self._f_ext(f_ext)) + self._friction_torques(thd)))
 
     def mass_and_bias(self, x, xd, f_ext=None) -> tuple:
         """``(M_t, b)``: ``H^T M H`` (n, n) and ``H^T rnea(theta, thetad, Hdot xd)`` (n,) of one
         state (eqs. 36-37), rows and columns in the order of the coordinates."""
         th, thd, bias, H = self.closed_motion(x, xd, np.zeros(self.n))
         Hc = H[:, self._order]
-        return Hc.T @ crba(self.tree, th) @ Hc, Hc.T @ rnea(self.tree, th, thd, bias, f_ext=self._f_ext(f_ext))
+        return Hc.T @ crba(self.tree, th) @ Hc, Hc.T @ (rnea(self.tree, th, thd, bias, f_ext=self._f_ext(f_ext))
+                                                       + self._friction_torques(thd))
 
     def forward_dynamics(self, x, xd, f, f_ext=None):
         """Actuator accelerations (n,) from ``H^T M H xdd = f - H^T rnea(theta, thetad, Hdot xd)``."""
@@ -185,5 +195,5 @@ class LimbChainRobot:
             return np.stack([self.forward_dynamics(a, b, c, e) for a, b, c, e in zip(x, xd, f, fe)])
         th, thd, bias, H = self.closed_motion(x, xd, np.zeros(self.n))
         Mt = H.T @ crba(self.tree, th) @ H
-        b = H.T @ rnea(self.tree, th, thd, bias, f_ext=self._f_ext(f_ext))
+        b = H.T @ (rnea(self.tree, th, thd, bias, f_ext=self._f_ext(f_ext)) + self._friction_torques(thd))
         return self._x(np.linalg.solve(Mt, self._q(np.asarray(f, dtype=float)) - b))

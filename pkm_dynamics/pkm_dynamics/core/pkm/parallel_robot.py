@@ -146,6 +146,11 @@ class ParallelRobot(PkmKinematics, PkmForwardKinematics, TaskSpaceDynamics):
         covered[self._whole_dst] = self._whole_src
         self._whole_gather = covered if (covered >= 0).all() else None
         self._rc = robot_constants(self.reference_pose, self.P_p, self.M_p, self.tree.gravity)
+        #: joint friction (:class:`~..friction.JointFriction`, None: none) and its rows per flat
+        #: limb joint (:mod:`.pkm_friction`), read-only
+        self.friction = desc.friction
+        self.friction_table = None if desc.friction is None else flat_friction_table(
+            desc.friction.table, toff, self._whole_src, self._whole_dst, tree.nq)
         self.reaction_model = reaction_model(self)        # read-only: built here, not at a call
         self.jet_model = jet_model(desc)                  # the general route of the derivatives, read-only
         # paper 002's model (its recursion compiled, the Taylor route on jet_model), read-only
@@ -263,3 +268,4 @@ class ParallelRobot(PkmKinematics, PkmForwardKinematics, TaskSpaceDynamics):
         return sol.q, sol.qd, sol.qdd
 
 from .limb_chain import LimbChainRobot  # noqa: E402,F401
+from .pkm_friction import flat_friction_table  # noqa: E402

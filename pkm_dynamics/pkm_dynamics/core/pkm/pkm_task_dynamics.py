@@ -22,6 +22,7 @@ from ..limb.loop_constraints import constraint_resolution_derivative
 from ..limb.ik_refinement import limb_rates
 from ..spatial.se3 import Ad_inv, ad
 from ..tree.tree_dynamics import crba, kinematics, rnea
+from .pkm_friction import friction_efforts
 from .pkm_solution import PkmIKSolution, flat_theta
 
 
@@ -130,11 +131,14 @@ class TaskSpaceDynamics:
             sol = self._solution(pose, V, A, initial)
             known = None if wrench is not None or sol.efforts is None else sol.efforts.of(V, A)
         if known is not None:                    # eq. 45 as the compiled IK of this motion solved it
-            return (known.copy(), sol) if _return_solution else known.copy()
-        W = self._generalized_force(sol, V, A)
-        if wrench is not None:
-            W = W - self.P_p.T @ np.asarray(wrench, dtype=float).reshape(6)
-        u = self._solve_u(sol.J_IK, W)
+            u = known.copy()
+        else:
+            W = self._generalized_force(sol, V, A)
+            if wrench is not None:
+                W = W - self.P_p.T @ np.asarray(wrench, dtype=float).reshape(6)
+            u = self._solve_u(sol.J_IK, W)
+        if self.friction is not None:            # eq. 44's W_t: u_0 + J_IK^-T W_t
+            u = u + friction_efforts(self, sol, np.asarray(twist, dtype=float))
         return (u, sol) if _return_solution else u
 
     def forward_dynamics(self, x, xd, u, wrench=None, *, initial=None):
@@ -161,6 +165,9 @@ class TaskSpaceDynamics:
         else:                                    # inputs first, as before the IK
             self._fd_inputs(V, u, W)
             sol = self.inverse_kinematics(pose, initial=initial)
+        if self.friction is not None:            # eq. 39 with eq. 44's W_t: under u - J_IK^-T W_t
+            self._fd_inputs(V, u, W)
+            u = u - friction_efforts(self, sol, V)
         if not self.compiled or (W is not None and W.shape != (6,)):
             return self._forward_dynamics_reference(sol, V, u, W, _return_solution)
         flat = flat_theta(sol)
@@ -210,6 +217,7 @@ class TaskSpaceDynamics:
         ``d_xd`` (delta, delta), ``d_u`` (delta, n_act): a :class:`~.derivatives.DynamicsDerivatives`
         (forward mode, :mod:`.pkm_derivatives`); batched over a leading axis."""
         from ..derivatives.pkm_derivatives import pkm_forward_dynamics_derivatives
+        self._no_friction("forward_dynamics_derivatives")
         return pkm_forward_dynamics_derivatives(self, x, xd, u, wrench, initial)
 
     def inverse_dynamics_derivatives(self, x, xd, xdd, wrench=None, *, initial=None):
@@ -218,7 +226,15 @@ class TaskSpaceDynamics:
         ``d_u`` (n_act, delta) each: a :class:`~.derivatives.DynamicsDerivatives` (forward mode,
         :mod:`.pkm_derivatives`); batched over a leading axis."""
         from ..derivatives.pkm_derivatives import pkm_inverse_dynamics_derivatives
+        self._no_friction("inverse_dynamics_derivatives")
         return pkm_inverse_dynamics_derivatives(self, x, xd, xdd, wrench, initial)
+
+    def _no_friction(self, call: str) -> None:
+        """Refuse ``call`` for a robot with joint friction (its derivatives do not cover eq. 44's
+        ``W_t`` yet) rather than answer without it."""
+        if self.friction is not None:
+            raise StateError(f"robot '{self.name}': {call} does not cover joint friction (eq. 44) for "
+                             "parallel robots yet; remove the <friction> / <dynamics> elements to use it")
 
     def mass_matrix(self, sol: PkmIKSolution, poses=None) -> np.ndarray:
         """``M_t`` (delta_p, delta_p), eq. 40: ``sum_l F_l^T H_l^T M_l H_l F_l + P_p^T M_p P_p``.

@@ -24,6 +24,8 @@ Paper 000's route (Sec. 2.2, App. A-B):
    eliminated by step 2: three equations, two unknowns, consistent for the forward-dynamics
    acceleration; solved in the plane by their normal equations (2 x 2) and the residual checked.
    The 2 x 2 determinant vanishes where eq. 61's ``det A = -L1 sin q2 (x + Lc0)`` does;
+   With joint friction each joint's effort ``tau_j`` is less its friction torque (passive
+   joints: ``-tau_f,j``), and the dynamics of step 1 runs under ``u - u_f``;
 4. the pin force added to the tree joints of the loop (``W_j += s_j Ad(C_j)^T (p x f_P,
    f_P)``): every joint's wrench (eqs. 13-14 with ``F_P``) in its child body frame.
 
@@ -46,6 +48,7 @@ from __future__ import annotations
 
 import math
 
+from ..friction.friction_kernels import friction_law
 from ..numba_support.cache import kernel
 from ..module_chain.chain_kernels import chain_dynamics
 from ..module_chain.chain_kinematics import tree_state
@@ -176,8 +179,8 @@ def add_pin_force(C, W, lp, cut, f, WC, LAM):
 
 
 @kernel
-def joint_reactions(geo, mats, nud0, A, V, S, Wd, w, X, XD, F, FE, ACC, parent, B, Xs, M, a0, ee, ee_map, loops,
-                    cuts, actuated, tol, W, WC, LAM, P, C, AdP, Vb, Ab, T, h, Q, status):
+def joint_reactions(geo, mats, nud0, A, V, S, Wd, w, X, XD, F, FN, FE, ACC, parent, B, Xs, M, a0, ee, ee_map,
+                    loops, cuts, actuated, friction, tol, W, WC, LAM, P, C, AdP, Vb, Ab, T, h, Q, status):
     """One public call over a batch: the forward dynamics (Algorithm 1, :func:`.chain_kernels.
     chain_dynamics` on its scratch ``A`` .. ``w``) of the actuator states ``X``, ``XD`` (B, n)
     under the forces ``F`` (B, n) and end-effector wrenches ``FE`` into ``ACC`` (B, n); per row
@@ -185,8 +188,14 @@ def joint_reactions(geo, mats, nud0, A, V, S, Wd, w, X, XD, F, FE, ACC, parent, 
     rates, accelerations, efforts) and the reactions (steps 1-4 of the module docstring, tree
     arrays ``Xs`` the screws, ``actuated`` (n,) their tree joints) into ``W`` (B, nq, 6), ``WC``
     (B, c, 6), ``LAM`` (B, m).  Returns the code with ``status = (code, row, module or loop)``;
-    ``h[2, 6]`` holds the residual of an INCONSISTENT loop."""
-    code = chain_dynamics(False, geo, mats, nud0, A, V, S, Wd, w, X, XD, F, FE, ACC, status)
+    ``h[2, 6]`` holds the residual of an INCONSISTENT loop.
+
+    Joint friction (``friction`` (nq, 5) rows, (0, 5): none): the dynamics runs under ``FN`` =
+    ``F - u_f(X, XD)`` (:mod:`..module_chain.chain_friction_kernels`; ``FN`` is ``F`` without
+    friction) and every tree joint carries the effort ``tau_j = (F at an actuated joint) -
+    tau_f,j(qd_j)``: the component of its transmitted wrench along its screw, which the pin
+    force of step 3 balances with."""
+    code = chain_dynamics(False, geo, mats, nud0, A, V, S, Wd, w, X, XD, FN, FE, ACC, status)
     if code != OK:
         return code
     nq = parent.shape[0]
@@ -200,6 +209,8 @@ def joint_reactions(geo, mats, nud0, A, V, S, Wd, w, X, XD, F, FE, ACC, parent, 
             tau[j] = 0.0
         for k in range(actuated.shape[0]):
             tau[actuated[k]] = F[row, k]
+        for j in range(friction.shape[0]):
+            tau[j] -= friction_law(friction[j], qd[j])[0]
         body_poses(parent, Xs, B, q, P, C, AdP, T)                   # the tree's forward passes
         body_motion(parent, Xs, AdP, qd, qdd, a0, Vb, Ab, h[0])
         fe = FE[row if FE.shape[0] > 1 else 0]

@@ -19,6 +19,8 @@ from ..errors import PkmDynamicsError, SingularityError, StateError
 from ..spatial.se3 import Ad_inv
 from .reactions import CONSISTENCY_TOLERANCE, JointReactions
 from . import chain_reactions as KR
+from ..friction.friction_model import NO_FRICTION
+from ..module_chain.chain_friction import chain_friction_forces
 from ..module_chain.chain_model import _batch, _raise
 from ..status import INCONSISTENT, NONFINITE_RESULT, OK, PIN_SINGULAR
 
@@ -26,7 +28,7 @@ from ..status import INCONSISTENT, NONFINITE_RESULT, OK, PIN_SINGULAR
 @dataclass(frozen=True, eq=False)
 class ReactionsModel:
     """Flat model of the joint reactions of a module chain (see :mod:`.chain_reactions`):
-    ``parent``, ``B``, ``X``, ``M``, ``a0``, ``ee``, ``ee_map``, ``loops``, ``cuts``; plus the
+    ``parent``, ``B``, ``X``, ``M``, ``a0``, ``ee``, ``ee_map``, ``loops``, ``cuts``, ``friction``; plus the
     names (``joints``, ``cut_names``, ``module_of_cut``), ``actuated`` (tree indices of the
     actuators, chain order), ``m`` (number of multipliers) and ``source`` (the arguments of
     :meth:`build`)."""
@@ -46,7 +48,8 @@ class ReactionsModel:
     module_of_cut: tuple
     actuated: np.ndarray
     m: int
-    source: tuple = field(repr=False)
+    friction: np.ndarray | None = None       # the tree joints' friction rows (nq, 5), None: none
+    source: tuple = field(default=(), repr=False)
     _local: threading.local = field(default_factory=threading.local, repr=False)
 
     @classmethod
@@ -85,7 +88,8 @@ class ReactionsModel:
         return cls(chain_model, ee=int(ee), joints=tuple(tree.joint_names),
                    cut_names=tuple(c.name for c in desc.cut_joints),
                    module_of_cut=tuple(by_loop[c.name].name for c in desc.cut_joints),
-                   actuated=actuated, m=offset, source=(desc, chain_model, end_effector), **arrays)
+                   actuated=actuated, m=offset, source=(desc, chain_model, end_effector),
+                   friction=None if desc.friction is None else desc.friction.table, **arrays)
 
     def __reduce__(self):
         """Pickled as what it is built from (the per-thread scratch is not copied)."""
@@ -112,14 +116,19 @@ def chain_joint_reactions(model: ReactionsModel, x, xd, f, wrench=None):
     head = cm.head()
     d = cm.data()
     X, XD, F, FE, single = _batch(cm, d, x, xd, f, wrench)
+    FN, table = F, NO_FRICTION
+    if model.friction is not None:
+        uf = chain_friction_forces(cm, model.friction, X, XD)
+        if uf is not None:
+            FN, table = F - uf[0], model.friction
     rows, nq = X.shape[0], len(model.parent)
     ACC = np.empty_like(X)
     W, WC, LAM = np.zeros((rows, nq, 6)), np.zeros((rows, len(model.cuts), 6)), np.zeros((rows, model.m))
     scratch = model.scratch()
     kernel = KR.joint_reactions
-    code = d.entries.run(kernel, *head, X, XD, F, FE, ACC, model.parent, model.B, model.X, model.M, model.a0,
-                         model.ee, model.ee_map, model.loops, model.cuts, model.actuated, CONSISTENCY_TOLERANCE,
-                         W, WC, LAM, *scratch, d.status)
+    code = d.entries.run(kernel, *head, X, XD, F, FN, FE, ACC, model.parent, model.B, model.X, model.M, model.a0,
+                         model.ee, model.ee_map, model.loops, model.cuts, model.actuated, table,
+                         CONSISTENCY_TOLERANCE, W, WC, LAM, *scratch, d.status)
     if code != OK:
         _raise_reactions(model, code, d.status, scratch[6][2, 6], X, XD, F, FE)
     if single:

@@ -27,7 +27,8 @@ expressed in, the *child-side joint frame*:
 * tree joint ``i`` (``joints``): the URDF child link frame of the joint (the body frame of
   :mod:`.tree`); the gravity and inertia of everything beyond the joint are included; the
   component along the joint screw is the joint's generalized force (the actuator effort of an
-  actuated joint, zero for a passive one);
+  actuated joint, zero for a passive one; with joint friction, less the joint's friction torque
+  ``tau_f(qd)``: :mod:`..friction`);
 * cut joint (``cut_joints``): the wrench the body of its ``<parent>`` link exerts on the body
   of its ``<child>`` link, in the child cut frame (``child link * child_origin``, which
   coincides with the parent cut frame when the loop is closed up to the joint's own freedom);
@@ -44,6 +45,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..friction.friction_model import friction_torques
 from ..tree.constrained import independent_rows
 from ..tree.cut_joints import LoopConstraints, cut_joint_rate_map
 from ..errors import SingularityError, StateError
@@ -141,6 +143,7 @@ class ReactionModel:
         else:
             body, off = tree.frame(robot.end_effector)
         self.wrench_body, self.wrench_map = body, Ad_inv(off).T
+        self.friction = None if desc.friction is None else desc.friction.table
 
 
 def reaction_model(robot) -> ReactionModel:
@@ -162,6 +165,8 @@ def _one(robot, m: ReactionModel, x, xd, f, wrench, initial):
         q, qd, qdd = robot.tree_state(x, xd, a)
     tau = np.zeros(tree.nq)
     tau[m.actuated] = f
+    if m.friction is not None:                  # each joint's effort less its friction torque
+        tau -= friction_torques(m.friction, qd)[0]
     F = np.zeros((tree.nq, 6))
     if wrench is not None and m.wrench_body >= 0:
         F[m.wrench_body] = m.wrench_map @ np.asarray(wrench, dtype=float).reshape(6)

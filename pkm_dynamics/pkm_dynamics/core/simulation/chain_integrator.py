@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import PkmDynamicsError, StateError
+from ..friction.friction_model import NO_FRICTION
 from .reference import check_efforts
 from ..status import BAD_EFFORTS, OK
 from .simulation_kernels import (CONTROLLER, FS, STATE, WORK_ROWS, XDS, XS, integrate,
@@ -46,7 +47,8 @@ def integrate_chain(robot, x0, xd0, t, F, control, wrench, semi_implicit: bool):
     ``t`` (N,) in one call of :func:`.simulation_kernels.integrate`: efforts the constant ``F``
     (1, n), the schedule ``F`` (N, n) or the compiled ``control`` (:func:`compiled_controller`;
     ``F`` then unused, :func:`.simulation_kernels.integrate_controlled`);
-    ``wrench`` (6,) or None; RK4 or ``semi_implicit`` Euler.  A status raises the error the Python
+    ``wrench`` (6,) or None; RK4 or ``semi_implicit`` Euler; the chain's joint friction
+    (``robot.friction``) in every evaluation (efforts less ``u_f(x, xd)``).  A status raises the error the Python
     route raises at that evaluation (:func:`raise_status`)."""
     model = robot.compiled
     data = model.data()
@@ -57,12 +59,13 @@ def integrate_chain(robot, x0, xd0, t, F, control, wrench, semi_implicit: bool):
     work, clock = np.zeros((WORK_ROWS, n)), np.zeros(1)
     fe = data.no_wrench if fe is None else fe
     t = np.ascontiguousarray(t, dtype=float)
+    friction = NO_FRICTION if getattr(robot, "friction", None) is None else robot.friction.table
     if control is None:
         code = integrate(bool(semi_implicit), model.flat, data.flat, fe, np.ascontiguousarray(F, dtype=float), None,
-                         t, X, XD, FO, work, data.status, clock)
+                         friction, t, X, XD, FO, work, data.status, clock)
     else:
         code = integrate_controlled(bool(semi_implicit), model.flat, data.flat, fe, compiled_controller(control, n),
-                                    t, X, XD, FO, work, data.status, clock)
+                                    friction, t, X, XD, FO, work, data.status, clock)
     if code != OK:
         raise_status(robot, code, float(clock[0]), work[XS].copy(), work[XDS].copy(), work[FS].copy(), control,
                      wrench)

@@ -22,15 +22,18 @@ import math
 
 from numba import types
 
+from ..module_chain.chain_friction_kernels import chain_friction
 from ..module_chain.chain_kernels import chain_dynamics_one
-from ..numba_support.cache import kernel, typed_kernel
+from ..module_chain.chain_layout import model_arrays, scratch_arrays
+from ..numba_support.cache import kernel, scratch_kernel, typed_kernel
 from ..status import BAD_EFFORTS, OK
 
 #: rows of the work buffer ``work`` (WORK_ROWS, n): the failing evaluation's state and efforts
 #: (XS, XDS, FS; FS also the efforts of RK4's inner stages), the accelerations of the four
-#: stages, the rates of stages 2 and 3, the state of the stage being evaluated
-XS, XDS, FS, A1, A2, A3, A4, V2, V3, STAGE_X, STAGE_XD = range(11)
-WORK_ROWS = 11
+#: stages, the rates of stages 2 and 3, the state of the stage being evaluated; with joint
+#: friction the efforts less the friction forces (F_NET) and ``u_f`` with its partials (UF: 3 rows)
+XS, XDS, FS, A1, A2, A3, A4, V2, V3, STAGE_X, STAGE_XD, F_NET, UF = range(13)
+WORK_ROWS = 15
 
 
 @kernel
@@ -64,14 +67,36 @@ def efforts_at(F, control, i, w, t, x, xd, f):
     return OK
 
 
+@scratch_kernel
+def net_efforts(model, data, friction, x, xd, f, work, status):
+    """The efforts less the actuator-space joint friction, ``f - u_f(x, xd)``, into ``work[F_NET]``
+    (:func:`..module_chain.chain_friction_kernels.chain_friction`, rows ``friction`` (nq, 5)).
+    A scratch kernel (no reference counting) like the views of the flat buffers it takes
+    (:func:`..module_chain.chain_layout.model_arrays`).  Returns the status."""
+    n = x.shape[0]
+    geo = model_arrays(model, n)[0]
+    S = scratch_arrays(data, n)[2]
+    uf = work[UF:UF + 3]
+    code = chain_friction(geo, friction, S, x, xd, uf, status)
+    for j in range(n):
+        work[F_NET, j] = f[j] - uf[0, j]
+    return code
+
+
 @kernel
-def evaluate(model, data, fe, F, control, i, w, t, x, xd, f, xdd, work, status, clock):
+def evaluate(model, data, fe, F, control, friction, i, w, t, x, xd, f, xdd, work, status, clock):
     """One evaluation of the dynamics: efforts (:func:`efforts_at`) into ``f``, then ``xdd`` (n,)
-    by Algorithm 1.  On a status, the stage (``t``, ``x``, ``xd``, ``f``) is left in ``clock[0]``
-    and ``work`` rows XS, XDS, FS.  Returns the status."""
+    by Algorithm 1, under ``f - u_f(x, xd)`` when the chain has joint friction (``friction``
+    (nq, 5) rows; (0, 5): none, the efforts go to Algorithm 1 untouched).  On a status, the
+    stage (``t``, ``x``, ``xd``, ``f``) is left in ``clock[0]`` and ``work`` rows XS, XDS, FS.
+    Returns the status."""
     n = x.shape[0]
     code = efforts_at(F, control, i, w, t, x, xd, f)
-    if code == OK:
+    if code == OK and friction.shape[0] > 0:
+        code = net_efforts(model, data, friction, x, xd, f, work, status)
+        if code == OK:
+            code = chain_dynamics_one(False, model, data, x, xd, work[F_NET], fe, xdd, status)
+    elif code == OK:
         code = chain_dynamics_one(False, model, data, x, xd, f, fe, xdd, status)
     if code != OK:
         clock[0] = t
@@ -89,28 +114,32 @@ def stage_state(x, xd, h, v, a, xs, xds):
 
 
 @kernel
-def rk4_step(model, data, fe, F, control, i, T, X, XD, FO, work, status, clock):
+def rk4_step(model, data, fe, F, control, friction, i, T, X, XD, FO, work, status, clock):
     """Step ``i`` of classical Runge-Kutta, ``(X[i], XD[i])`` -> ``(X[i+1], XD[i+1])``, efforts at
     the step's start into ``FO[i]``: :func:`.reference.rk4`, term by term."""
     h, ti = T[i + 1] - T[i], T[i]
     x, xd = X[i], XD[i]
     xs, xds, f = work[STAGE_X], work[STAGE_XD], work[FS]
-    code = evaluate(model, data, fe, F, control, i, 0.0, ti, x, xd, FO[i], work[A1], work, status, clock)
+    code = evaluate(model, data, fe, F, control, friction, i, 0.0, ti, x, xd, FO[i], work[A1], work, status,
+                    clock)
     if code != OK:
         return code
     hh = 0.5 * h
     stage_state(x, xd, hh, xd, work[A1], xs, xds)
-    code = evaluate(model, data, fe, F, control, i, 0.5, ti + 0.5 * h, xs, xds, f, work[A2], work, status, clock)
+    code = evaluate(model, data, fe, F, control, friction, i, 0.5, ti + 0.5 * h, xs, xds, f, work[A2], work,
+                    status, clock)
     if code != OK:
         return code
     work[V2, :] = xds
     stage_state(x, xd, hh, work[V2], work[A2], xs, xds)
-    code = evaluate(model, data, fe, F, control, i, 0.5, ti + 0.5 * h, xs, xds, f, work[A3], work, status, clock)
+    code = evaluate(model, data, fe, F, control, friction, i, 0.5, ti + 0.5 * h, xs, xds, f, work[A3], work,
+                    status, clock)
     if code != OK:
         return code
     work[V3, :] = xds
     stage_state(x, xd, h, work[V3], work[A3], xs, xds)
-    code = evaluate(model, data, fe, F, control, i, 1.0, ti + h, xs, xds, f, work[A4], work, status, clock)
+    code = evaluate(model, data, fe, F, control, friction, i, 1.0, ti + h, xs, xds, f, work[A4], work, status,
+                    clock)
     if code != OK:
         return code
     g = h / 6.0
@@ -123,11 +152,11 @@ def rk4_step(model, data, fe, F, control, i, T, X, XD, FO, work, status, clock):
 
 
 @kernel
-def semi_implicit_step(model, data, fe, F, control, i, T, X, XD, FO, work, status, clock):
+def semi_implicit_step(model, data, fe, F, control, friction, i, T, X, XD, FO, work, status, clock):
     """Step ``i`` of the semi-implicit (symplectic) Euler method: ``xd' = xd + h xdd(x, xd, f)``,
     then ``x' = x + h xd'`` (:func:`.reference.semi_implicit`)."""
     h = T[i + 1] - T[i]
-    code = evaluate(model, data, fe, F, control, i, 0.0, T[i], X[i], XD[i], FO[i], work[A1], work, status,
+    code = evaluate(model, data, fe, F, control, friction, i, 0.0, T[i], X[i], XD[i], FO[i], work[A1], work, status,
                     clock)
     if code != OK:
         return code
@@ -139,23 +168,24 @@ def semi_implicit_step(model, data, fe, F, control, i, T, X, XD, FO, work, statu
 
 
 @kernel
-def integrate(semi_implicit, model, data, fe, F, control, T, X, XD, FO, work, status, clock):
+def integrate(semi_implicit, model, data, fe, F, control, friction, T, X, XD, FO, work, status, clock):
     """The whole horizon: ``X``, ``XD`` (N, n) with the initial state in row 0 filled along the
     grid ``T`` (N,) by RK4 (:func:`rk4_step`) or, ``semi_implicit``, :func:`semi_implicit_step`;
     ``FO`` (N, n) the efforts at each sample.  The last state is evaluated too (its efforts and
     checks, as the Python route).  ``model``, ``data``: the chain's flat model and scratch; ``fe``
-    (1, 6) the end-effector wrench; ``work`` (:data:`WORK_ROWS`, n) scratch; ``status`` (3,) the
+    (1, 6) the end-effector wrench; ``friction`` (nq, 5) the joint friction rows (read-only; (0, 5):
+    none, :func:`evaluate`); ``work`` (:data:`WORK_ROWS`, n) scratch; ``status`` (3,) the
     FD kernel's culprit; ``clock`` (1,) the time of a failing evaluation.  Returns the status."""
     N = T.shape[0]
     for i in range(N - 1):
         if semi_implicit:
-            code = semi_implicit_step(model, data, fe, F, control, i, T, X, XD, FO, work, status, clock)
+            code = semi_implicit_step(model, data, fe, F, control, friction, i, T, X, XD, FO, work, status, clock)
         else:
-            code = rk4_step(model, data, fe, F, control, i, T, X, XD, FO, work, status, clock)
+            code = rk4_step(model, data, fe, F, control, friction, i, T, X, XD, FO, work, status, clock)
         if code != OK:
             return code
-    return evaluate(model, data, fe, F, control, N - 1, 0.0, T[N - 1], X[N - 1], XD[N - 1], FO[N - 1], work[A1],
-                    work, status, clock)
+    return evaluate(model, data, fe, F, control, friction, N - 1, 0.0, T[N - 1], X[N - 1], XD[N - 1], FO[N - 1],
+                    work[A1], work, status, clock)
 
 
 #: the types of a compiled controller ``(t, x, xd) -> f``: float, (n,), (n,) -> (n,) float arrays
@@ -171,13 +201,14 @@ def zero_controller(t, x, xd):
 
 _MODEL = types.Array(types.float64, 1, "C", readonly=True)
 _ROWS = types.Array(types.float64, 2, "C")
+_FRICTION = types.Array(types.float64, 2, "C", readonly=True)
 
 
-@typed_kernel((types.boolean, _MODEL, STATE, _ROWS, CONTROLLER, STATE, _ROWS, _ROWS, _ROWS, _ROWS,
+@typed_kernel((types.boolean, _MODEL, STATE, _ROWS, CONTROLLER, _FRICTION, STATE, _ROWS, _ROWS, _ROWS, _ROWS,
                types.Array(types.int64, 1, "C"), STATE))
-def integrate_controlled(semi_implicit, model, data, fe, control, T, X, XD, FO, work, status, clock):
+def integrate_controlled(semi_implicit, model, data, fe, control, friction, T, X, XD, FO, work, status, clock):
     """:func:`integrate` driven by the compiled controller ``control`` (any numba function of the
     signature :data:`CONTROLLER`, taken as a first-class function: this entry and the steps are
     compiled once, for every controller)."""
-    return integrate(semi_implicit, model, data, fe, fe, control, T, X, XD, FO, work, status, clock)
+    return integrate(semi_implicit, model, data, fe, fe, control, friction, T, X, XD, FO, work, status, clock)
 

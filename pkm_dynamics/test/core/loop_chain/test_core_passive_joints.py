@@ -14,6 +14,7 @@ import pytest
 
 from pinocchio_loops import PinocchioLoops
 from pkm_dynamics.core import DescriptionError, StateError, load_robot
+from pkm_dynamics.core.friction.friction_kernels import COULOMB, VISCOUS
 
 CRANE = (Path(__file__).resolve().parents[3] / "robots" / "heavy_duty_4dof.urdf").read_text(encoding="utf-8")
 GRAPPLE = '''  <joint name="grapple_swing_x" type="revolute">
@@ -156,11 +157,12 @@ def test_grapple_swing_conserves_energy(robot):
 
 def test_a_damped_grapple_swing_decays():
     """With the URDF damping of the passive joints (<dynamics damping="c"/>, the joint's effort
-    -c qd): FD against the KKT route with those efforts, and the swing's energy decreasing."""
+    -c qd, read as joint friction): FD against the KKT route with those efforts, and the swing's energy decreasing."""
     damped = load_robot(TEXT.replace('<axis xyz="1 0 0"/>', '<axis xyz="1 0 0"/>\n    <dynamics damping="80"/>')
                         .replace('<axis xyz="0 1 0"/>\n    <limit lower="-1.5"',
                                  '<axis xyz="0 1 0"/>\n    <dynamics damping="80"/>\n    <limit lower="-1.5"'))
-    assert list(damped.passive_damping) == [80.0, 80.0]
+    rows = [damped.description.friction.row(j) for j in damped.passive_joints]
+    assert [r[VISCOUS] for r in rows] == [80.0, 80.0] and [r[COULOMB] for r in rows] == [0.0, 0.0]
     ref = PinocchioLoops(REFERENCE, damped.tree_joints, damped.tree.gravity)
     x, xd, _ = next(states(1, seed=8))
     q, qd, _ = ref.close(x, xd, np.zeros(6))

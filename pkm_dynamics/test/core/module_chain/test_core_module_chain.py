@@ -13,6 +13,7 @@ import pytest
 
 from pkm_dynamics.core import DescriptionError, SingularityError, StateError
 from pinocchio_loops import PinocchioLoops
+from pkm_dynamics.testing import frictionless
 from pkm_dynamics.core.tree import tree_dynamics as td
 from pkm_dynamics.core.tree.cut_joints import LoopConstraints
 from pkm_dynamics.core.description.examples import module_chain_urdf
@@ -189,16 +190,14 @@ ROBOT_CASES = [ONE, FOUR, "chain3"]
 
 
 def _load(case):
-    return load_robot(module_chain_urdf(3)) if case == "chain3" else load_robot(case)
+    """The robot of ``case`` without its friction (the routes here know none; friction:
+    test/core/friction/)."""
+    return load_robot(module_chain_urdf(3)) if case == "chain3" else load_robot(frictionless(case))
 
 
 def _independent(case, robot):
     """The independent route (test/pinocchio_loops.py) of the same description text."""
-    if case == "chain3":
-        text = module_chain_urdf(3)
-    else:
-        with open(case, encoding="utf-8") as f:
-            text = f.read()
+    text = module_chain_urdf(3) if case == "chain3" else frictionless(case)
     return PinocchioLoops(text, robot.tree_joints, robot.gravity)
 
 

@@ -7,7 +7,7 @@ import threading
 
 import numpy as np
 import pytest
-from test_core_reactions import FOUR, ONE, _chain_states, _external, _kkt_reactions, _rel
+from test_core_reactions import FOUR, ONE, ROBOTS, _chain_states, _external, _kkt_reactions, _rel
 
 from pkm_dynamics.core.reactions.chain_reactions_model import ReactionsModel
 from pkm_dynamics.core.errors import StateError
@@ -31,7 +31,7 @@ def _same(a, b, tol=ROUND_OFF):
         assert _rel(getattr(a, name), getattr(b, name)) < tol, name
 
 
-@pytest.mark.parametrize("case", [ONE, FOUR, "chain3"])
+@pytest.mark.parametrize("case", [ONE, FOUR, "chain3"], ids=["linear_4bar_1dof", "heavy_duty_4dof", "chain3"])
 def test_compiled_reactions_equal_the_general_route_and_the_kkt_multipliers(case):
     robot = _load(case)
     assert isinstance(robot.reactions, ReactionsModel)
@@ -90,11 +90,11 @@ def test_threads_use_their_own_scratch():
         np.testing.assert_array_equal(W, expect[i])
 
 
-@pytest.mark.parametrize("path", [FOUR, "planar_3rrr"])
+@pytest.mark.parametrize("path", [FOUR, "planar_3rrr"], ids=["heavy_duty_4dof", "planar_3rrr"])
 def test_a_reactions_call_leaves_the_robot_unchanged(path):
     """What the reactions need is built with the robot (robots are immutable once loaded)."""
     import os
-    robot = load_robot(path if path == FOUR else os.path.join(os.path.dirname(FOUR), path + ".urdf"))
+    robot = load_robot(path if path == FOUR else os.path.join(ROBOTS, path + ".urdf"))
     before = dict(vars(robot))
     if path == FOUR:
         robot.joint_reactions(np.array([0.3, 0.2, 0.25, 0.4]), np.zeros(4), np.zeros(4))

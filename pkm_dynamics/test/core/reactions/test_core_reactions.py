@@ -20,10 +20,11 @@ from pkm_dynamics.core.robot import load_robot
 from pkm_dynamics.core.spatial.se3 import Ad, Ad_inv
 from pkm_dynamics.core.tree.tree_model import EXTENSION_TAGS
 from pkm_dynamics.core.tree.tree_dynamics import body_wrenches, crba, forward_kinematics, rnea
+from pkm_dynamics.testing import frictionless
 
 ROBOTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "robots")
-ONE = os.path.join(ROBOTS, "linear_4bar_1dof.urdf")
-FOUR = os.path.join(ROBOTS, "heavy_duty_4dof.urdf")
+ONE = frictionless(os.path.join(ROBOTS, "linear_4bar_1dof.urdf"))  # friction: test/core/friction/
+FOUR = frictionless(os.path.join(ROBOTS, "heavy_duty_4dof.urdf"))  # friction: test/core/friction/
 
 
 def _load(case):
@@ -90,7 +91,7 @@ def test_kkt_multipliers_follow_the_documented_sign(four):
     np.testing.assert_allclose(G.T @ lam, lhs, atol=1e-9 * np.abs(lhs).max())
 
 
-@pytest.mark.parametrize("case", [ONE, FOUR, "chain3"])
+@pytest.mark.parametrize("case", [ONE, FOUR, "chain3"], ids=["linear_4bar_1dof", "heavy_duty_4dof", "chain3"])
 def test_module_chain_reactions_equal_the_kkt_multipliers(case):
     robot = _load(case)
     desc, tree = robot.description, robot.tree
@@ -110,7 +111,7 @@ def test_module_chain_reactions_equal_the_kkt_multipliers(case):
             assert _rel(R.joint_wrenches, W) < 1e-8
 
 
-@pytest.mark.parametrize("case", [ONE, FOUR, "chain3"])
+@pytest.mark.parametrize("case", [ONE, FOUR, "chain3"], ids=["linear_4bar_1dof", "heavy_duty_4dof", "chain3"])
 def test_reactions_obey_the_joints(case):
     """Along each tree joint's screw: the actuator force (passive joints: zero); along each
     cut joint's freedom (revolute: the moment about its axis) zero; the parent side of a cut

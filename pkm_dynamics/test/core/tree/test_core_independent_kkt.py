@@ -27,7 +27,7 @@ from pkm_dynamics.core.tree.cut_joints import LoopConstraints
 from pkm_dynamics.core.description.robot_description import parse_description
 from pkm_dynamics.core.description.examples import module_chain_urdf
 from pkm_dynamics.core.robot import load_robot
-from pkm_dynamics.testing import chain_states
+from pkm_dynamics.testing import chain_states, frictionless
 from test_core_cut_joints import TYPES
 from test_core_cut_joints import robot as loop_robot
 
@@ -38,10 +38,11 @@ PKMS = {"irsbot2": 0.05, "irsbot2_paths": 0.05, "gough_stewart_6ups": 0.03, "pla
 
 
 def _text(name):
+    """The description of ``name`` without its friction (the routes here know none: friction is
+    checked against them in test/core/friction/)."""
     if name == "chain3":
         return module_chain_urdf(3)
-    with open(os.path.join(ROBOTS, name + ".urdf"), encoding="utf-8") as f:
-        return f.read()
+    return frictionless(os.path.join(ROBOTS, name + ".urdf"))
 
 
 def _pair(name):
