@@ -1,0 +1,140 @@
+"""Estimation of a payload (a rigid load at the end effector / platform) from a window of
+measured motion and efforts.
+
+The load adds its ten parameters ``pi_L`` (:mod:`.parameters`, about the payload link frame L:
+:func:`..description.payload.payload_link`) to the tree body ``b`` L is fixed to, as
+``pi_b += T pi_L`` (:func:`.parameters.transformed_parameters` of the pose ``b_C_L``, the
+inertia update of :mod:`..description.payload`).  With the robot's own model ``pi`` known, the
+efforts the model does not explain are the load's::
+
+    u - Y pi - u_0 = Y_b T pi_L                                   (N, n_act) rows
+
+solved by weighted least squares (:func:`.least_squares.weighted_solve`: per-actuator weights
+from the residual unless given).  The mass and first moment ``(m, m c)`` are always estimated
+(a window that does not excite them, a robot at rest, is refused); the rotational inertia is
+estimated where the window excites it (``inertia="auto"``: the ten columns, scaled to unit
+norm, have a condition number at most :data:`INERTIA_CONDITION`), else held at zero (a point
+mass).  ``c = m c / m`` and ``I_c = I_o + m [c]x [c]x``; the standard deviations of ``c`` are
+propagated to first order from the covariance of ``(m, m c)``.  Where the inertia is excited, the
+centre of mass comes from the ten-parameter fit (a point-mass fit of a load with inertia is
+biased); the inertia is applied only where its estimate is physical (positive semi-definite,
+triangle inequality), else the payload is the point mass (``PayloadEstimate.inertia`` False).
+
+The estimate is the load beyond what ``robot`` already carries: estimate with the robot
+without payload to get the whole payload.  Refusals (:class:`.least_squares.IdentificationError`,
+naming why): fewer than ``min_samples`` samples, efforts not finite, no excitation of ``(m, m c)``,
+a mass estimate that is not positive, an inertia asked for (``inertia=True``) but not excited.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..description.payload import Payload, payload_link
+from ..errors import DescriptionError
+from .least_squares import IdentificationError, checked_efforts, weighted_solve
+from .parameters import PARAMETER_NAMES, robot_parameters, transformed_parameters
+from .regressor import regressor
+
+#: fewest samples of a window
+MIN_SAMPLES = 10
+#: largest condition number of the column-scaled ten load columns for the inertia to count as excited
+INERTIA_CONDITION = 1e3
+
+
+@dataclass(frozen=True)
+class PayloadEstimate:
+    """``payload`` (:class:`~..description.payload.Payload`: mass, centre of mass, inertia about
+    it in the link frame; zero inertia where not estimated), ``mass_std`` (kg), ``com_std`` (3,)
+    (m), ``parameters`` (10,) ``pi_L`` about the link frame with ``std`` (10,) (NaN where not
+    estimated), ``estimated`` (the names of the estimated parameters), ``inertia`` (whether
+    ``payload`` carries the estimated inertia: excited and physical), ``link``, ``samples``,
+    ``residual_rms`` (n_act,) of the efforts after the estimate, ``condition`` of the weighted
+    rows."""
+
+    payload: Payload
+    mass_std: float
+    com_std: np.ndarray
+    parameters: np.ndarray
+    std: np.ndarray
+    estimated: tuple
+    inertia: bool
+    link: str
+    samples: int
+    residual_rms: np.ndarray
+    condition: float
+
+
+def load_columns(robot, Y) -> np.ndarray:
+    """``Y_b T`` (N, n_act, 10): the regressor of a load at the payload link (module docstring)."""
+    tree = robot.description.tree
+    body, b_C_L = tree.frame(payload_link(robot.description))
+    if body < 0:
+        raise IdentificationError(f"payload link '{payload_link(robot.description)}' is fixed to the base")
+    return Y[..., 10 * body:10 * body + 10] @ transformed_parameters(b_C_L)
+
+
+def _inertia_excited(A, sigma) -> bool:
+    W = (A / np.broadcast_to(sigma, A.shape[:2])[..., None]).reshape(-1, A.shape[-1])
+    W = W / np.maximum(np.linalg.norm(W, axis=0), 1e-300)
+    sv = np.linalg.svd(W, compute_uv=False)
+    return bool(sv[-1] > 0 and sv[0] / sv[-1] <= INERTIA_CONDITION)
+
+
+def _payload(pi, cov, k):
+    """The payload of ``pi_L`` (its first ``k`` entries estimated), the standard deviations of
+    its mass and centre of mass, and whether its inertia was kept (estimated and physical)."""
+    m, h = pi[0], pi[1:4]
+    if not m > 0:
+        raise IdentificationError(f"the estimated payload mass {m:.6g} kg (std {np.sqrt(cov[0, 0]):.3g} kg) "
+                                  "is not positive: not a physical load; nothing applied")
+    c = h / m
+    J = np.zeros((3, k))
+    J[:, 0], J[:, 1:4] = -h / m**2, np.eye(3) / m
+    com_std = np.sqrt(np.diag(J @ cov @ J.T))
+    try:
+        point = Payload(m, c)
+    except DescriptionError as exc:
+        raise IdentificationError(f"the estimate is not a physical load: {exc}; nothing applied") from None
+    if k < 10:
+        return point, float(np.sqrt(cov[0, 0])), com_std, False
+    xx, xy, yy, xz, yz, zz = pi[4:]
+    C = np.array([[0.0, -c[2], c[1]], [c[2], 0.0, -c[0]], [-c[1], c[0], 0.0]])
+    I_c = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]]) + m * C @ C
+    try:
+        return Payload(m, c, I_c), float(np.sqrt(cov[0, 0])), com_std, True
+    except DescriptionError:        # excited, but not determined well enough to be physical
+        return point, float(np.sqrt(cov[0, 0])), com_std, False
+
+
+def estimate_payload(robot, x, xd, xdd, u, wrench=None, sigma=None, inertia="auto",
+                     min_samples: int = MIN_SAMPLES) -> PayloadEstimate:
+    """The payload at the end effector / platform of ``robot`` from a window of samples
+    ``(x, xd, xdd)`` (its state space, leading axis N) and measured efforts ``u`` (N, n_act)
+    (module docstring).  ``wrench``: known external wrenches; ``sigma``: effort standard
+    deviations (n_act,) (default: estimated); ``inertia``: ``"auto"``, True (estimate it: refused
+    when not excited) or False (a point mass)."""
+    N = len(np.atleast_2d(np.asarray(u, dtype=float)))
+    if N < min_samples:
+        raise IdentificationError(f"a window of {N} samples is too short: at least {min_samples} are needed")
+    R = regressor(robot, x, xd, xdd, wrench)
+    u = checked_efforts(u, R.u0.shape)
+    d = u - R.Y @ robot_parameters(robot) - R.u0
+    A = load_columns(robot, R.Y)
+    try:
+        _, _, sigma, _ = weighted_solve(A[..., :4], d, sigma)
+    except IdentificationError as exc:
+        raise IdentificationError(f"the window does not excite the payload's mass and centre of mass "
+                                  f"({exc}): a window with motion in several joints is needed") from None
+    k = 10 if inertia is True or (inertia == "auto" and _inertia_excited(A, sigma)) else 4
+    try:
+        pi, cov, sigma, cond = weighted_solve(A[..., :k], d, sigma)
+    except IdentificationError as exc:
+        raise IdentificationError(f"the window does not excite the payload's inertia ({exc})") from None
+    payload, mass_std, com_std, with_inertia = _payload(pi, cov, k)
+    params, std = np.zeros(10), np.full(10, np.nan)
+    params[:k], std[:k] = pi, np.sqrt(np.diag(cov))
+    rms = np.sqrt(((d - A[..., :k] @ pi) ** 2).mean(axis=0))
+    return PayloadEstimate(payload, mass_std, com_std, params, std, PARAMETER_NAMES[:k], with_inertia,
+                           payload_link(robot.description), N, rms, cond)
