@@ -73,20 +73,30 @@ def random_states(robot, count: int, rng, size: float = 0.1):
     return out
 
 
-def random_regressor(robot, samples: int = 40, seed: int = 0) -> np.ndarray:
-    """Regressor rows (N, n_act, p) of ``samples`` random states (:func:`random_states`); a
-    state the robot refuses (a singular or unreachable one) is left out."""
+def default_samples(robot) -> int:
+    """How many random states :func:`base_parameters` takes: three times the states whose
+    rows could just determine every standard parameter, at least 40."""
+    p = 10 * robot.description.tree.nq
+    return max(40, 3 * -(-p // len(robot.actuated_joints)))
+
+
+def random_regressor(robot, samples: int | None = None, seed: int = 0) -> np.ndarray:
+    """Regressor rows (N, n_act, p) of ``samples`` (default :func:`default_samples`) random
+    states (:func:`random_states`); a state the robot refuses (a singular or unreachable one) is
+    left out, and twice the shortfall drawn again (up to eight rounds) until ``samples`` are
+    admissible."""
+    samples = default_samples(robot) if samples is None else int(samples)
     rng = np.random.default_rng(seed)
     rows = []
-    for tries in range(4):
-        for x, xd, xdd in random_states(robot, samples, rng):
+    for _ in range(8):
+        for x, xd, xdd in random_states(robot, 2 * (samples - len(rows)), rng):
             try:
                 rows.append(regressor(robot, x, xd, xdd).Y[0])
             except StateError:
                 continue
-        if len(rows) >= samples // 2:
-            return np.stack(rows)
-    raise StateError(f"robot '{robot.name}': only {len(rows)} of {4 * samples} random states were "
+        if len(rows) >= samples:
+            return np.stack(rows[:samples])
+    raise StateError(f"robot '{robot.name}': only {len(rows)} of the {samples} random states wanted were "
                      "admissible for the base parameters")
 
 
@@ -100,10 +110,11 @@ def combination_names(names, independent, K) -> tuple:
     return tuple(out)
 
 
-def base_parameters(robot, samples: int = 40, seed: int = 0, tolerance: float = RANK_TOLERANCE,
+def base_parameters(robot, samples: int | None = None, seed: int = 0, tolerance: float = RANK_TOLERANCE,
                     rows: np.ndarray | None = None) -> BaseParameters:
     """The base parameters of ``robot`` (module docstring) from the regressor of ``samples``
-    random states (seeded), or of the given regressor ``rows`` (N, n_act, p)."""
+    random states (seeded; default :func:`default_samples`), or of the given regressor ``rows``
+    (N, n_act, p)."""
     Y = random_regressor(robot, samples, seed) if rows is None else np.asarray(rows, dtype=float)
     A = Y.reshape(-1, Y.shape[-1])
     p = A.shape[1]

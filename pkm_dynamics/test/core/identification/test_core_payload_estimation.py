@@ -8,22 +8,13 @@ import os
 import numpy as np
 import pytest
 
+from identification_motions import crane_motion
 from pkm_dynamics.core.description.payload import Payload, robot_with_payload
 from pkm_dynamics.core.identification import IdentificationError, estimate_payload
 from pkm_dynamics.core.robot import load_robot
 
 ROBOTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "robots")
 LOAD = Payload(250.0, np.array([0.1, -0.05, 0.2]), np.diag([8.0, 6.0, 5.0]))
-
-
-def crane_motion(t):
-    """Two sines per actuator inside the strokes (the lift clear of its singular 0.553 m):
-    ``(x, xd, xdd)`` (len(t), 4) of slew, lift, tilt, extension."""
-    mid, amp = np.array([0.0, 0.25, 0.3, 0.5]), np.array([0.8, 0.15, 0.2, 0.4])
-    w1, w2, ph = np.array([0.7, 1.1, 1.3, 0.9]), np.array([1.9, 2.3, 1.7, 2.9]), np.array([0.0, 1.0, 2.0, 3.0])
-    a, b = w1 * t[:, None] + ph, w2 * t[:, None]
-    return (mid + amp * (0.7 * np.sin(a) + 0.3 * np.sin(b)), amp * (0.7 * w1 * np.cos(a) + 0.3 * w2 * np.cos(b)),
-            -amp * (0.7 * w1**2 * np.sin(a) + 0.3 * w2**2 * np.sin(b)))
 
 
 @pytest.fixture(scope="module")
