@@ -20,8 +20,8 @@ centre of mass comes from the ten-parameter fit (a point-mass fit of a load with
 biased); the inertia is applied only where its estimate is physical (positive semi-definite,
 triangle inequality), else the payload is the point mass (``PayloadEstimate.inertia`` False).
 
-The estimate is the load beyond what ``robot`` already carries: estimate with the robot
-without payload to get the whole payload.  Refusals (:class:`.least_squares.IdentificationError`,
+The estimate is the whole load: a payload the model of ``robot`` already carries (``carried``,
+e.g. the run-time payload it was built with) is taken out of ``pi`` first (``pi_b -= T pi_carried``).  Refusals (:class:`.least_squares.IdentificationError`,
 naming why): fewer than ``min_samples`` samples, efforts not finite, no excitation of ``(m, m c)``,
 a mass estimate that is not positive, an inertia asked for (``inertia=True``) but not excited.
 """
@@ -34,7 +34,7 @@ import numpy as np
 from ..description.payload import Payload, payload_link
 from ..errors import DescriptionError
 from .least_squares import IdentificationError, checked_efforts, weighted_solve
-from .parameters import PARAMETER_NAMES, robot_parameters, transformed_parameters
+from .parameters import PARAMETER_NAMES, body_parameters, robot_parameters, transformed_parameters
 from .regressor import regressor
 
 #: fewest samples of a window
@@ -109,19 +109,22 @@ def _payload(pi, cov, k):
 
 
 def estimate_payload(robot, x, xd, xdd, u, wrench=None, sigma=None, inertia="auto",
-                     min_samples: int = MIN_SAMPLES) -> PayloadEstimate:
+                     min_samples: int = MIN_SAMPLES, carried: Payload | None = None) -> PayloadEstimate:
     """The payload at the end effector / platform of ``robot`` from a window of samples
     ``(x, xd, xdd)`` (its state space, leading axis N) and measured efforts ``u`` (N, n_act)
     (module docstring).  ``wrench``: known external wrenches; ``sigma``: effort standard
     deviations (n_act,) (default: estimated); ``inertia``: ``"auto"``, True (estimate it: refused
-    when not excited) or False (a point mass)."""
+    when not excited) or False (a point mass); ``carried``: the payload ``robot``'s model
+    carries (module docstring)."""
     N = len(np.atleast_2d(np.asarray(u, dtype=float)))
     if N < min_samples:
         raise IdentificationError(f"a window of {N} samples is too short: at least {min_samples} are needed")
     R = regressor(robot, x, xd, xdd, wrench)
     u = checked_efforts(u, R.u0.shape)
-    d = u - R.Y @ robot_parameters(robot) - R.u0
     A = load_columns(robot, R.Y)
+    d = u - R.Y @ robot_parameters(robot) - R.u0
+    if carried is not None:
+        d = d + A @ body_parameters(carried.spatial_inertia())
     try:
         _, _, sigma, _ = weighted_solve(A[..., :4], d, sigma)
     except IdentificationError as exc:

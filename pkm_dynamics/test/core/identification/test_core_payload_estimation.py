@@ -48,6 +48,15 @@ def test_crane_payload_with_one_percent_noise(crane, seed):
     assert (np.abs(e.payload.com - LOAD.com) <= 4 * e.com_std).all()
 
 
+def test_the_payload_the_model_carries_is_taken_out(crane):
+    """Estimated with a model that already carries a 100 kg load (``carried``): the whole load."""
+    robot, motion, u = crane
+    carried = Payload(100.0, np.array([0.0, 0.1, 0.0]), np.diag([1.0, 2.0, 2.5]))
+    e = estimate_payload(robot_with_payload(robot, carried), *motion, u, carried=carried)
+    assert abs(e.payload.mass - LOAD.mass) <= 1e-8 * LOAD.mass
+    assert np.abs(e.payload.com - LOAD.com).max() <= 1e-9
+
+
 def test_too_few_samples_are_refused(crane):
     robot, (x, xd, xdd), u = crane
     with pytest.raises(IdentificationError, match="window of 5 samples is too short"):
