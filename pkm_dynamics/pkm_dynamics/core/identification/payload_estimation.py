@@ -21,9 +21,10 @@ biased); the inertia is applied only where its estimate is physical (positive se
 triangle inequality), else the payload is the point mass (``PayloadEstimate.inertia`` False).
 
 The estimate is the whole load: a payload the model of ``robot`` already carries (``carried``,
-e.g. the run-time payload it was built with) is taken out of ``pi`` first (``pi_b -= T pi_carried``).  Refusals (:class:`.least_squares.IdentificationError`,
-naming why): fewer than ``min_samples`` samples, efforts not finite, no excitation of ``(m, m c)``,
-a mass estimate that is not positive, an inertia asked for (``inertia=True``) but not excited.
+e.g. the run-time payload it was built with) is taken out of ``pi`` first (``pi_b -= T
+pi_carried``). Refusals (:class:`.least_squares.IdentificationError`, naming why): fewer than
+``min_samples`` samples, efforts not finite, no excitation of ``(m, m c)``, a mass estimate that
+is not positive, an inertia asked for (``inertia=True``) but not excited.
 """
 from __future__ import annotations
 
