@@ -22,7 +22,8 @@ its frame by ``Ad(P)^-T`` along the path (as :func:`..tree.tree_dynamics.body_wr
 
     Y_tree[j, 10 i : 10 i + 10] = X_j^T (Ad(P_j)^-T ... Ad(P_c)^-T) A_i    (i in subtree(j))
 
-and zero elsewhere (:func:`tree_regressor`).
+and zero elsewhere.  :func:`tree_regressor` runs the compiled kernel
+(:mod:`.regressor_kernels`), :func:`reference_tree_regressor` the numpy route (its check).
 """
 from __future__ import annotations
 
@@ -71,7 +72,25 @@ def tree_kinematics(tree, q, qd, qdd, gravity=None):
 def tree_regressor(tree, q, qd, qdd, gravity=None) -> np.ndarray:
     """``Y_tree`` (N, n, 10 n) with ``rnea(q, qd, qdd) = Y_tree pi`` (module docstring) for a
     batch of tree motions ``q, qd, qdd`` (N, n) (one motion (n,): (n, 10 n)); ``pi`` as in
-    :func:`.parameters.robot_parameters`; ``gravity`` (3,) default the tree's."""
+    :func:`.parameters.robot_parameters`; ``gravity`` (3,) default the tree's.  One call of the
+    compiled kernel :func:`.regressor_kernels.tree_regressor_rows` for the whole batch."""
+    from ..tree.compiled_tree import gravity_acceleration
+    from .regressor_kernels import tree_regressor_rows
+    q, qd, qdd = (np.ascontiguousarray(a, dtype=float) for a in (q, qd, qdd))
+    single = q.ndim == 1
+    q, qd, qdd = (np.atleast_2d(a) for a in (q, qd, qdd))
+    ct = tree.compiled
+    a0 = ct.a0 if gravity is None else gravity_acceleration(gravity)
+    N, n = q.shape
+    Y = np.empty((N, n, 10 * n))
+    tree_regressor_rows(ct.model, ct.data(), q, qd, qdd, a0, Y, np.empty((6, 10)), np.empty((6, 10)),
+                        np.empty((6, 10)))
+    return Y[0] if single else Y
+
+
+def reference_tree_regressor(tree, q, qd, qdd, gravity=None) -> np.ndarray:
+    """:func:`tree_regressor` by numpy (batched over samples, loops over bodies): the
+    independent route of the compiled kernel."""
     q, qd, qdd = (np.asarray(a, dtype=float) for a in (q, qd, qdd))
     single = q.ndim == 1
     q, qd, qdd = (np.atleast_2d(a) for a in (q, qd, qdd))

@@ -101,3 +101,14 @@ def test_regressor_refuses_a_state_that_is_not_finite():
     robot = _robot("linear_4bar_1dof")
     with pytest.raises(StateError, match="xd is not finite at sample 1"):
         regressor(robot, [[0.1], [0.2]], [[0.0], [np.nan]], [[0.0], [0.0]])
+
+
+@pytest.mark.parametrize("name", ["heavy_duty_4dof", "irsbot2"])
+def test_compiled_tree_regressor_equals_the_numpy_route(name):
+    from pkm_dynamics.core.identification.tree_regressor import reference_tree_regressor
+    tree = _robot(name).description.tree
+    q, qd, qdd = np.random.default_rng(2).normal(size=(3, 6, tree.nq))
+    Y = tree_regressor(tree, q, qd, qdd)
+    assert _rel(Y, reference_tree_regressor(tree, q, qd, qdd)) <= 1e-13
+    g = np.array([0.5, -1.0, -9.0])
+    assert _rel(tree_regressor(tree, q[0], qd[0], qdd[0], g), reference_tree_regressor(tree, q[:1], qd[:1], qdd[:1], g)[0]) <= 1e-13
