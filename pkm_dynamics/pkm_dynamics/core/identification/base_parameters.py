@@ -7,7 +7,7 @@ The regressor rows ``Y`` of random states (:func:`random_regressor`, N samples s
 with column pivoting, ``A Pi = Q R``.  The rank ``b`` is the number of ``|R_kk| > tolerance
 |R_00|`` (default ``tolerance`` :data:`RANK_TOLERANCE` = 1e-11: the structural dependencies show
 at round-off, below 1e-13 in every example robot, the weakest identifiable combination above
-1e-9: IRSBot-2's at 3e-9 in poses +-0.1 m about the reference; how well a motion excites them is
+1e-9: IRSBot-2's at 5.5e-9 in poses +-0.1 m about the reference; how well a motion excites them is
 :func:`.least_squares.excitation_score`'s and the standard deviations' business).  The
 ``b`` pivot columns ``I`` are independent, the others ``D`` follow from them,
 ``A_D = A_I C`` (``C`` by least squares, entries below 1e-10 zeroed), so::
