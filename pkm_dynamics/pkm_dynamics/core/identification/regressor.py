@@ -116,7 +116,7 @@ def regressor(robot, x, xd, xdd, wrench=None) -> Regressor:
     state space, shapes of :meth:`~..interface.Robot.inverse_dynamics`, a leading batch axis or
     one state), with the external ``wrench`` (6,) or (N, 6) on the end effector / platform in
     ``u0``.  Returns a :class:`Regressor` (always batched: N = 1 for one state)."""
-    motion = _task_motion if robot.state_space == "task" else _actuator_motion
+    motion = _task_motion if getattr(robot, "state_space", "actuator") == "task" else _actuator_motion
     q, qd, qdd, G, P = motion(robot, x, xd, xdd)
     tree = robot.description.tree
     Gt = np.swapaxes(G, 1, 2)

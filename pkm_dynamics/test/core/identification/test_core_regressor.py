@@ -113,3 +113,15 @@ def test_compiled_tree_regressor_equals_the_numpy_route(name):
     g = np.array([0.5, -1.0, -9.0])
     reference = reference_tree_regressor(tree, q[:1], qd[:1], qdd[:1], g)[0]
     assert _rel(tree_regressor(tree, q[0], qd[0], qdd[0], g), reference) <= 1e-13
+
+
+def test_chain_of_loops_regressor_reproduces_its_inverse_dynamics():
+    """The crane as one hybrid limb (constraint embedding, paper 001: ``LimbChainRobot``, actuator
+    space): ``Y pi + u_0`` equals its own inverse dynamics."""
+    from pkm_dynamics.core.pkm.limb_chain import LimbChainRobot
+    limb_chain = LimbChainRobot(os.path.join(ROBOTS, "heavy_duty_4dof.urdf"))
+    x, xd, xdd, w = chain_states(_robot("heavy_duty_4dof"), np.random.default_rng(3), batch=5,
+                                 fractions=(0.05, 0.85))
+    R = regressor(limb_chain, x, xd, xdd, w)
+    u = np.stack([limb_chain.inverse_dynamics(*state) for state in zip(x, xd, xdd, w)])
+    assert _rel(R.Y @ robot_parameters(limb_chain) + R.u0, u) <= 1e-10
