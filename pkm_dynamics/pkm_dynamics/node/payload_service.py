@@ -66,7 +66,8 @@ class PayloadEstimation:
         load = est.payload
         response.payload_link = est.link
         response.mass, response.mass_std = float(load.mass), float(est.mass_std)
-        response.com, response.com_std = floats(load.com), floats(est.com_std)
+        response.com = floats(load.com)
+        response.com_std = [float(v) if np.isfinite(v) else -1.0 for v in est.com_std]   # -1: not sensed
         response.inertia_estimated = bool(est.inertia)
         response.inertia = floats(load.inertia[[0, 0, 0, 1, 1, 2], [0, 1, 2, 1, 2, 2]])
         response.samples = int(est.samples)

@@ -10,7 +10,9 @@ efforts the model does not explain are the load's::
     u - Y pi - u_0 = Y_b T pi_L                                   (N, n_act) rows
 
 solved by weighted least squares (:func:`.least_squares.weighted_solve`: per-actuator weights
-from the residual unless given).  The mass and first moment ``(m, m c)`` are always estimated
+from the residual unless given), over the parameters the actuators sense at all
+(:func:`sensed_parameters`: a planar robot does not sense the centre of mass normal to its
+plane, held at zero, std NaN).  The mass and first moment ``(m, m c)`` are always estimated
 (a window that does not excite them, a robot at rest, is refused); the rotational inertia is
 estimated where the window excites it (``inertia="auto"``: the ten columns, scaled to unit
 norm, have a condition number at most :data:`INERTIA_CONDITION`), else held at zero (a point
@@ -31,9 +33,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.linalg
 
 from ..description.payload import Payload, payload_link
 from ..errors import DescriptionError
+
+from .base_parameters import COEFFICIENT_ZERO, RANK_TOLERANCE, random_regressor
 from .least_squares import IdentificationError, checked_efforts, weighted_solve
 from .parameters import PARAMETER_NAMES, body_parameters, robot_parameters, transformed_parameters
 from .regressor import regressor
@@ -48,11 +53,11 @@ INERTIA_CONDITION = 1e3
 class PayloadEstimate:
     """``payload`` (:class:`~..description.payload.Payload`: mass, centre of mass, inertia about
     it in the link frame; zero inertia where not estimated), ``mass_std`` (kg), ``com_std`` (3,)
-    (m), ``parameters`` (10,) ``pi_L`` about the link frame with ``std`` (10,) (NaN where not
-    estimated), ``estimated`` (the names of the estimated parameters), ``inertia`` (whether
-    ``payload`` carries the estimated inertia: excited and physical), ``link``, ``samples``,
-    ``residual_rms`` (n_act,) of the efforts after the estimate, ``condition`` of the weighted
-    rows."""
+    (m; NaN for a component the robot does not sense, held at zero), ``parameters`` (10,)
+    ``pi_L`` about the link frame with ``std`` (10,) (NaN where not estimated), ``estimated``
+    (the names of the estimated parameters), ``inertia`` (whether ``payload`` carries the
+    estimated inertia: excited and physical), ``link``, ``samples``, ``residual_rms`` (n_act,)
+    of the efforts after the estimate, ``condition`` of the weighted rows."""
 
     payload: Payload
     mass_std: float
@@ -76,6 +81,21 @@ def load_columns(robot, Y) -> np.ndarray:
     return Y[..., 10 * body:10 * body + 10] @ transformed_parameters(b_C_L)
 
 
+def sensed_parameters(robot, samples: int = 12, seed: int = 0) -> np.ndarray:
+    """The load parameters (indices into :data:`.parameters.PARAMETER_NAMES`) the robot's
+    actuators sense at all: the pivot columns of the QR with column pivoting of the load columns
+    at random states (:func:`.base_parameters.random_regressor`, rank decided as there).  A planar
+    robot does not sense the centre of mass normal to its plane, nor the inertia about in-plane
+    axes: those stay at zero in the estimate."""
+    A = load_columns(robot, random_regressor(robot, samples, seed)).reshape(-1, 10)
+    norms = np.linalg.norm(A, axis=0)
+    live = norms > COEFFICIENT_ZERO * max(norms.max(), 1e-300)
+    As = np.where(live, A / np.where(live, norms, 1.0), 0.0)
+    _, R, piv = scipy.linalg.qr(As, mode="economic", pivoting=True)
+    d = np.abs(np.diag(R)) / max(abs(R[0, 0]), 1e-300)
+    return np.sort(piv[:int(np.sum(d > RANK_TOLERANCE))])
+
+
 def _inertia_excited(A, sigma) -> bool:
     W = (A / np.broadcast_to(sigma, A.shape[:2])[..., None]).reshape(-1, A.shape[-1])
     W = W / np.maximum(np.linalg.norm(W, axis=0), 1e-300)
@@ -83,22 +103,23 @@ def _inertia_excited(A, sigma) -> bool:
     return bool(sv[-1] > 0 and sv[0] / sv[-1] <= INERTIA_CONDITION)
 
 
-def _payload(pi, cov, k):
-    """The payload of ``pi_L`` (its first ``k`` entries estimated), the standard deviations of
-    its mass and centre of mass, and whether its inertia was kept (estimated and physical)."""
+def _payload(pi, cov):
+    """The payload of ``pi_L`` (10,) with covariance ``cov`` (10, 10) (zero rows for parameters
+    not estimated), the standard deviations of its mass and centre of mass, and whether its
+    inertia was kept (all six entries estimated and physical)."""
     m, h = pi[0], pi[1:4]
     if not m > 0:
         raise IdentificationError(f"the estimated payload mass {m:.6g} kg (std {np.sqrt(cov[0, 0]):.3g} kg) "
                                   "is not positive: not a physical load; nothing applied")
     c = h / m
-    J = np.zeros((3, k))
+    J = np.zeros((3, 10))
     J[:, 0], J[:, 1:4] = -h / m**2, np.eye(3) / m
     com_std = np.sqrt(np.diag(J @ cov @ J.T))
     try:
         point = Payload(m, c)
     except DescriptionError as exc:
         raise IdentificationError(f"the estimate is not a physical load: {exc}; nothing applied") from None
-    if k < 10:
+    if not np.all(np.diag(cov)[4:] > 0):
         return point, float(np.sqrt(cov[0, 0])), com_std, False
     xx, xy, yy, xz, yz, zz = pi[4:]
     C = np.array([[0.0, -c[2], c[1]], [c[2], 0.0, -c[0]], [-c[1], c[0], 0.0]])
@@ -126,19 +147,29 @@ def estimate_payload(robot, x, xd, xdd, u, wrench=None, sigma=None, inertia="aut
     d = u - R.Y @ robot_parameters(robot) - R.u0
     if carried is not None:
         d = d + A @ body_parameters(carried.spatial_inertia())
+    sensed = sensed_parameters(robot)
+    if 0 not in sensed:
+        raise IdentificationError(f"robot '{robot.name}': its actuators do not sense a load's mass at "
+                                  f"'{payload_link(robot.description)}'")
+    first, rotational = sensed[sensed < 4], sensed[sensed >= 4]
     try:
-        _, _, sigma, _ = weighted_solve(A[..., :4], d, sigma)
+        _, _, sigma, _ = weighted_solve(A[..., first], d, sigma)
     except IdentificationError as exc:
         raise IdentificationError(f"the window does not excite the payload's mass and centre of mass "
                                   f"({exc}): a window with motion in several joints is needed") from None
-    k = 10 if inertia is True or (inertia == "auto" and _inertia_excited(A, sigma)) else 4
+    with_rotational = len(rotational) and (inertia is True or (
+        inertia == "auto" and _inertia_excited(A[..., sensed], sigma)))
+    cols = sensed if with_rotational else first
     try:
-        pi, cov, sigma, cond = weighted_solve(A[..., :k], d, sigma)
+        pi, cov, sigma, cond = weighted_solve(A[..., cols], d, sigma)
     except IdentificationError as exc:
         raise IdentificationError(f"the window does not excite the payload's inertia ({exc})") from None
-    payload, mass_std, com_std, with_inertia = _payload(pi, cov, k)
-    params, std = np.zeros(10), np.full(10, np.nan)
-    params[:k], std[:k] = pi, np.sqrt(np.diag(cov))
-    rms = np.sqrt(((d - A[..., :k] @ pi) ** 2).mean(axis=0))
-    return PayloadEstimate(payload, mass_std, com_std, params, std, PARAMETER_NAMES[:k], with_inertia,
-                           payload_link(robot.description), N, rms, cond)
+    params, full = np.zeros(10), np.zeros((10, 10))
+    params[cols], full[np.ix_(cols, cols)] = pi, cov
+    payload, mass_std, com_std, with_inertia = _payload(params, full)
+    com_std = np.where(np.isin(np.arange(1, 4), cols), com_std, np.nan)       # not sensed: NaN
+    std = np.full(10, np.nan)
+    std[cols] = np.sqrt(np.diag(cov))
+    rms = np.sqrt(((d - A[..., cols] @ pi) ** 2).mean(axis=0))
+    return PayloadEstimate(payload, mass_std, com_std, params, std, tuple(PARAMETER_NAMES[c] for c in cols),
+                           with_inertia, payload_link(robot.description), N, rms, cond)

@@ -57,6 +57,23 @@ def test_the_payload_the_model_carries_is_taken_out(crane):
     assert np.abs(e.payload.com - LOAD.com).max() <= 1e-9
 
 
+def test_parallel_robot_platform_payload():
+    """Gough-Stewart (6 task DOF): a 20 kg load at the platform, noise-free, exactly (inertia
+    included); 3-RRR (planar): mass and in-plane centre of mass exactly, the normal component
+    not sensed (held at zero, std NaN), the inertia about the normal sensed."""
+    from identification_motions import task_motion
+    for name, amp, load in (("gough_stewart_6ups", [0.02, 0.02, 0.03, 0.03, 0.03, 0.03],
+                             Payload(20.0, np.array([0.02, -0.01, 0.05]), np.diag([0.2, 0.3, 0.25]))),
+                            ("planar_3rrr", [0.06, 0.06, 0.15], Payload(0.5, np.array([0.01, -0.01, 0.0])))):
+        robot = load_robot(os.path.join(ROBOTS, f"{name}.urdf"))
+        motion = task_motion(robot, np.arange(0.0, 2.0, 0.02), amp)
+        e = estimate_payload(robot, *motion, robot_with_payload(robot, load).inverse_dynamics(*motion))
+        assert abs(e.payload.mass - load.mass) <= 1e-8 * load.mass
+        assert np.abs(e.payload.com - load.com).max() <= 1e-9
+    assert e.estimated == ("m", "mcx", "mcy", "Izz") and np.isnan(e.com_std[2])
+    assert not e.inertia                  # I_zz alone (about the link origin) is no physical inertia
+
+
 def test_too_few_samples_are_refused(crane):
     robot, (x, xd, xdd), u = crane
     with pytest.raises(IdentificationError, match="window of 5 samples is too short"):
