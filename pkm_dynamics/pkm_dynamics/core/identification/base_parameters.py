@@ -111,10 +111,11 @@ def combination_names(names, independent, K) -> tuple:
 
 
 def base_parameters(robot, samples: int | None = None, seed: int = 0, tolerance: float = RANK_TOLERANCE,
-                    rows: np.ndarray | None = None) -> BaseParameters:
+                    rows: np.ndarray | None = None, names=None) -> BaseParameters:
     """The base parameters of ``robot`` (module docstring) from the regressor of ``samples``
     random states (seeded; default :func:`default_samples`), or of the given regressor ``rows``
-    (N, n_act, p)."""
+    (N, n_act, p) (further parameters appended as columns, e.g. friction coefficients, with
+    their ``names`` (p,); default :func:`.parameters.parameter_names`)."""
     Y = random_regressor(robot, samples, seed) if rows is None else np.asarray(rows, dtype=float)
     A = Y.reshape(-1, Y.shape[-1])
     p = A.shape[1]
@@ -131,5 +132,5 @@ def base_parameters(robot, samples: int | None = None, seed: int = 0, tolerance:
     K = np.zeros((b, p))
     K[np.arange(b), independent] = 1.0
     K[:, dependent] = C
-    return BaseParameters(independent, K, combination_names(parameter_names(robot), independent, K), b,
-                          tolerance, d)
+    names = parameter_names(robot) if names is None else tuple(names)
+    return BaseParameters(independent, K, combination_names(names, independent, K), b, tolerance, d)

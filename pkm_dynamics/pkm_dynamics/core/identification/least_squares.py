@@ -91,13 +91,14 @@ def weighted_solve(A, b, sigma=None):
     return x, cov, np.asarray(sigma, dtype=float), float(sv[0] / sv[-1])
 
 
-def _bounded_standard(Ys, b, sigma, base: BaseParameters, p):
-    """Standard parameters with non-negative masses and inertia diagonals (module docstring)."""
+def _bounded_standard(Ys, b, sigma, p, inertial):
+    """Standard parameters (p,) with non-negative masses and inertia diagonals (module docstring)
+    among the first ``inertial`` (the bodies' ten each; any appended columns unbounded)."""
     from scipy.optimize import lsq_linear
     N, n, _ = Ys.shape
     s = np.broadcast_to(sigma, (N, n))
     lb = np.full(p, -np.inf)
-    for off in range(0, p, 10):
+    for off in range(0, inertial, 10):
         lb[off + np.array([0, 4, 6, 9])] = 0.0          # m, I_xx, I_yy, I_zz
     sol = lsq_linear((Ys / s[..., None]).reshape(-1, p), (b / s).reshape(-1), bounds=(lb, np.inf),
                      lsmr_tol="auto", method="bvls")
@@ -105,14 +106,17 @@ def _bounded_standard(Ys, b, sigma, base: BaseParameters, p):
 
 
 def identify(robot, x, xd, xdd, u, wrench=None, sigma=None, base: BaseParameters | None = None,
-             consistent: bool = False) -> Identification:
+             consistent: bool = False, rows=None) -> Identification:
     """Identify ``robot``'s base parameters from samples ``(x, xd, xdd)`` (its state space, a
     leading axis N) and measured efforts ``u`` (N, n_act) (module docstring).  ``wrench``: the
     known external wrench of each sample (in ``u_0``); ``sigma``: effort standard deviations
     (n_act,) or (N, n_act) (default: estimated); ``base``: the base parameters to identify
     (default :func:`.base_parameters.base_parameters` of the robot); ``consistent``: bounds on
-    the standard parameters (module docstring)."""
-    R = regressor(robot, x, xd, xdd, wrench)
+    the standard parameters (module docstring); ``rows``: the :class:`.regressor.Regressor` of
+    these samples if already made, possibly with further linear parameters appended as columns
+    of ``Y`` (friction coefficients: give ``base`` of the same columns, e.g.
+    ``base_parameters(robot, rows=..., names=...)``; the bounds concern the inertial columns)."""
+    R = regressor(robot, x, xd, xdd, wrench) if rows is None else rows
     u = checked_efforts(u, R.u0.shape)
     base = base_parameters(robot) if base is None else base
     rhs = u - R.u0
@@ -121,7 +125,7 @@ def identify(robot, x, xd, xdd, u, wrench=None, sigma=None, base: BaseParameters
     std = np.sqrt(np.diag(cov))
     p = R.Y.shape[-1]
     if consistent:
-        standard = _bounded_standard(R.Y, rhs, sigma, base, p)
+        standard = _bounded_standard(R.Y, rhs, sigma, p, 10 * robot.description.tree.nq)
         beta = base.K @ standard
     else:
         standard = np.linalg.lstsq(base.K, beta, rcond=None)[0]

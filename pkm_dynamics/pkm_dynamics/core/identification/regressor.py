@@ -28,6 +28,10 @@ what does not depend on ``pi``, the external wrench (zero without one; gravity a
 ``Y``).  The tree motion ``(q, qd, qdd)`` is the robot's own (``tree_state`` / the inverse
 kinematics of the motion), ``G`` its columns ``qd`` for unit rates ``xd = e_k`` (``qd`` is
 linear in ``xd`` at a fixed ``x``).
+
+Further linear parameters (friction coefficients) append their columns to ``Y`` and their
+values to ``pi``; :func:`.base_parameters.base_parameters` (``rows``, ``names``) and
+:func:`.least_squares.identify` (``rows``) take such an extended regressor as it is.
 """
 from __future__ import annotations
 

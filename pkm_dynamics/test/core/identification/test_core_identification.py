@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from identification_motions import crane_motion, task_motion
-from pkm_dynamics.core.identification import (base_parameters, excitation_score, identify, regressor,
+from pkm_dynamics.core.identification import (base_parameters, excitation_score, identify, parameter_names, regressor,
                                               robot_parameters)
 from pkm_dynamics.core.identification.base_parameters import random_regressor
 from pkm_dynamics.core.robot import load_robot
@@ -101,3 +101,25 @@ def test_excitation_score_prefers_the_richer_motion(crane):
     poor = excitation_score(robot, held, np.column_stack([xd[:, :1], zero]), np.column_stack([xdd[:, :1], zero]),
                             base)
     assert np.isfinite(rich) and rich < poor
+
+
+def test_appended_linear_parameters_are_identified_with_the_inertial_ones(crane):
+    """The way friction coefficients will enter: a column per actuator appended to ``Y`` (here a
+    synthetic viscous term ``b_j xd_j``, efforts of the inverse dynamics plus it), base parameters
+    of the extended rows, identified exactly noise-free."""
+    from dataclasses import replace
+    from pkm_dynamics.core.identification.base_parameters import random_states
+    robot, _, motion, u = crane
+    b = np.array([300.0, 2000.0, 1500.0, 800.0])
+    def extended(R, xd):
+        extra = np.einsum("nj,jk->njk", np.atleast_2d(xd), np.eye(4))
+        return replace(R, Y=np.concatenate([R.Y, extra], axis=-1))
+    states = [s for s in random_states(robot, 60, np.random.default_rng(4), 0.1) if s[0][1] < 0.5]
+    rows = np.concatenate([extended(regressor(robot, *s), s[1]).Y for s in states])
+    names = list(parameter_names(robot)) + [f"{j}.viscous" for j in robot.actuated_joints]
+    base = base_parameters(robot, rows=rows, names=names)
+    assert base.rank == base_parameters(robot).rank + 4
+    R = extended(regressor(robot, *motion), motion[1])
+    est = identify(robot, *motion, u + motion[1] * b, base=base, rows=R)
+    truth = base.of(np.concatenate([robot_parameters(robot), b]))
+    assert np.abs(est.parameters - truth).max() <= 1e-8 * np.abs(truth).max()
