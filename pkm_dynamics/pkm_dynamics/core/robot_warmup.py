@@ -13,6 +13,7 @@ import time
 
 import numpy as np
 
+from .identification.regressor import regressor
 from .module_chain.chain_friction import chain_friction_forces
 from .module_chain.module_chain_robot import ModuleChainRobot
 from .numba_support.warmup import warm_hoid, warm_tree
@@ -51,11 +52,11 @@ def warm(trees: bool = True, families: tuple = ("chain", "pkm", "hoid"), robots:
 
 
 def warm_chain():
-    """The module-chain kernels: FD, ID, their derivatives, tree state, FK and joint reactions,
-    batched, FD for one state, the joint friction in actuator space, the IK solve from one start
-    and the compiled integrators of ``simulate`` (:mod:`.simulation.simulation_kernels`: efforts
-    from a table, and from a compiled controller:
-    :data:`~.simulation.simulation_kernels.CONTROLLER`), on a generated chain (one
+    """The module-chain kernels: FD, ID, their derivatives, tree state, the identification's
+    regressor (:mod:`.identification.regressor_kernels`), FK and joint reactions, batched, FD for
+    one state, the joint friction in actuator space, the IK solve from one start and the compiled
+    integrators of ``simulate`` (:mod:`.simulation.simulation_kernels`: efforts from a table, and
+    from a compiled controller: :data:`~.simulation.simulation_kernels.CONTROLLER`), on a generated chain (one
     compilation covers every module kind: the kernels branch at run time).  Returns the chain's
     spanning tree."""
     from .description.examples import module_chain_urdf
@@ -68,6 +69,7 @@ def warm_chain():
     robot.forward_dynamics_derivatives(x, x, f)              # chain_derivatives (one signature)
     robot.inverse_dynamics_derivatives(x, x, x, wrench=np.zeros(6))
     robot.tree_state(x, x, x)
+    regressor(robot, x, x, x)                                # the identification's tree regressor
     robot.forward_kinematics(x)
     robot.joint_reactions(x, x, f)
     robot.inverse_kinematics(robot.forward_kinematics(x[0]), search=False)    # chain_ik_kernels
@@ -82,7 +84,8 @@ def warm_chain():
 
 def warm_pkm(robots: str) -> None:
     """The limb kernels (:mod:`.limb.limb_ik_kernels`, :mod:`.pkm.robot_kernels`: both IK schemes,
-    rates, ID; :mod:`.pkm.robot_dynamics`: FD, with and without a wrench) on the example planar
+    rates, ID; the identification's regressor; :mod:`.pkm.robot_dynamics`: FD, with and without a
+    wrench) on the example planar
     3-RRR of the directory ``robots`` (skipped where it is not there: the kernels then compile
     when the first parallel robot is built)."""
     path = os.path.join(robots, "planar_3rrr.urdf")
@@ -94,6 +97,7 @@ def warm_pkm(robots: str) -> None:
     for scheme in ("nested", "compound"):
         sol = robot.inverse_kinematics(pose, z, z, scheme=scheme)
     u = robot.inverse_dynamics(sol, z, z)
+    regressor(robot, pose, z, z)                             # the identification's tree regressor
     robot.forward_dynamics(sol, z, u)
     robot.forward_dynamics(sol, z, u, wrench=np.zeros(6))
 

@@ -11,8 +11,10 @@ model). Descriptions arriving during a build wait their turn.
 
 Services (``pkm_dynamics_interfaces``): ``~/get_model_info``, ``~/forward_dynamics``,
 ``~/inverse_dynamics`` (one point or a trajectory), ``~/higher_order_inverse_dynamics``,
-``~/inverse_kinematics``, ``~/forward_kinematics``, ``~/joint_reactions``. A run-time payload at the end effector /
-platform (parameters ``payload.*``) rebuilds the model as a new description does. Topics: the
+``~/inverse_kinematics``, ``~/forward_kinematics``, ``~/joint_reactions``, ``~/estimate_payload`` (a
+window of measured motion and efforts in, the payload estimate out, applied on request). A
+run-time payload at the end effector / platform (parameters ``payload.*``) rebuilds the model as
+a new description does. Topics: the
 feedforward publisher (a reference in, the inverse dynamics of each reference out as it
 arrives), joint-state completion (measured actuator positions in, every tree joint out) and
 ``/diagnostics`` at 1 Hz (``diagnostics``). Poses in requests are taken in the root link
@@ -30,16 +32,16 @@ description. With ``autostart`` (default) the node configures and activates itse
 lifecycle manager (``ros2 lifecycle set /pkm_dynamics configure``). ``~/get_model_info``
 answers in every state.
 
-The node holds no dynamics: it converts messages to arrays (``conversions``), calls the core
-and converts the results back. Bad input never stops the node: services answer
-``success = false`` with an error code and a message naming the problem, topics log a
-throttled warning and publish nothing. By concern: this module (the node class: lifecycle,
-robot description, ``main``), ``model`` (one loaded robot), ``node_parameters``
-(declarations, validation, run-time changes), ``services`` (the service handlers),
-``streaming`` (feedforward and joint-state completion topics; ``feedforward_outputs``: their
-reused messages; ``cdr_messages``: references and outputs as bytes), ``lean_executor`` (the
-executors of the node and of those topics), ``state_messages`` (the state's message fields in
-each state space), ``spinning`` (executor threads and signals).
+The node holds no dynamics: it converts messages to arrays (``conversions``), calls the core and
+converts the results back. Bad input never stops the node: services answer ``success = false``
+with an error code and a message naming the problem, topics log a throttled warning and publish
+nothing. By concern: this module (the node class: lifecycle, robot description, ``main``),
+``model`` (one loaded robot), ``node_parameters`` (declarations, validation, run-time changes),
+``services`` (the service handlers), ``payload_service`` (``~/estimate_payload``), ``streaming``
+(feedforward and joint-state completion topics; ``feedforward_outputs``: their reused messages;
+``cdr_messages``: references and outputs as bytes), ``lean_executor`` (the executors of the node
+and of those topics), ``state_messages`` (the state's message fields in each state space),
+``spinning`` (executor threads and signals).
 """
 import gc
 import logging
@@ -47,7 +49,7 @@ import signal
 
 from diagnostic_msgs.msg import DiagnosticArray
 from pkm_dynamics_interfaces.msg import ErrorCodes
-from pkm_dynamics_interfaces.srv import (ForwardDynamics, ForwardKinematics, GetModelInfo,
+from pkm_dynamics_interfaces.srv import (EstimatePayload, ForwardDynamics, ForwardKinematics, GetModelInfo,
                                          HigherOrderInverseDynamics, InverseDynamics,
                                          InverseKinematics, JointReactions)
 import rclpy
@@ -64,13 +66,14 @@ from pkm_dynamics.node.messages.conversions import RequestError
 from pkm_dynamics.node.diagnostics import Diagnostics
 from pkm_dynamics.node.model import Model
 from pkm_dynamics.node.node_parameters import PARAMETERS, ParameterHandling
+from pkm_dynamics.node.payload_service import PayloadEstimation
 from pkm_dynamics.node.services import SERVICE_QUEUE_DEPTH, Services
 from pkm_dynamics.node.runtime.spinning import spin_until_signal
 from pkm_dynamics.node.runtime.lean_executor import KINDS, LeanExecutor
 from pkm_dynamics.node.streaming.streaming import Streaming, reliable
 
 
-class DynamicsNode(ParameterHandling, Services, Streaming, LifecycleNode):
+class DynamicsNode(ParameterHandling, Services, PayloadEstimation, Streaming, LifecycleNode):
     """Serves the dynamics of the robot given by ``robot_description`` (see module doc)."""
 
     def __init__(self, **kwargs):
@@ -125,6 +128,7 @@ class DynamicsNode(ParameterHandling, Services, Streaming, LifecycleNode):
                 (InverseKinematics, 'inverse_kinematics', self._serve(self._inverse_kinematics)),
                 (ForwardKinematics, 'forward_kinematics', self._serve(self._forward_kinematics)),
                 (JointReactions, 'joint_reactions', self._serve(self._joint_reactions)),
+                (EstimatePayload, 'estimate_payload', self._serve(self._estimate_payload)),
             )]
         # /diagnostics at 1 Hz in every lifecycle state (it reports the state), from the
         # ~/get_model_info group: a model build or a long dynamics call does not hold it up

@@ -1,0 +1,16 @@
+"""Identification of the inertial parameters (issue 30): the regressor ``u = Y pi + u_0`` of
+every robot kind in its own state space (:mod:`.regressor`, from the spanning tree's regressor
+:mod:`.tree_regressor` projected through the constraint embedding), the standard parameters
+``pi`` (:mod:`.parameters`), the identifiable combinations (:mod:`.base_parameters`), least
+squares from recorded motions and the excitation score (:mod:`.least_squares`), and the
+estimation of a payload (:mod:`.payload_estimation`)."""
+from .base_parameters import BaseParameters, base_parameters
+from .least_squares import Identification, IdentificationError, excitation_score, identify
+from .parameters import PARAMETER_NAMES, body_parameters, inertia_of_parameters, parameter_names, robot_parameters
+from .payload_estimation import PayloadEstimate, estimate_payload
+from .regressor import Regressor, regressor
+from .tree_regressor import tree_regressor
+
+__all__ = ["BaseParameters", "Identification", "IdentificationError", "PARAMETER_NAMES", "PayloadEstimate",
+           "Regressor", "base_parameters", "body_parameters", "estimate_payload", "excitation_score", "identify",
+           "inertia_of_parameters", "parameter_names", "regressor", "robot_parameters", "tree_regressor"]

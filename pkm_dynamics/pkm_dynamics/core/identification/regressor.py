@@ -1,0 +1,134 @@
+"""The regressor of a robot in its own state space: ``u = Y(x, xd, xdd) pi + u_0`` for every
+robot kind (module chains and chains of loops in actuator space, parallel robots in task
+space), batched over samples.
+
+Derivation.  The spanning tree with its loops cut moves with ``qd = G xd`` and
+``qdd = G xdd + Gdot xd``, ``G`` (n_q, n_x) the constraint embedding of the minimal coordinates
+``x`` (actuator positions, or the task twist ``V_t``; paper 000 eqs. 4-5, 7, 27-28; paper 001
+eqs. 27-29).  Its equations with the loop constraints as multipliers (paper 001 eqs. 13-14)::
+
+    Y_tree(q, qd, qdd) pi - J_L^T W_EE = tau = S^T u + J_c^T lambda
+
+(:mod:`.tree_regressor`: ``rnea = Y_tree pi``; ``W_EE`` the external wrench on the end
+effector / platform frame L, ``J_L`` its body Jacobian, ``S`` the actuated joints' selection).
+The loops' constraint forces do no work on a motion of the embedding (``J_c G = 0``), so
+multiplying by ``G^T`` leaves ``(S G)^T u = G^T (Y_tree pi - J_L^T W_EE)``:
+
+* actuator space: the actuated joints are tree joints and ``x`` their values, ``S G = 1``::
+
+      u = G^T Y_tree pi - G^T J_L^T W_EE
+
+* task space: ``S G = J_IK`` (paper 001 eq. 30), so (eq. 45; redundant actuation: the
+  minimum-norm forces, the pseudo-inverse)::
+
+      u = J_IK^-T G^T Y_tree pi - J_IK^-T G^T J_L^T W_EE
+
+So ``Y = P G^T Y_tree`` and ``u_0 = -P G^T J_L^T W_EE`` with ``P = 1`` or ``J_IK^-T``: ``u_0`` holds
+what does not depend on ``pi``, the external wrench (zero without one; gravity acts through
+``Y``).  The tree motion ``(q, qd, qdd)`` is the robot's own (``tree_state`` / the inverse
+kinematics of the motion), ``G`` its columns ``qd`` for unit rates ``xd = e_k`` (``qd`` is
+linear in ``xd`` at a fixed ``x``).
+
+Further linear parameters (friction coefficients) append their columns to ``Y`` and their
+values to ``pi``; :func:`.base_parameters.base_parameters` (``rows``, ``names``) and
+:func:`.least_squares.identify` (``rows``) take such an extended regressor as it is.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import StateError
+from ..tree.tree_dynamics import frame_jacobian
+from .tree_regressor import tree_regressor
+
+
+@dataclass(frozen=True)
+class Regressor:
+    """``u = Y pi + u0`` at a batch of states: ``Y`` (N, n_act, 10 n_b), ``u0`` (N, n_act); the
+    tree motion ``q, qd, qdd`` (N, n_q) and the embedding ``G`` (N, n_q, n_x) it came from."""
+
+    Y: np.ndarray
+    u0: np.ndarray
+    q: np.ndarray
+    qd: np.ndarray
+    qdd: np.ndarray
+    G: np.ndarray
+
+
+def wrench_frame(robot) -> tuple:
+    """``(link, offset)``: the frame an external wrench acts in (the platform frame of a
+    parallel robot, the end-effector link of a module chain)."""
+    platform = robot.description.platform
+    if platform is not None:
+        return platform.link, platform.origin
+    return robot.end_effector, None
+
+
+def _finite(name, a) -> np.ndarray:
+    a = np.asarray(a, dtype=float)
+    bad = ~np.isfinite(a)
+    if bad.any():
+        raise StateError(f"{name} is not finite at sample {int(np.argwhere(bad)[0][0])}")
+    return a
+
+
+def _actuator_motion(robot, x, xd, xdd):
+    """``q, qd, qdd`` (N, n_q), ``G`` (N, n_q, n) and ``P = 1`` of an actuator-space robot."""
+    x, xd, xdd = (np.atleast_2d(_finite(k, v)) for k, v in (("x", x), ("xd", xd), ("xdd", xdd)))
+    N, n = x.shape
+    q, qd, qdd = (np.atleast_2d(a) for a in robot.tree_state(x, xd, xdd))
+    _, Gq, _ = robot.tree_state(np.repeat(x, n, axis=0), np.tile(np.eye(n), (N, 1)))
+    G = np.atleast_2d(Gq).reshape(N, n, -1).transpose(0, 2, 1)
+    return q, qd, qdd, G, None
+
+
+def _task_motion(robot, x, xd, xdd):
+    """``q, qd, qdd`` (N, n_q), ``G`` (N, n_q, delta) and ``J_IK`` (N, n_act, delta) of a
+    task-space robot (its inverse kinematics of the motion and of unit task twists)."""
+    xd, xdd = (np.atleast_2d(_finite(k, v)) for k, v in (("xd", xd), ("xdd", xdd)))
+    pose = getattr(x, "pose", x)
+    pose = _finite("x", pose).reshape(-1, 4, 4)
+    N, d = xd.shape
+    sol = robot.inverse_kinematics(pose if N > 1 else pose[0], xd if N > 1 else xd[0],
+                                   xdd if N > 1 else xdd[0])
+    q, qd, qdd, J = (np.asarray(a).reshape(N, *np.shape(a)[-(2 if k == 3 else 1):])
+                     for k, a in enumerate((sol.q, sol.qd, sol.qdd, sol.J_IK)))
+    unit = robot.inverse_kinematics(np.repeat(pose, d, axis=0), np.tile(np.eye(d), (N, 1)),
+                                    np.zeros((N * d, d)), initial=sol)
+    G = np.asarray(unit.qd).reshape(N, d, -1).transpose(0, 2, 1)
+    return q, qd, qdd, G, J
+
+
+def _project(P, A):
+    """``P A`` with ``P = J_IK^-T`` (least squares: minimum norm for a redundant robot), or ``A``
+    when ``P`` is None (actuator space)."""
+    if P is None:
+        return A
+    out = []
+    for J, a in zip(P, A):
+        if J.shape[0] == J.shape[1]:
+            out.append(np.linalg.solve(J.T, a))
+        else:
+            out.append(np.linalg.lstsq(J.T, a, rcond=None)[0])
+    return np.stack(out)
+
+
+def regressor(robot, x, xd, xdd, wrench=None) -> Regressor:
+    """The regressor (module docstring) at the states ``(x, xd, xdd)`` of ``robot`` (its own
+    state space, shapes of :meth:`~..interface.Robot.inverse_dynamics`, a leading batch axis or
+    one state), with the external ``wrench`` (6,) or (N, 6) on the end effector / platform in
+    ``u0``.  Returns a :class:`Regressor` (always batched: N = 1 for one state)."""
+    motion = _task_motion if getattr(robot, "state_space", "actuator") == "task" else _actuator_motion
+    q, qd, qdd, G, P = motion(robot, x, xd, xdd)
+    tree = robot.description.tree
+    Gt = np.swapaxes(G, 1, 2)
+    Y = _project(P, Gt @ tree_regressor(tree, q, qd, qdd))
+    u0 = np.zeros(Y.shape[:2])
+    if wrench is not None:
+        w = np.broadcast_to(_finite("wrench", wrench).reshape(-1, 6), (len(q), 6))
+        link, offset = wrench_frame(robot)
+        JtW = np.stack([frame_jacobian(tree, qi, link, offset).T @ wi for qi, wi in zip(q, w)])
+        u0 = -_project(P, np.einsum("nij,nj->ni", Gt, JtW)[..., None])[..., 0]
+    return Regressor(Y, u0, q, qd, qdd, G)
