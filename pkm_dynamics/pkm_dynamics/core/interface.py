@@ -135,6 +135,7 @@ class Robot(Protocol):
     seed_joints: tuple
     seed_reference: np.ndarray
     gravity: np.ndarray
+    limits: object
 
     def with_gravity(self, gravity) -> "Robot":
         """This robot under another ``gravity`` (3,) (a tilted base: see :mod:`.gravity`): a

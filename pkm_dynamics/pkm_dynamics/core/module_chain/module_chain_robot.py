@@ -18,6 +18,7 @@ from ..description.robot_description import as_description
 from ..gravity import check_gravity
 from ..hoid.higher_order import build_hoid_model, hoid_model_with_gravity
 from ..interface import IKSolution, SolverOptions
+from ..limits import ActuatorLimits
 
 from .module_chain import recognise_modules
 
@@ -32,7 +33,8 @@ class ModuleChainRobot:
 
     Attributes: those of :class:`~.interface.Robot` (``actuated_joints`` in chain order,
     ``tree_joints`` the order of :meth:`tree_state`, ``options``, ...), ``modules`` (model
-    data), ``chain``, ``gravity`` (3,), ``compiled`` and ``reactions`` (the flat models of the
+    data), ``chain``, ``gravity`` (3,), ``limits`` (:class:`~pkm_dynamics.core.limits.ActuatorLimits`,
+    chain order), ``compiled`` and ``reactions`` (the flat models of the
     compiled calls, built here, read-only).
 
     Every method takes one state (arrays of shape ``(n,)``) or a batch (leading axis,
@@ -55,6 +57,7 @@ class ModuleChainRobot:
         self.reactions = ReactionsModel.build(desc, self.compiled, self.chain.end_effector)
         self.modules = self.chain.modules
         self.actuated_joints = tuple(i.joint for i in self.chain.info)
+        self.limits = ActuatorLimits.from_description(desc, self.actuated_joints)
         self.tree_joints = tuple(self.tree.joint_names)
         self.end_effector = self.chain.end_effector
         self.gravity = self.chain.gravity.copy()

@@ -39,6 +39,7 @@ from ..hoid.jet_dynamics import jet_model
 from .limb_tables import (LimbTables, robot_constants)
 from ..limb.limb_model import TWIST_COMPONENTS, build_limbs
 from ..interface import IKSolution, SolverOptions
+from ..limits import ActuatorLimits
 from ..reactions.reactions import reaction_model
 from ..spatial.se3 import Ad, exp_se3, log_se3, pose_inv
 from ..tree.tree_dynamics import forward_kinematics
@@ -113,6 +114,7 @@ class ParallelRobot(PkmKinematics, PkmForwardKinematics, TaskSpaceDynamics):
         self.root_link = desc.tree.root_link
         self.end_effector = desc.platform.link
         self.limbs: tuple = build_limbs(desc, independent)
+        self.limits = ActuatorLimits.from_description(desc)     # per actuator (core/limits.py)
         self.limb_names = tuple(limb.name for limb in self.limbs)
         self._limb_tables = LimbTables.build(self.limbs, self.max_iter)
         self.compiled = True
