@@ -65,16 +65,20 @@ class Diagnostics:
             self._kappa_worst = max(self._kappa_worst, kappa)
 
     def utilisation(self, limits, u, xd):
-        """The efforts ``u`` and actuator velocities ``xd`` (B, n) of a feedforward reference
-        against the actuators' ``limits`` (:class:`~pkm_dynamics.core.limits.ActuatorLimits`):
-        the worst utilisation per actuator is kept until the next report."""
-        force, velocity = limits.utilisation(u, xd)
+        """The efforts ``u`` and actuator velocities ``xd`` (B, n) of a feedforward reference,
+        to be reported against the actuators' ``limits``
+        (:class:`~pkm_dynamics.core.limits.ActuatorLimits`): the largest ``|u|`` and ``|xd|``
+        per actuator are kept until the next report, which turns them into utilisations
+        (``limits.utilisation``) -- four array operations per one-point reference."""
+        u, xd = np.abs(u), np.abs(xd)
+        if len(u) > 1:
+            u, xd = u.max(axis=0, keepdims=True), xd.max(axis=0, keepdims=True)
         with self._lock:
             if limits is not self._limits or self._worst is None:
                 self._limits, self._worst = limits, np.zeros((2, len(limits.joints)))
             worst = self._worst
-            np.maximum(worst[0], force.max(axis=0), out=worst[0])
-            np.maximum(worst[1], velocity.max(axis=0), out=worst[1])
+            np.maximum(worst[0], u[0], out=worst[0])
+            np.maximum(worst[1], xd[0], out=worst[1])
 
     def new_model(self):
         """A new model is served: the worst condition number starts afresh."""
@@ -146,6 +150,8 @@ class Diagnostics:
             self._worst = None if worst is None else np.zeros_like(worst)
         if model is not None and limits is not model.robot.limits:
             limits, worst = model.robot.limits, None            # nothing streamed for this model yet
+        if worst is not None:                                   # (2, n) utilisations
+            worst = np.array(limits.utilisation(worst[0], worst[1]))
         values, beyond = [], []
         if limits is not None:
             for k, joint in enumerate(limits.joints):
