@@ -153,3 +153,16 @@ def test_bad_orientation_is_refused_naming_it(bad, culprit):
     with pytest.raises(StateError, match="base orientation") as err:
         base_gravity(bad, what="base orientation")
     assert culprit in str(err.value)
+
+
+def test_a_solution_of_the_robot_on_flat_ground_is_not_reused_on_the_slope():
+    """A PKM inverse kinematics solution carries the limb forces and efforts of its motion
+    (computed under its robot's gravity); the robot under another gravity recomputes them."""
+    flat = load_robot(str(ROBOTS / "gough_stewart_6ups.urdf"))
+    tilted = flat.with_gravity(tilt_gravity())
+    pose = flat.task_pose(np.array([0.01, -0.02, 0.015, 0.03, -0.02, 0.01]))
+    V, A = np.array([0.1, -0.05, 0.08, 0.05, 0.02, -0.1]), np.array([0.3, 0.1, -0.2, 0.4, -0.1, 0.2])
+    solution = flat.joint_motion(pose, V, A)
+    expected = tilted.inverse_dynamics(pose, V, A)
+    assert_allclose(tilted.inverse_dynamics(solution, V, A), expected, rtol=1e-12, atol=1e-9)
+    assert_allclose(flat.inverse_dynamics(solution, V, A), flat.inverse_dynamics(pose, V, A), rtol=1e-12)
