@@ -14,10 +14,11 @@ process, interleaved, medians in microseconds:
 
     python bench/bench_gravity_limits.py [--repeat N]
 
-Table on stdout.
+Table on stdout, the same figures as JSON in ``bench/results/bench_gravity_limits.json``.
 """
 from __future__ import annotations
 
+import json
 import os
 import statistics
 import sys
@@ -88,10 +89,15 @@ def bench(name, repeat):
 
 def main():
     repeat = int(sys.argv[sys.argv.index("--repeat") + 1]) if "--repeat" in sys.argv else 200
-    print(f"machine: {machine()}; medians [us], {repeat} gravity updates / {10 * repeat} limit checks, interleaved")
+    info = machine()
+    print(f"machine: {info}; medians [us], {repeat} gravity updates / {10 * repeat} limit checks, interleaved")
+    results = {}
     for name in ("heavy_duty_4dof", "gough_stewart_6ups"):
-        r = bench(name, repeat)
+        results[name] = r = bench(name, repeat)
         print(f"{name}: " + "; ".join(f"{k} {v:.1f}" for k, v in r.items()))
+    os.makedirs(os.path.join(ROOT, "bench", "results"), exist_ok=True)
+    with open(os.path.join(ROOT, "bench", "results", "bench_gravity_limits.json"), "w", encoding="utf-8") as f:
+        json.dump({"machine": info, "repeat": repeat, "medians_us": results}, f, indent=1)
 
 
 if __name__ == "__main__":

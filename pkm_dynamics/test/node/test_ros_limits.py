@@ -126,3 +126,42 @@ def test_feedforward_keeps_publishing_and_reports_the_utilisation(limited_crane,
     level, message, values = wait_for_status(
         node, diagnostics, name, lambda lv, m, v: lv == DiagnosticStatus.OK)
     assert values['lift velocity [%]'] == '0.0', values
+
+
+def test_pkm_inverse_dynamics_names_its_legs_beyond_their_limits(module_node, module_ros_node,
+                                                                 example_robot):
+    """The Gough-Stewart platform (its legs limited to 5 N and 0.5 m/s here) rising at 0.8 m/s
+    and accelerating at 30 m/s^2: each leg beyond a limit named with the effort of the core's
+    inverse dynamics and the leg velocity of its inverse kinematics."""
+    from geometry_msgs.msg import Accel, Transform, Twist
+    from pkm_dynamics_interfaces.srv import InverseDynamics
+    from trajectory_msgs.msg import MultiDOFJointTrajectoryPoint
+    from pkm_dynamics.node.messages.conversions import matrix_quaternion, pose_matrix, task_message
+    text = example_robot('gough_stewart_6ups')
+    for leg in range(1, 7):
+        text = with_limits(text, f'leg{leg}_p', 5, 0.5)
+    module_node(params={'robot_description': text}, name='limited_pkm')
+    robot, client = load_robot(text), Client(module_ros_node, '/limited_pkm')
+    V = np.array([0.0, 0.0, 0.0, 0.0, 0.0, 0.8])
+    A = np.array([0.0, 0.0, 0.0, 0.0, 0.0, 30.0])
+    pose = robot.task_pose(np.zeros(6))
+    t = Transform()
+    t.translation.x, t.translation.y, t.translation.z = pose[:3, 3].tolist()
+    t.rotation.x, t.rotation.y, t.rotation.z, t.rotation.w = matrix_quaternion(pose[:3, :3]).tolist()
+    request = InverseDynamics.Request()
+    request.task_trajectory.points = [MultiDOFJointTrajectoryPoint(
+        transforms=[t], velocities=[task_message(V, robot.task_space, Twist)],
+        accelerations=[task_message(A, robot.task_space, Accel)])]
+    response = client.call(InverseDynamics, 'inverse_dynamics', request)
+    assert response.success, response.message
+    sol = robot.joint_motion(pose_matrix(t), V, A)
+    u = robot.inverse_dynamics(sol, V, A)
+    expected = [(j, q, float(values[k]), bound, 0)
+                for q, values, bound in (('effort', u, 5.0), ('velocity', sol.actuators_d, 0.5))
+                for k, j in enumerate(robot.actuated_joints) if abs(values[k]) > bound]
+    assert {q for _, q, *_ in expected} == {'effort', 'velocity'}     # both kinds reached
+    got = list(zip(response.limit_joints, response.limit_quantities, response.limit_values,
+                   response.limit_bounds, response.limit_points))
+    assert [g[:2] + g[3:] for g in got] == [e[:2] + e[3:] for e in expected]
+    np.testing.assert_allclose([g[2] for g in got], [e[2] for e in expected], rtol=1e-12)
+    assert response.message.count('beyond its limit') == len(expected)
