@@ -31,7 +31,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from common import machine  # noqa: E402
 from pkm_dynamics.core.gravity import base_gravity  # noqa: E402
-from pkm_dynamics.core.robot import load_robot  # noqa: E402
 
 ROBOTS = os.path.join(ROOT, "pkm_dynamics", "robots")
 
@@ -60,12 +59,16 @@ def reference_call(robot):
 
 def bench(name, repeat):
     from pkm_dynamics.node.diagnostics import Diagnostics
-    robot = load_robot(os.path.join(ROBOTS, f"{name}.urdf"))
+    from pkm_dynamics.node.model import Model
+    with open(os.path.join(ROBOTS, f"{name}.urdf"), encoding="utf-8") as f:
+        model = Model(f.read(), [0.0, 0.0, -9.80665])
+    robot = model.robot
     call, xd = reference_call(robot)
     call(robot)
     tilts = [base_gravity([np.sin(a / 2), 0.0, 0.0, np.cos(a / 2)]) for a in np.linspace(0.05, 0.3, repeat)]
-    update, first, steady, original = [], [], [], []
+    update, node_update, first, steady, original = [], [], [], [], []
     for g in tilts:
+        node_update.append(timed(lambda: model.with_gravity(g)))
         t = time.perf_counter()
         copy = robot.with_gravity(g)
         update.append(time.perf_counter() - t)
@@ -81,7 +84,8 @@ def bench(name, repeat):
         check.append(timed(lambda: diag.utilisation(limits, u, xd2)))
         with_check.append(timed(lambda: diag.utilisation(limits, np.atleast_2d(call(robot)), xd2)))
         without.append(timed(lambda: np.atleast_2d(call(robot))))
-    return {"with_gravity": median_us(update), "first call after": median_us(first),
+    return {"with_gravity": median_us(update), "Model.with_gravity": median_us(node_update),
+            "first call after": median_us(first),
             "call after (steady)": median_us(steady), "call of the original": median_us(original),
             "limit check": median_us(check), "call + limit check": median_us(with_check),
             "call alone": median_us(without)}

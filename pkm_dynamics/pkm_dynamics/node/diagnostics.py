@@ -131,6 +131,7 @@ class Diagnostics:
             'worst condition number (last second)': f'{kappa_window:.6g}',
             'worst condition number (since model load)': f'{kappa_worst:.6g}',
             'singularity threshold': f'{singularity_threshold:.6g}',
+            'gravity [m/s^2]': str(model.gravity) if model is not None else '',
             'cost per reference, median of the last second [ms]':
                 f'{statistics.median(costs) * 1e3:.3f}' if costs else '',
         }
