@@ -266,3 +266,24 @@ def test_bad_gravity_input_is_refused_naming_it(running_crane, module_ros_node, 
                                load_robot(text, gravity=before).inverse_dynamics(x, xd, xdd),
                                rtol=1e-12, atol=1e-9)
     assert process.running()
+
+
+def test_a_model_rebuilt_later_keeps_the_latest_gravity(running_crane, module_ros_node):
+    """A payload set after a gravity update rebuilds the model: with that gravity, not the
+    parameter's."""
+    from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
+    from rcl_interfaces.srv import SetParameters
+    text, client, _ = running_crane
+    g = [0.5, -1.5, -9.6]
+    publish = vector_publisher(module_ros_node, '/running_crane/gravity', g)
+    assert wait_for_gravity(module_ros_node, client, lambda v: v == g, publish) == g
+    request = SetParameters.Request(parameters=[Parameter(
+        name='payload.mass', value=ParameterValue(type=ParameterType.PARAMETER_DOUBLE,
+                                                  double_value=50.0))])
+    try:
+        result = client.call(SetParameters, 'set_parameters', request)
+        assert result.results[0].successful, result.results[0].reason
+        assert model_gravity(client) == g
+    finally:               # the module's node serves the other tests too
+        request.parameters[0].value.double_value = 0.0
+        assert client.call(SetParameters, 'set_parameters', request).results[0].successful
