@@ -61,7 +61,7 @@ def test_inverse_dynamics_names_the_effort_and_the_velocity_beyond_their_limits(
     response = client.call(InverseDynamics, 'inverse_dynamics', request)
     assert response.success, response.message
     assert_array_equal([p.effort for p in response.feedforward.points], U)   # still answered
-    assert list(response.limit_joints) == ['lift', 'lift']
+    assert list(response.limit_joints) == ['lift', 'lift'], response.message
     assert list(response.limit_quantities) == ['effort', 'velocity']
     assert list(response.limit_values) == [U[2, k], 0.12]
     assert list(response.limit_bounds) == [EFFORT_LIMIT, VELOCITY_LIMIT]
