@@ -40,7 +40,7 @@ HIDDEN_STATE_WRITES = set()
 #: the services across concepts (reactions, derivatives, simulation); at the top the robots that
 #: compose them all behind the Robot protocol, load_robot and the warm-up of every kernel.
 CORE_LAYERS = (
-    ("errors", "status", "bounds", "interface", "spatial", "numba_support", "deprecated_paths"),
+    ("errors", "status", "bounds", "gravity", "limits", "interface", "spatial", "numba_support", "deprecated_paths"),
     ("description", "friction"),
     ("tree",),
     ("module_chain",),

@@ -118,7 +118,9 @@ class Robot(Protocol):
     inverse kinematics ``initial`` (len(seed_joints),) gives values for: module chains the
     actuated joints, PKM every tree joint) and ``seed_reference`` (len(seed_joints),): where
     inverse kinematics starts without ``initial`` (module chains: mid-stroke; PKM: the reference
-    configuration, all zero)."""
+    configuration, all zero); ``gravity`` (3,): the gravity it computes with [m/s^2, root link
+    frame]; ``limits``: the per-actuator limits every answer is checked against
+    (:class:`~.limits.ActuatorLimits`)."""
 
     name: str
     kind: str
@@ -133,6 +135,13 @@ class Robot(Protocol):
     limb_names: tuple
     seed_joints: tuple
     seed_reference: np.ndarray
+    gravity: np.ndarray
+    limits: object
+
+    def with_gravity(self, gravity) -> "Robot":
+        """This robot under another ``gravity`` (3,) (a tilted base: see :mod:`.gravity`): a
+        light copy sharing every model array gravity does not enter, without rebuilding the
+        model or compiling a kernel; this robot is unchanged."""
 
     def forward_dynamics(self, x, xd, u, wrench=None) -> np.ndarray:
         """The state's acceleration ``xdd`` under actuator efforts ``u`` (n_act,)."""

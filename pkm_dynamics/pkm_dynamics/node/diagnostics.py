@@ -1,5 +1,8 @@
 """Diagnostics of the pkm_dynamics node: what it serves and how the feedforward stream fares,
-as one ``diagnostic_msgs/DiagnosticStatus`` the node publishes on ``/diagnostics`` (1 Hz).
+as ``diagnostic_msgs/DiagnosticStatus`` the node publishes on ``/diagnostics`` (1 Hz): one
+``<node>: dynamics`` status, and one ``<node>: actuator limits`` status with the worst
+utilisation of each actuator's effort and velocity limit over the feedforward references of
+the last second (:mod:`pkm_dynamics.core.limits`; WARN above 100 %, naming the joints).
 
 :class:`Diagnostics` counts while the node runs — the streaming thread per reference (an
 integer increment and a deque append: cheap enough for a 1 kHz stream), the services on a
@@ -11,6 +14,7 @@ import statistics
 import threading
 import time
 
+import numpy as np
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 
 #: per-reference costs kept for the median: the last second of a stream up to 10 kHz
@@ -33,6 +37,8 @@ class Diagnostics:
         self._kappa_window = 0.0
         self._kappa_worst = 0.0
         self._last = (time.perf_counter(), 0, 0)    # (time, published, refused) of the last report
+        self._limits = None                         # the actuator limits the worst values are of
+        self._worst = None                          # (2, n): worst effort, velocity utilisation
 
     # -- counting (hot path: reference) -------------------------------------------------------
     def reference(self, start):
@@ -57,6 +63,22 @@ class Diagnostics:
         with self._lock:
             self._kappa_window = max(self._kappa_window, kappa)
             self._kappa_worst = max(self._kappa_worst, kappa)
+
+    def utilisation(self, limits, u, xd):
+        """The efforts ``u`` and actuator velocities ``xd`` (B, n) of a feedforward reference,
+        to be reported against the actuators' ``limits``
+        (:class:`~pkm_dynamics.core.limits.ActuatorLimits`): the largest ``|u|`` and ``|xd|``
+        per actuator are kept until the next report, which turns them into utilisations
+        (``limits.utilisation``) -- four array operations per one-point reference."""
+        u, xd = np.abs(u), np.abs(xd)
+        if len(u) > 1:
+            u, xd = u.max(axis=0, keepdims=True), xd.max(axis=0, keepdims=True)
+        with self._lock:
+            if limits is not self._limits or self._worst is None:
+                self._limits, self._worst = limits, np.zeros((2, len(limits.joints)))
+            worst = self._worst
+            np.maximum(worst[0], u[0], out=worst[0])
+            np.maximum(worst[1], xd[0], out=worst[1])
 
     def new_model(self):
         """A new model is served: the worst condition number starts afresh."""
@@ -109,12 +131,41 @@ class Diagnostics:
             'worst condition number (last second)': f'{kappa_window:.6g}',
             'worst condition number (since model load)': f'{kappa_worst:.6g}',
             'singularity threshold': f'{singularity_threshold:.6g}',
+            'gravity [m/s^2]': str(model.gravity) if model is not None else '',
             'cost per reference, median of the last second [ms]':
                 f'{statistics.median(costs) * 1e3:.3f}' if costs else '',
         }
         status = DiagnosticStatus(level=level, name=name, message=message,
                                   hardware_id=model.name if model is not None else '',
                                   values=[KeyValue(key=k, value=v) for k, v in values.items()])
-        out = DiagnosticArray(status=[status])
+        out = DiagnosticArray(status=[status, self._limits_status(name.split(':')[0], model)])
         out.header.stamp = stamp
         return out
+
+    def _limits_status(self, node, model):
+        """The ``<node>: actuator limits`` status: per actuator the worst effort and velocity
+        utilisation [%] of the feedforward references since the last report (empty without a
+        limit); WARN naming each actuator above 100 %, OK otherwise."""
+        with self._lock:
+            limits, worst = self._limits, self._worst
+            self._worst = None if worst is None else np.zeros_like(worst)
+        if model is not None and limits is not model.robot.limits:
+            limits, worst = model.robot.limits, None            # nothing streamed for this model yet
+        if worst is not None:                                   # (2, n) utilisations
+            worst = np.array(limits.utilisation(worst[0], worst[1]))
+        values, beyond = [], []
+        if limits is not None:
+            for k, joint in enumerate(limits.joints):
+                for q, (quantity, bound) in enumerate((('effort', limits.force_max[k]),
+                                                       ('velocity', limits.velocity_max[k]))):
+                    share = 0.0 if worst is None else 100.0 * worst[q, k]
+                    values.append(KeyValue(key=f'{joint} {quantity} [%]',
+                                           value=f'{share:.1f}' if np.isfinite(bound) else ''))
+                    if share > 100.0:
+                        beyond.append(f'{joint} {quantity} {share:.0f} % of {bound:.6g}')
+        if beyond:
+            level, message = DiagnosticStatus.WARN, 'beyond actuator limits: ' + ', '.join(beyond)
+        else:
+            level, message = DiagnosticStatus.OK, 'every actuator within its limits'
+        return DiagnosticStatus(level=level, name=f'{node}: actuator limits', message=message,
+                                hardware_id=model.name if model is not None else '', values=values)

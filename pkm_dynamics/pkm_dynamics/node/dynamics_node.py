@@ -17,7 +17,8 @@ run-time payload at the end effector / platform (parameters ``payload.*``) rebui
 a new description does. Topics: the
 feedforward publisher (a reference in, the inverse dynamics of each reference out as it
 arrives), joint-state completion (measured actuator positions in, every tree joint out) and
-``/diagnostics`` at 1 Hz (``diagnostics``). Poses in requests are taken in the root link
+``/diagnostics`` at 1 Hz (``diagnostics``); the gravity topics ``~/base_imu`` and
+``~/gravity`` (``gravity_input``) update the gravity at run time. Poses in requests are taken in the root link
 frame only; fields of the other kind's space are refused.
 Module chains work in actuator space, parallel manipulators (PKM) in task space, as the core
 defines. Parameters, topics and message conventions are documented in the pages (doc/).
@@ -64,6 +65,7 @@ from std_msgs.msg import String
 
 from pkm_dynamics.node.messages.conversions import RequestError
 from pkm_dynamics.node.diagnostics import Diagnostics
+from pkm_dynamics.node.gravity_input import GravityInput
 from pkm_dynamics.node.model import Model
 from pkm_dynamics.node.node_parameters import PARAMETERS, ParameterHandling
 from pkm_dynamics.node.payload_service import PayloadEstimation
@@ -73,7 +75,7 @@ from pkm_dynamics.node.runtime.lean_executor import KINDS, LeanExecutor
 from pkm_dynamics.node.streaming.streaming import Streaming, reliable
 
 
-class DynamicsNode(ParameterHandling, Services, PayloadEstimation, Streaming, LifecycleNode):
+class DynamicsNode(ParameterHandling, Services, PayloadEstimation, Streaming, GravityInput, LifecycleNode):
     """Serves the dynamics of the robot given by ``robot_description`` (see module doc)."""
 
     def __init__(self, **kwargs):
@@ -89,6 +91,8 @@ class DynamicsNode(ParameterHandling, Services, PayloadEstimation, Streaming, Li
             self._command_joints = None
         self._options = self._solver_options({})
         self._model = None
+        self._diagnostics = Diagnostics()
+        self._setup_gravity()       # the gravity topics (gravity_input): in every state
         self._model_error = ''
         self._description_note = ''
         self._pending = {}
@@ -132,7 +136,6 @@ class DynamicsNode(ParameterHandling, Services, PayloadEstimation, Streaming, Li
             )]
         # /diagnostics at 1 Hz in every lifecycle state (it reports the state), from the
         # ~/get_model_info group: a model build or a long dynamics call does not hold it up
-        self._diagnostics = Diagnostics()
         self._diagnostics_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         self._diagnostics_timer = self.create_timer(1.0, self._publish_diagnostics,
                                                     callback_group=info_group)
@@ -149,7 +152,7 @@ class DynamicsNode(ParameterHandling, Services, PayloadEstimation, Streaming, Li
             use_global_arguments=False, start_parameter_services=False, enable_rosout=False)
         self._pub = {}
         self._streams = []
-        self._stream_ready = None       # the model the streaming thread is prepared for
+        self._stream_ready = None       # the model build the streaming thread is prepared for
 
     # -- lifecycle ----------------------------------------------------------------------------
     def on_configure(self, state):
@@ -224,7 +227,7 @@ class DynamicsNode(ParameterHandling, Services, PayloadEstimation, Streaming, Li
     def _build(self, text, source):
         """The model of ``text``, or None when it is rejected (logged and reported)."""
         try:
-            return Model(text, self._p('gravity'), self._options, self._payload({}),
+            return Model(text, self._gravity, self._options, self._payload({}),
                          self._command_joints)
         except Exception as exc:  # DescriptionError, or anything a broken text provokes
             message = f'robot description from the {source} rejected: {exc}'

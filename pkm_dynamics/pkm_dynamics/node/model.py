@@ -1,4 +1,5 @@
 """The node's model of one robot: the core robot object and what ``GetModelInfo`` reports."""
+import copy
 import xml.etree.ElementTree as ET
 
 from pkm_dynamics.node.messages.conversions import floats, name_index
@@ -33,7 +34,11 @@ class Model:
     platform body; ``text`` is kept to rebuild the model with another payload or options.
     ``command_joints`` (parameter ``feedforward.joints``; default: the actuated joints) is the
     joint order of the ``commands`` output: every actuated joint once, else ValueError naming
-    the unknown, repeated or missing joints (the robot is not served with that order)."""
+    the unknown, repeated or missing joints (the robot is not served with that order).
+
+    :meth:`with_gravity` makes the same model under another gravity (a light copy); ``build``
+    is the same object for a model and its gravity copies (the streaming thread prepares once
+    per build, :meth:`~pkm_dynamics.node.streaming.streaming.Streaming.prepare_stream`)."""
 
     def __init__(self, text, gravity, options=None, payload=None, command_joints=None):
         desc = parse_description(text, gravity, files=False)    # XML text only, never a path
@@ -63,3 +68,16 @@ class Model:
         self.ff_rates = None
         self.ff_outputs = FeedforwardOutputs(self)
         self.completion_solution = None
+        self.build = object()
+
+    def with_gravity(self, gravity):
+        """This model under ``gravity`` (3,) [m/s^2, root link frame]: a shallow copy whose
+        robot is ``robot.with_gravity(gravity)`` (the core's light copy: no model rebuilt, no
+        kernel compiled); the warm starts, stream rates and output messages carry over (the
+        same robot, only gravity differs), so a gravity update does not start the stream cold.
+        Bad gravity raises the core's StateError naming it."""
+        other = copy.copy(self)
+        other.robot = self.robot.with_gravity(gravity)
+        other.description = other.robot.description
+        other.gravity = floats(other.robot.gravity)
+        return other

@@ -164,7 +164,7 @@ class ParameterHandling:
                 f'building the model of a new robot_description ({len(text)} characters)' + (
                     f'; "{self._model.name}" serves meanwhile' if self._model else ''))
             try:
-                self._pending[text] = Model(text, self._p('gravity'),
+                self._pending[text] = Model(text, self._gravity,
                                             self._solver_options(changes),
                                             self._payload(changes), self._command_joints)
             except Exception as exc:  # the previous model keeps serving
@@ -185,7 +185,7 @@ class ParameterHandling:
             options = self._solver_options(changes)
             if self._model is not None:
                 self._pending['rebuild'] = Model(
-                    self._model.text, self._p('gravity'), options, payload, self._command_joints)
+                    self._model.text, self._gravity, options, payload, self._command_joints)
         except Exception as exc:  # the previous model keeps serving
             self.get_logger().error(f'new {what} rejected: {exc}')
             return SetParametersResult(successful=False, reason=f'{what} rejected: {exc}')

@@ -13,6 +13,7 @@ from pkm_dynamics.node.messages.conversions import (RequestError, check_points, 
                                       floats, matrix_pose, name_index, ordered, spatial_vector,
                                       stamped_pose_matrix, task_message, wrench_messages)
 from pkm_dynamics.core.forward_state import forward_state
+from pkm_dynamics.core.limits import violations_message
 from pkm_dynamics.node.streaming.feedforward_outputs import check_finite, trajectory_points
 
 #: request queue depth of every service (the ROS default, 10, drops a burst's further requests
@@ -128,13 +129,16 @@ class Services:
         out = response.feedforward
         out.header = trajectory.header
         out.joint_names = list(model.actuated)
-        if self._inverse_dynamics_at_once(model, trajectory, wrenches, out):
-            response.failed_point = -1
-            response.message = f'{len(points)} point(s)'
+        response.failed_point = -1
+        response.message = f'{len(points)} point(s)'
+        at_once = self._inverse_dynamics_at_once(model, trajectory, wrenches, out)
+        if at_once is not None:
+            self._report_limits(model, response, *at_once)
             return
         read = model.space.point_reader(model, trajectory)
         robot = model.robot
         previous = None             # each point's state starts from the previous one's
+        U, XD = [], []
         for k, p in enumerate(points):
             def one(p=p, k=k, previous=previous):
                 x, xd, xdd = read(p, k)
@@ -144,24 +148,40 @@ class Services:
                 return state, robot.inverse_dynamics(state, xd, xdd, wrench=w)
             state, u = self._at_point(k, one)
             previous = state
+            U.append(u)
+            XD.append(np.zeros_like(u) if state.actuators_d is None else state.actuators_d)
             out.points.append(JointTrajectoryPoint(
                 positions=floats(state.actuators), velocities=floats(state.actuators_d),
                 accelerations=floats(state.actuators_dd),
                 effort=self._at_point(k, floats, u, 'effort'),
                 time_from_start=p.time_from_start))
-        response.failed_point = -1
-        response.message = f'{len(points)} point(s)'
+        self._report_limits(model, response, np.array(U), np.array(XD))
+
+    @staticmethod
+    def _report_limits(model, response, U, XD):
+        """The actuators beyond their effort / velocity limits (``robot.limits``,
+        core/limits.py) at the efforts ``U`` and actuator velocities ``XD`` (B, n) of an
+        answer: named in its ``limit_*`` fields and appended to its message; the answer still
+        succeeds."""
+        found = model.robot.limits.violations(U, XD)
+        response.limit_joints = [v.joint for v in found]
+        response.limit_quantities = [v.quantity for v in found]
+        response.limit_values = [v.value for v in found]
+        response.limit_bounds = [v.bound for v in found]
+        response.limit_points = [v.point for v in found]
+        if found:
+            response.message = '; '.join(m for m in (response.message, violations_message(found)) if m)
 
     @staticmethod
     def _inverse_dynamics_at_once(model, trajectory, wrenches, out):
         """The whole trajectory in one batched core call where its states need no solving
-        (``model.space.states_at_once``), filling ``out``; False where they do, or where the
-        batch fails anywhere: the caller then goes point by point and names the first point
-        that fails."""
+        (``model.space.states_at_once``), filling ``out``; returns the efforts and actuator
+        velocities (B, n) each; None where they need solving, or where the batch fails
+        anywhere: the caller then goes point by point and names the first point that fails."""
         try:
             states = model.space.states_at_once(model, trajectory)
             if states is None:
-                return False
+                return None
             X, XD, XDD = states
             if len(wrenches) > 1:
                 W = np.array([spatial_vector(w, f'wrenches[{k}]') for k, w in enumerate(wrenches)])
@@ -170,9 +190,9 @@ class Services:
             F = model.robot.inverse_dynamics(X, XD, XDD, wrench=W)
             check_finite(F, 'effort')
         except Exception:
-            return False
+            return None
         out.points = trajectory_points(X, XD, XDD, F, trajectory.points)
-        return True
+        return F, XD
 
     @staticmethod
     def _at_point(k, fn, *args):
@@ -207,6 +227,7 @@ class Services:
             mf.acceleration = floats(result.motor_acceleration)
             mf.torque = floats(result.motor_torque, 'motor.torque')
         response.method = result.method
+        self._report_limits(model, response, result.u, motion[1])
 
     def _inverse_kinematics(self, model, request, response):
         pose = stamped_pose_matrix(request.pose, model.root_link)

@@ -13,7 +13,7 @@ Two routes give ``u, du, ddu`` (and the series-elastic motor feedforward, :mod:`
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -74,6 +74,15 @@ class HoidModel:
     kernel: HoidKernelModel | None = None     # the recursion compiled (paper 002 robots only)
     has_sea: bool = False                     # any series-elastic actuator: results carry the motor feedforward
     gravity: np.ndarray | None = None         # the description's gravity (3,), the kernel's layout
+
+
+def hoid_model_with_gravity(m: HoidModel, desc: RobotDescription, jets: JD.JetModel | None = None) -> HoidModel:
+    """``m`` for ``desc``, the same robot under another gravity (``desc.tree.gravity``): the
+    description, the jet model (``jets``, else ``m.jets`` on ``desc``) and the simple-limb model
+    replaced, the compiled kernel model shared (gravity is an argument of its calls)."""
+    jets = replace(m.jets, desc=desc) if jets is None else jets
+    limbs = None if m.limbs is None else replace(m.limbs, desc=desc)
+    return replace(m, desc=desc, jets=jets, limbs=limbs, gravity=np.array(desc.tree.gravity, dtype=float))
 
 
 def hoid_model(robot_or_desc) -> HoidModel:

@@ -103,6 +103,22 @@ class ChainModel:
             a.setflags(write=False)
         return cls(chain, int(nq), geo, mats, nud0, root, (n,), flat)
 
+    def with_chain(self, chain) -> "ChainModel":
+        """This model for ``chain``, the same chain under another gravity
+        (:meth:`~pkm_dynamics.core.module_chain.ModuleChain.with_gravity`): a copy of the flat
+        buffer with ``nud0`` replaced (Algorithm 1 line 1), the other arrays' values shared; its
+        scratch is its own (each thread allocates it on its first call, as for a new model).  No
+        kernel is compiled: the arrays keep their types and shapes."""
+        flat = self.flat.copy()
+        n = self.n
+        geo = flat[:CL.GEO_SIZE * n].reshape(n, CL.GEO_SIZE)
+        mats = flat[CL.GEO_SIZE * n:-6].reshape(n, 5, 6, 6)
+        nud0 = flat[-6:]
+        nud0[:] = chain.nud_0
+        for a in (geo, mats, nud0, flat):
+            a.setflags(write=False)
+        return ChainModel(chain, self.nq, geo, mats, nud0, self.root, self.shape1, flat)
+
     @property
     def n(self) -> int:
         return self.geo.shape[0]

@@ -26,7 +26,7 @@ By concept: this module (the chain's model and its recognition), :mod:`.module_c
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -105,6 +105,11 @@ class ModuleChain:
         nud_0.setflags(write=False)                  # shared by every call
         object.__setattr__(self, "A_root", A)
         object.__setattr__(self, "nud_0", nud_0)
+
+    def with_gravity(self, gravity) -> "ModuleChain":
+        """This chain under ``gravity`` (3,) (root link frame): the same modules, ``nud_0``
+        recomputed."""
+        return replace(self, gravity=np.asarray(gravity, dtype=float).reshape(3))
 
     @property
     def n(self) -> int:

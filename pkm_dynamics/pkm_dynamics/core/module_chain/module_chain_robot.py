@@ -4,6 +4,7 @@ interface of :mod:`.interface` in actuator space on the compiled kernels
 independent check."""
 from __future__ import annotations
 
+import copy
 from functools import partial
 
 import numpy as np
@@ -17,8 +18,10 @@ from .chain_model import chain_forward_kinematics as compiled_forward_kinematics
 from .chain_model import chain_inverse_dynamics as compiled_inverse_dynamics
 from .chain_model import chain_tree_state as compiled_tree_state
 from ..description.robot_description import as_description
-from ..hoid.higher_order import build_hoid_model
+from ..gravity import check_gravity
+from ..hoid.higher_order import build_hoid_model, hoid_model_with_gravity
 from ..interface import IKSolution, SolverOptions
+from ..limits import ActuatorLimits
 
 from .module_chain import recognise_modules
 
@@ -33,7 +36,8 @@ class ModuleChainRobot:
 
     Attributes: those of :class:`~.interface.Robot` (``actuated_joints`` in chain order,
     ``tree_joints`` the order of :meth:`tree_state`, ``options``, ...), ``modules`` (model
-    data), ``chain``, ``gravity`` (3,), ``compiled`` and ``reactions`` (the flat models of the
+    data), ``chain``, ``gravity`` (3,), ``limits`` (:class:`~pkm_dynamics.core.limits.ActuatorLimits`,
+    chain order), ``compiled`` and ``reactions`` (the flat models of the
     compiled calls, built here, read-only).
 
     Every method takes one state (arrays of shape ``(n,)``) or a batch (leading axis,
@@ -56,6 +60,7 @@ class ModuleChainRobot:
         self.reactions = ReactionsModel.build(desc, self.compiled, self.chain.end_effector)
         self.modules = self.chain.modules
         self.actuated_joints = tuple(i.joint for i in self.chain.info)
+        self.limits = ActuatorLimits.from_description(desc, self.actuated_joints)
         self.tree_joints = tuple(self.tree.joint_names)
         self.end_effector = self.chain.end_effector
         self.gravity = self.chain.gravity.copy()
@@ -71,6 +76,29 @@ class ModuleChainRobot:
     @property
     def n(self) -> int:
         return self.chain.n
+
+    def with_gravity(self, gravity) -> "ModuleChainRobot":
+        """This robot under ``gravity`` (3,) [m/s^2, root link frame] (a base on a slope: see
+        :mod:`~pkm_dynamics.core.gravity`): a light copy that shares every model array but those
+        gravity enters -- the chain's ``nud_0`` (Algorithm 1 line 1) in a copy of the flat chain
+        model, ``a0`` of the reactions, the description's tree and the higher-order model --
+        without rebuilding the model or compiling a kernel; each thread allocates the copy's
+        scratch on its first call.  This robot is unchanged.  Bad gravity (NaN, Inf, not 3
+        values, beyond :data:`~pkm_dynamics.core.gravity.MAX_GRAVITY`) raises
+        :class:`~pkm_dynamics.core.errors.StateError` naming it."""
+        other = copy.copy(self)
+        other._use_gravity(check_gravity(gravity))
+        return other
+
+    def _use_gravity(self, g) -> None:
+        """Replace the gravity-dependent models of a fresh copy (:meth:`with_gravity` only)."""
+        desc = as_description(self.description, g)
+        self.description, self.tree = desc, desc.tree
+        self.chain = self.chain.with_gravity(g)
+        self.compiled = self.compiled.with_chain(self.chain)
+        self.reactions = self.reactions.with_gravity(desc, self.compiled)
+        self.gravity = self.chain.gravity.copy()
+        self.hoid_model = hoid_model_with_gravity(self.hoid_model, desc)
 
     @property
     def options(self) -> SolverOptions:

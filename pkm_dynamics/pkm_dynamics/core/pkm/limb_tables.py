@@ -15,7 +15,7 @@ continues along the task path (the kernels never word an error themselves).
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -158,6 +158,19 @@ class LimbTables:
         toff.setflags(write=False)
         layout = _pack([_limb_scratch(limb, s, max_iter) for limb, s in zip(limbs, sizes)], _DATA_INT)[2]
         return cls(tuple(limbs), fm, im, hm, toff, tuple(sizes), int(max_iter), layout)
+
+    def with_limbs(self, limbs) -> "LimbTables":
+        """These tables for ``limbs``, the same limbs under another gravity (their trees'
+        ``gravity``): a copy of the float pack ``fm`` with each limb's base acceleration
+        ``(0, -g)`` replaced, every other array shared, and the same per-thread scratch (its
+        layout and contents depend on the limbs' geometry only: a thread runs one call at a
+        time, on either tables).  No kernel is compiled."""
+        fm = self.fm.copy()
+        for l, limb in enumerate(limbs):
+            o = int(self.hm[l, LM_BASE_ACCELERATION, 0])
+            fm[o:o + 6] = np.concatenate([np.zeros(3), -limb.tree.gravity])
+        fm.setflags(write=False)
+        return replace(self, limbs=tuple(limbs), fm=fm)
 
     @property
     def n(self) -> int:

@@ -26,15 +26,20 @@ batches).
 """
 from __future__ import annotations
 
+import copy
+from dataclasses import replace
+
 import numpy as np
 
 from ..description.robot_description import as_description
 from ..errors import DescriptionError
-from ..hoid.higher_order import build_hoid_model, higher_order_inverse_dynamics
+from ..gravity import check_gravity
+from ..hoid.higher_order import build_hoid_model, higher_order_inverse_dynamics, hoid_model_with_gravity
 from ..hoid.jet_dynamics import jet_model
 from .limb_tables import (LimbTables, robot_constants)
 from ..limb.limb_model import TWIST_COMPONENTS, build_limbs
 from ..interface import IKSolution, SolverOptions
+from ..limits import ActuatorLimits
 from ..reactions.reactions import reaction_model
 from ..spatial.se3 import Ad, exp_se3, log_se3, pose_inv
 from ..tree.tree_dynamics import forward_kinematics
@@ -109,6 +114,7 @@ class ParallelRobot(PkmKinematics, PkmForwardKinematics, TaskSpaceDynamics):
         self.root_link = desc.tree.root_link
         self.end_effector = desc.platform.link
         self.limbs: tuple = build_limbs(desc, independent)
+        self.limits = ActuatorLimits.from_description(desc)     # per actuator (core/limits.py)
         self.limb_names = tuple(limb.name for limb in self.limbs)
         self._limb_tables = LimbTables.build(self.limbs, self.max_iter)
         self.compiled = True
@@ -155,6 +161,33 @@ class ParallelRobot(PkmKinematics, PkmForwardKinematics, TaskSpaceDynamics):
         self.jet_model = jet_model(desc)                  # the general route of the derivatives, read-only
         # paper 002's model (its recursion compiled, the Taylor route on jet_model), read-only
         self.hoid_model = build_hoid_model(desc, self.jet_model, (self.reference_pose, self.P_p))
+
+    def with_gravity(self, gravity) -> "ParallelRobot":
+        """This robot under ``gravity`` (3,) [m/s^2, root link frame] (a base on a vehicle: see
+        :mod:`~pkm_dynamics.core.gravity`): a light copy that shares every model array but those
+        gravity enters -- each limb tree's base acceleration in a copy of the limb tables' float
+        pack, the robot constants (eq. 38's platform gravity), the description's and the limbs'
+        trees, the jet and higher-order models -- without rebuilding the model or compiling a
+        kernel.  This robot is unchanged.  Bad gravity raises
+        :class:`~pkm_dynamics.core.errors.StateError` naming it."""
+        other = copy.copy(self)
+        other._use_gravity(check_gravity(gravity))
+        return other
+
+    def _use_gravity(self, g) -> None:
+        """Replace the gravity-dependent models of a fresh copy (:meth:`with_gravity` only)."""
+        desc = as_description(self.description, g)
+        self.description, self.tree = desc, desc.tree
+        self.limbs = tuple(replace(limb, tree=limb.tree.with_gravity(g)) for limb in self.limbs)
+        self._limb_tables = self._limb_tables.with_limbs(self.limbs)
+        self._rc = robot_constants(self.reference_pose, self.P_p, self.M_p, g)
+        self.jet_model = replace(self.jet_model, desc=desc)
+        self.hoid_model = hoid_model_with_gravity(self.hoid_model, desc, self.jet_model)
+
+    @property
+    def gravity(self) -> np.ndarray:
+        """Gravity (3,) [m/s^2] in the root link frame."""
+        return self.tree.gravity
 
     # -- names and solver options (read-only: ``options`` is fixed) ----------------------------
     @property

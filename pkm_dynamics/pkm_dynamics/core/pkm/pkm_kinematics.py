@@ -246,9 +246,10 @@ class PkmKinematics:
                 thd, thdd, W = r.thd, r.thdd, r.W
             fields.update(limb_thetad=T.split(thd), qd=self._whole_flat(thd), actuators_d=thd[self._act_flat])
             if A is not None:                    # the limbs' forces of this motion, for the ID of the solution
+                g = self.tree.gravity
                 fields.update(limb_thetadd=T.split(thdd), qdd=self._whole_flat(thdd),
-                              actuators_dd=thdd[self._act_flat], limb_forces=MotionValue(V, A, W),
-                              efforts=None if r.u is None else MotionValue(V, A, r.u))   # eq. 45, J_IK checked
+                              actuators_dd=thdd[self._act_flat], limb_forces=MotionValue(V, A, W, g),
+                              efforts=None if r.u is None else MotionValue(V, A, r.u, g))   # eq. 45, J_IK checked
         return PkmIKSolution(pose, flat[self._act_flat], self._whole_flat(flat), J_IK, cond, its, np.array(res),
                              T.split(flat), **fields)
 

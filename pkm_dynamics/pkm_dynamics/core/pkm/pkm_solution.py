@@ -14,14 +14,18 @@ from ..limb.limb_ik import LimbJacobians
 
 class MotionValue(NamedTuple):
     """A value the inverse kinematics computed for one task motion: ``twist`` ``V_t`` and
-    ``acceleration`` ``Vdot_t`` (delta_p,) it belongs to, ``value`` the numbers."""
+    ``acceleration`` ``Vdot_t`` (delta_p,) it belongs to, under ``gravity`` (3,) (a robot's
+    :meth:`with_gravity` copy does not take another gravity's forces), ``value`` the numbers."""
     twist: np.ndarray
     acceleration: np.ndarray
     value: np.ndarray
+    gravity: np.ndarray
 
-    def of(self, twist, acceleration):
-        """``value`` if it belongs to the motion ``(twist, acceleration)``, else None."""
-        same = _equal(self.twist, twist) and _equal(self.acceleration, acceleration)
+    def of(self, twist, acceleration, gravity):
+        """``value`` if it belongs to the motion ``(twist, acceleration)`` under ``gravity``,
+        else None."""
+        same = (_equal(self.twist, twist) and _equal(self.acceleration, acceleration)
+                and _equal(self.gravity, gravity))
         return self.value if same else None
 
 

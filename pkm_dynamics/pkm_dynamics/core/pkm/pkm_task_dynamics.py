@@ -40,7 +40,7 @@ class TaskSpaceDynamics:
     def _generalized_force(self, sol, V_t, Vdot_t, poses=None):
         """Left side of eq. 39 minus ``W_EE``: ``sum_l K_l^T Q_l + platform``, with ``Q_l`` the
         RNEA of limb l along ``thetadd = K Vdot_t + Kdot V_t`` (eqs. 28-29)."""
-        known = None if sol.limb_forces is None else sol.limb_forces.of(V_t, Vdot_t)
+        known = None if sol.limb_forces is None else sol.limb_forces.of(V_t, Vdot_t, self.tree.gravity)
         if known is not None:                    # the IK of this motion computed them
             return self._platform_wrench(sol, V_t, Vdot_t) + known
         return self._platform_wrench(sol, V_t, Vdot_t) + self._rates(sol, V_t, Vdot_t, poses)[2]
@@ -122,14 +122,15 @@ class TaskSpaceDynamics:
     def _inverse_dynamics_one(self, pose, twist, acceleration, initial=None, wrench=None,
                               _return_solution=False):
         efforts = getattr(pose, "efforts", None) if wrench is None else None
-        known = None if efforts is None else efforts.of(twist, acceleration)    # V, A checked by that IK
+        # V, A checked by that IK
+        known = None if efforts is None else efforts.of(twist, acceleration, self.tree.gravity)
         sol = pose
         if known is None:
             V, A = self._vec(twist, "twist"), self._vec(acceleration, "acceleration")
             if wrench is not None:
                 check_effort(wrench, "wrench")
             sol = self._solution(pose, V, A, initial)
-            known = None if wrench is not None or sol.efforts is None else sol.efforts.of(V, A)
+            known = None if wrench is not None or sol.efforts is None else sol.efforts.of(V, A, self.tree.gravity)
         if known is not None:                    # eq. 45 as the compiled IK of this motion solved it
             u = known.copy()
         else:

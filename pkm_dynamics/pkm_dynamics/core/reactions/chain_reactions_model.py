@@ -11,7 +11,7 @@ named exception.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -90,6 +90,15 @@ class ReactionsModel:
                    module_of_cut=tuple(by_loop[c.name].name for c in desc.cut_joints),
                    actuated=actuated, m=offset, source=(desc, chain_model, end_effector),
                    friction=None if desc.friction is None else desc.friction.table, **arrays)
+
+    def with_gravity(self, desc, chain_model) -> "ReactionsModel":
+        """This model for ``desc`` and ``chain_model``, the same robot under another gravity
+        (``desc.tree.gravity``): ``a0`` replaced, every other array shared, a scratch of its own
+        (no kernel compiled)."""
+        a0 = np.concatenate([np.zeros(3), -np.asarray(desc.tree.gravity, dtype=float)])
+        a0.setflags(write=False)
+        return replace(self, chain_model=chain_model, a0=a0, source=(desc, chain_model, self.source[2]),
+                       _local=threading.local())
 
     def __reduce__(self):
         """Pickled as what it is built from (the per-thread scratch is not copied)."""

@@ -101,18 +101,19 @@ def loop_multipliers(G: np.ndarray, y: np.ndarray) -> np.ndarray:
     return lam
 
 
-def tree_reactions(lc: LoopConstraints, q, qd, qdd, tau, f_ext=None):
+def tree_reactions(lc: LoopConstraints, q, qd, qdd, tau, f_ext=None, gravity=None):
     """Steps 2-3 of the module docstring for one tree motion: ``(W, lambda, W_c)`` with the
     tree-joint wrenches ``W`` (n, 6) (body frames), the multipliers ``lambda`` (m,) and the
     constraint wrench pairs ``W_c`` (c, 2, 6): on body k and on body r, each in its body frame.
 
     ``tau`` (n,): generalized forces of the tree joints (the actuator efforts at the actuated
-    joints); ``f_ext`` (n, 6): external body wrenches (as :func:`.tree_dynamics.rnea`)."""
+    joints); ``f_ext`` (n, 6): external body wrenches (as :func:`.tree_dynamics.rnea`);
+    ``gravity`` (3,): the robot's (default: that of ``lc.tree``)."""
     tree = lc.tree
     n = tree.nq
     F = np.zeros((n, 6)) if f_ext is None else np.array(f_ext, dtype=float).reshape(n, 6)
     _, G, _ = lc.evaluate(q)
-    lam = loop_multipliers(G, rnea(tree, q, qd, qdd, f_ext=F) - tau)
+    lam = loop_multipliers(G, rnea(tree, q, qd, qdd, gravity=gravity, f_ext=F) - tau)
     C = forward_kinematics(tree, q)
     W_c = np.zeros((len(lc.geometry), 2, 6))
     start = 0
@@ -122,7 +123,7 @@ def tree_reactions(lc: LoopConstraints, q, qd, qdd, tau, f_ext=None):
         for side, body in enumerate((geo.body_k, geo.body_r)):
             if body >= 0:
                 F[body] += W_c[c, side]
-    return body_wrenches(tree, q, qd, qdd, f_ext=F), lam, W_c
+    return body_wrenches(tree, q, qd, qdd, gravity=gravity, f_ext=F), lam, W_c
 
 
 class ReactionModel:
@@ -170,7 +171,7 @@ def _one(robot, m: ReactionModel, x, xd, f, wrench, initial):
     F = np.zeros((tree.nq, 6))
     if wrench is not None and m.wrench_body >= 0:
         F[m.wrench_body] = m.wrench_map @ np.asarray(wrench, dtype=float).reshape(6)
-    W, lam, W_c = tree_reactions(m.lc, q, qd, qdd, tau, F)
+    W, lam, W_c = tree_reactions(m.lc, q, qd, qdd, tau, F, gravity=tree.gravity)
     W_cut = np.array([Ad(T).T @ w for T, w in zip(m.frames, W_c[:, 1])]).reshape(-1, 6)
     return W, W_cut, lam, a, (sol if m.parallel else None)
 

@@ -165,9 +165,9 @@ class Streaming:
         allocates it: ~1-1.5 ms more than the next on a parallel robot). Nothing is published
         and the model's warm starts are left as they are."""
         model = self._model
-        if model is None or model is self._stream_ready:
-            return
-        self._stream_ready = model
+        if model is None or model.build is self._stream_ready:
+            return                  # a gravity copy of a prepared model is prepared (model.py)
+        self._stream_ready = model.build
         start = time.perf_counter()
         try:
             rehearse(model.robot, completion='completion' in self._pub)
@@ -212,6 +212,7 @@ class Streaming:
                 second = actuator_states(msg.points[:2], index, len(msg.joint_names))[:, 1]
             jerk, snap = self._motion_rates(model, msg, np.stack([X[0], XD[0], XDD[0]]), second)
             motor = higher_order_inverse_dynamics(model.robot, X[0], XD[0], XDD[0], jerk, snap)
+        self._diagnostics.utilisation(model.robot.limits, F, XD)      # published even beyond
         self._publish(outputs, msg, (X, XD, XDD, F), motor)
 
     def _task_feedforward(self, model, msg):
@@ -241,6 +242,7 @@ class Streaming:
             motor = higher_order_inverse_dynamics(robot, pose, twist, accel, jerk, snap,
                                                   q_guess=motion.tree_q())
         model.ff_solution = warm
+        self._diagnostics.utilisation(robot.limits, states[3], states[1])
         self._publish(outputs, msg, states, motor)
 
     def _motion_rates(self, model, msg, first, second):
