@@ -18,13 +18,15 @@ def actuator_force_limits(robot, overrides: dict | None = None) -> tuple:
     """``(lower, upper)`` (n_act,) each, N or N m, order ``robot.actuated_joints``: the force
     every actuator may exert, ``lower <= u <= upper`` (inf: no limit).
 
-    From the URDF ``effort`` limit ``e`` of each actuated joint (``tree.effort_limit``:
-    ``(-e, e)``), replaced where ``overrides`` names the actuator: ``{name: e}`` (symmetric) or
+    From the robot's limits table (``robot.limits.force_max``, :class:`~pkm_dynamics.core.limits.
+    ActuatorLimits`: the URDF ``effort`` limit ``e`` of each actuated joint, tightened where a
+    hydraulic cylinder bounds it: ``(-e, e)``), replaced where ``overrides`` names the actuator:
+    ``{name: e}`` (symmetric) or
     ``{name: (lower, upper)}``.  Raises :class:`LimitError` for an unknown actuator name, a value
     that is not a number, ``lower > 0``, ``upper < 0`` or ``lower >= upper``."""
     names = tuple(robot.actuated_joints)
-    tree = robot.description.tree
-    effort = np.array([tree.effort_limit[tree.joint_index(j)] for j in names], dtype=float)
+    table = robot.limits
+    effort = np.array([table.force_max[table.joints.index(j)] for j in names], dtype=float)
     lower, upper = -effort, effort.copy()
     for name, value in (overrides or {}).items():
         if name not in names:

@@ -9,10 +9,12 @@ import numpy as np
 
 from ..bounds import check_bound, check_limits
 from ..description.robot_description import as_description
-from ..errors import DescriptionError, StateError
+from ..errors import StateError
+from ..gravity import check_gravity
 from ..hoid.higher_order import build_hoid_model
 from ..interface import IKSolution, SolverOptions
 from ..limb.limb_model import build_limbs
+from ..limits import ActuatorLimits
 from ..pkm.limb_chain import LimbChainRobot
 from ..reactions.reactions import ReactionModel, joint_reactions
 from ..spatial.se3 import Ad_inv
@@ -68,6 +70,14 @@ class LoopChainRobot:
         self.ee_body, off = self.tree.frame(self.end_effector)
         self.ee_offset = off
         self.ee_map = Ad_inv(off).T
+        self.limits = ActuatorLimits.from_description(desc, self.actuated_joints)
+
+    def with_gravity(self, gravity) -> "LoopChainRobot":
+        """This robot under ``gravity`` (3,) [m/s^2, root link frame] (see
+        :mod:`~pkm_dynamics.core.gravity`).  A chain of loops has no compiled model to share: the
+        copy is built again from the same description (numpy route, no kernel compiled).  Bad
+        gravity raises :class:`~pkm_dynamics.core.errors.StateError` naming it."""
+        return LoopChainRobot(self.description, check_gravity(gravity), self._options)
 
     @property
     def n(self) -> int:
@@ -111,9 +121,15 @@ class LoopChainRobot:
         return a
 
     def _without_passive(self, what: str) -> None:
-        """:class:`StateError` naming ``what`` for a robot with passive joints (not served yet)."""
+        """:class:`StateError` naming ``what`` for a robot with passive joints or with joint
+        friction (the jets of these routes carry neither yet)."""
         if self.passive_joints:
             raise StateError(f"{what} of a robot with passive joints ({', '.join(self.passive_joints)}) is not "
+                             "supported yet")
+        if self.description.friction is not None:
+            rubbing = [j for j, src in zip(self.description.friction.joint_names, self.description.friction.sources)
+                       if src]
+            raise StateError(f"{what} of a chain of loops with joint friction ({', '.join(rubbing)}) is not "
                              "supported yet")
 
     def _wrench(self, wrench, batch):
@@ -170,7 +186,8 @@ class LoopChainRobot:
     def forward_dynamics(self, x, xd, u, wrench=None):
         """Actuator accelerations ``xdd`` (n,) from ``H^T M H xdd = u - H^T rnea(theta, thetad,
         Hdot xd)`` (eqs. 36-37); with passive joints ``u`` (n_act,) drives the actuators, the passive
-        joints no effort (their damping and friction are in the bias, as every tree joint's), and ``xdd`` holds every coordinate's acceleration (n,)."""
+        joints no effort (their damping and friction are in the bias, as every tree
+        joint's), and ``xdd`` holds every coordinate's acceleration (n,)."""
         x = self._state("x", x, limits=True)
         xd = self._state("xd", xd, x.shape[:-1])
         u = self._state("u", u, x.shape[:-1], size=self.n_act)
