@@ -25,9 +25,11 @@ multiplying by ``G^T`` leaves ``(S G)^T u = G^T (Y_tree pi - J_L^T W_EE)``:
 
 So ``Y = P G^T Y_tree`` and ``u_0 = -P G^T J_L^T W_EE`` with ``P = 1`` or ``J_IK^-T``: ``u_0`` holds
 what does not depend on ``pi``, the external wrench (zero without one; gravity acts through
-``Y``).  The tree motion ``(q, qd, qdd)`` is the robot's own (``tree_state`` / the inverse
-kinematics of the motion), ``G`` its columns ``qd`` for unit rates ``xd = e_k`` (``qd`` is
-linear in ``xd`` at a fixed ``x``).
+``Y``), and the joints' friction ``P G^T tau_f(qd)`` where the description has some
+(:mod:`..friction`: ``tau_f`` adds to the tree's torques; for a parallel robot ``G^T tau_f`` is
+paper 001's dissipative wrench ``W_t``, eq. 44).  The tree motion ``(q, qd, qdd)`` is the
+robot's own (``tree_state`` / the inverse kinematics of the motion), ``G`` its columns ``qd``
+for unit rates ``xd = e_k`` (``qd`` is linear in ``xd`` at a fixed ``x``).
 
 Further linear parameters (friction coefficients) append their columns to ``Y`` and their
 values to ``pi``; :func:`.base_parameters.base_parameters` (``rows``, ``names``) and
@@ -40,6 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import StateError
+from ..friction.friction_model import friction_torques
 from ..tree.tree_dynamics import frame_jacobian
 from .tree_regressor import tree_regressor
 
@@ -131,4 +134,8 @@ def regressor(robot, x, xd, xdd, wrench=None) -> Regressor:
         link, offset = wrench_frame(robot)
         JtW = np.stack([frame_jacobian(tree, qi, link, offset).T @ wi for qi, wi in zip(q, w)])
         u0 = -_project(P, np.einsum("nij,nj->ni", Gt, JtW)[..., None])[..., 0]
+    friction = robot.description.friction
+    if friction is not None:
+        tau_f = friction_torques(friction.table, qd)[0]
+        u0 = u0 + _project(P, np.einsum("nij,nj->ni", Gt, tau_f)[..., None])[..., 0]
     return Regressor(Y, u0, q, qd, qdd, G)

@@ -15,12 +15,17 @@ from pkm_dynamics.core.identification import (body_parameters, inertia_of_parame
                                               robot_parameters, tree_regressor)
 from pkm_dynamics.core.robot import load_robot
 from pkm_dynamics.core.spatial.se3 import spatial_inertia
-from pkm_dynamics.testing import chain_states
+from pkm_dynamics.testing import chain_states, frictionless
 
 ROBOTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "robots")
 CHAINS = ("heavy_duty_4dof", "linear_4bar_1dof")
 #: parallel robots and the half-width of their random task displacements about the reference
 PARALLEL = {"gough_stewart_6ups": 0.05, "irsbot2": 0.1, "planar_3rrr": 0.1}
+
+
+def _text(name):
+    with open(os.path.join(ROBOTS, f"{name}.urdf"), encoding="utf-8") as f:
+        return f.read()
 
 
 def _robot(name):
@@ -77,8 +82,12 @@ def test_chain_regressor_reproduces_inverse_dynamics(name):
     x, xd, xdd, w = chain_states(robot, rng, batch=20, fractions=(0.05, 0.85))   # lift singular at 0.553 m
     pi = robot_parameters(robot)
     free = regressor(robot, x, xd, xdd)
-    assert _rel(free.Y @ pi, robot.inverse_dynamics(x, xd, xdd)) <= 1e-10
-    assert not free.u0.any()
+    assert _rel(free.Y @ pi + free.u0, robot.inverse_dynamics(x, xd, xdd)) <= 1e-10
+    # u0 without a wrench is the joints' friction (the examples carry the HIAB cylinders' curves):
+    # G^T tau_f, against the friction-free robot's inverse dynamics, which is Y pi alone
+    bare = load_robot(frictionless(_text(name)))
+    assert _rel(free.Y @ pi, bare.inverse_dynamics(x, xd, xdd)) <= 1e-10
+    assert (robot.description.friction is not None) == bool(free.u0.any())
     loaded = regressor(robot, x, xd, xdd, w)
     assert _rel(loaded.Y @ pi + loaded.u0, robot.inverse_dynamics(x, xd, xdd, w)) <= 1e-10
     one = regressor(robot, x[0], xd[0], xdd[0])
