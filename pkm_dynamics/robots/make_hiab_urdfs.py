@@ -5,7 +5,9 @@
 
 (default: the copy in ``hiab_xs031/`` beside this script, with its BSD-3 licence).
 
-writes ``linear_4bar_1dof.urdf`` and ``heavy_duty_4dof.urdf`` next to this script.  Every
+writes ``linear_4bar_1dof.urdf`` and ``heavy_duty_4dof.urdf`` next to this script, each with
+the ``<hydraulics>`` of its cylinders from ``hiab_xs031/hydraulics.json`` (supply, return,
+bulk modulus, cylinder bore / rod / stroke / dead volumes, valve nominal flow and spool data).  Every
 number comes from ``hiab031_model.json`` (``geometry`` and ``bodies.cad_corrected``); the
 recipe is the ``kinematics`` list of that file.  See ``README.md`` in this directory.
 
@@ -26,6 +28,10 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_JSON = os.path.join(HERE, "hiab_xs031", "hiab031_model.json")
+#: the crane's hydraulic drive (cylinders, valves, supply, oil), same authors (BSD-3)
+HYDRAULICS_JSON = os.path.join(HERE, "hiab_xs031", "hydraulics.json")
+#: the data's cylinder names -> the URDF's actuated joints
+CYLINDER_JOINTS = {"lift": "lift", "tilt": "tilt", "extension": "extension"}
 
 
 def _f(v: float) -> str:
@@ -121,7 +127,33 @@ def _loop(prefix, actuator, base, link, cyl, piston, La, Lb, lc, lc0, x0, stroke
     return t, cut
 
 
-def make(data: dict, four_dof: bool) -> str:
+def _hydraulics(hyd: dict, joints) -> str:
+    """The ``<hydraulics>`` element of the cylinders on ``joints`` from ``hydraulics.json``
+    (its cylinders, valves, supply, return, bulk modulus and dead volumes; the friction curves
+    are not part of this element).  The data's x is the joint value (x = 0 fully retracted)."""
+    out = [_comment("hydraulic drive from hydraulics.json (HydraulicManipulatorVDC, Petrovic, BSD-3), SI units"),
+           f'    <hydraulics supply_pressure="{_f(hyd["supply_pressure"])}" '
+           f'return_pressure="{_f(hyd["return_pressure"])}" bulk_modulus="{_f(hyd["oil_bulk_modulus"])}">\n']
+    for name, joint in CYLINDER_JOINTS.items():
+        if joint not in joints:
+            continue
+        c = hyd["cylinders"][name]
+        v = hyd["valves"][c["valve"]]
+        low, high = v["spool_limits"]
+        if low != -high:
+            raise ValueError(f"valve {c['valve']}: spool limits {v['spool_limits']} are not symmetric")
+        out.append(f'      <cylinder joint="{joint}" bore="{_f(c["piston_diameter"])}" rod="{_f(c["rod_diameter"])}" '
+                   f'stroke="{_f(c["stroke"])}" retracted="0.0" dead_volume_a="{_f(c["dead_volume_A"])}" '
+                   f'dead_volume_b="{_f(c["dead_volume_B"])}"/>\n')
+        out.append(f'      <valve joint="{joint}" nominal_flow="{_f(v["nominal_flow"])}" '
+                   f'nominal_pressure_drop="{_f(v["nominal_pressure_drop"])}" spool_limit="{_f(high)}" '
+                   f'spool_natural_frequency="{_f(v["spool_natural_frequency"])}" '
+                   f'spool_damping="{_f(v["spool_damping"])}" spool_slew_rate="{_f(v["spool_slew_rate"])}"/>\n')
+    out.append("    </hydraulics>\n")
+    return "".join(out).replace("  <!--", "    <!--", 1)
+
+
+def make(data: dict, four_dof: bool, hyd: dict | None = None) -> str:
     g = data["geometry"]
     bodies = data["bodies"]["cad_corrected"]
     a1, a2 = g["alpha1"], g["alpha2"]
@@ -177,7 +209,10 @@ def make(data: dict, four_dof: bool) -> str:
     out.append("  <pkm_dynamics>\n")
     for a in acts:
         out.append(f'    <actuator joint="{a}"/>\n')
-    out.append(f'    <end_effector link="{ee}"/>\n  </pkm_dynamics>\n</robot>\n')
+    out.append(f'    <end_effector link="{ee}"/>\n')
+    if hyd is not None:
+        out.append(_hydraulics(hyd, acts))
+    out.append('  </pkm_dynamics>\n</robot>\n')
     return "".join(out)
 
 
@@ -186,9 +221,11 @@ def main(argv=None) -> None:
     path = argv[0] if argv else DEFAULT_JSON
     with open(path, encoding="utf-8") as f:
         data = json.load(f)
+    with open(HYDRAULICS_JSON, encoding="utf-8") as f:
+        hyd = json.load(f)
     for fname, four in (("linear_4bar_1dof.urdf", False), ("heavy_duty_4dof.urdf", True)):
         with open(os.path.join(HERE, fname), "w", encoding="utf-8") as f:
-            f.write(make(data, four))
+            f.write(make(data, four, hyd))
         print("wrote", os.path.join(HERE, fname))
 
 

@@ -22,6 +22,10 @@ Format (documented with a complete example in doc/description_format.rst)::
           <series_elastic stiffness="2.0e6" motor_inertia="0.5"/>   <!-- optional -->
         </actuator>
         <end_effector link="tcp"/>
+        <hydraulics supply_pressure="190e5" return_pressure="10e5" bulk_modulus="800e6">
+          <cylinder joint="lift_cylinder" bore="0.08" rod="0.045" stroke="0.59"/>
+          <valve joint="lift_cylinder" nominal_flow="1.6667e-3" nominal_pressure_drop="70e5"/>
+        </hydraulics>                                   <!-- optional: :mod:`.hydraulic_description` -->
         <platform link="platform">                      <!-- parallel manipulators only -->
           <origin xyz="0 0 0" rpy="0 0 0"/>
           <task_space coordinates="vx vz"/>
@@ -43,6 +47,7 @@ import numpy as np
 from ..errors import DescriptionError
 from ..spatial.se3 import pose, pose_inv, rpy_matrix
 from ..tree.tree_model import TreeModel, build_tree, read_description
+from .hydraulic_description import HydraulicsSpec, parse_hydraulics
 from .validation import MAX_COORDINATE, MAX_MASS, MAX_STIFFNESS, check_numbers, check_positive, unit_axis
 from ..tree.tree_dynamics import forward_kinematics
 
@@ -98,6 +103,7 @@ class RobotDescription:
     end_effector: str | None
     platform: PlatformSpec | None
     xml: str
+    hydraulics: HydraulicsSpec | None = None    # <hydraulics> (:mod:`.hydraulic_description`)
 
     @property
     def actuated_joints(self) -> tuple:
@@ -241,7 +247,7 @@ def parse_description(description: str, gravity=None, files: bool = True) -> Rob
     blocks = root.findall("pkm_dynamics")
     if len(blocks) > 1:
         raise DescriptionError("the description has more than one <pkm_dynamics> element")
-    actuators, end_effector, platform = [], None, None
+    actuators, end_effector, platform, hydraulics = [], None, None, []
     if blocks:
         block = blocks[0]
         for el in block:
@@ -277,13 +283,18 @@ def parse_description(description: str, gravity=None, files: bool = True) -> Rob
                     raise DescriptionError(f"platform '{link}': task_space coordinates {coords} must be "
                                            f"distinct names from {' '.join(TASK_COORDINATES)}")
                 platform = PlatformSpec(link, _origin(el.find("origin"), f"platform '{link}' <origin>"), coords)
+            elif el.tag == "hydraulics":
+                hydraulics.append(el)
             else:
                 raise DescriptionError(f"unknown element <{el.tag}> in <pkm_dynamics>")
     if not actuators:
         raise DescriptionError(f"robot '{tree.name}' declares no actuated joint "
                                "(<pkm_dynamics><actuator joint=\"...\"/></pkm_dynamics>)")
+    if len(hydraulics) > 1:
+        raise DescriptionError("<pkm_dynamics> has more than one <hydraulics> element")
+    hyd = parse_hydraulics(hydraulics[0], tree, tuple(a.joint for a in actuators)) if hydraulics else None
     return RobotDescription(tree.name, tree, tuple(cuts), tuple(actuators), end_effector, platform,
-                            ET.tostring(root, encoding="unicode"))
+                            ET.tostring(root, encoding="unicode"), hyd)
 
 
 def as_description(description, gravity=None) -> RobotDescription:

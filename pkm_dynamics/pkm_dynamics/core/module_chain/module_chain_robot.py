@@ -15,6 +15,8 @@ from .chain_model import chain_tree_state as compiled_tree_state
 from ..description.robot_description import as_description
 from ..hoid.higher_order import build_hoid_model
 from ..interface import IKSolution, SolverOptions
+from ..hydraulics.hydraulic_feedforward import robot_hydraulics
+from ..hydraulics.valve_cylinder import HydraulicModel
 
 from .module_chain import recognise_modules
 
@@ -60,6 +62,7 @@ class ModuleChainRobot:
         self.limb_names = (self.name,)          # the whole chain is one serial limb
         self.seed_joints = self.actuated_joints
         self.hoid_model = build_hoid_model(desc)   # paper 002 (its Taylor route here), read-only
+        self.hydraulic_model = HydraulicModel.build(desc.hydraulics, self.actuated_joints)   # read-only
 
     @property
     def n(self) -> int:
@@ -170,6 +173,13 @@ class ModuleChainRobot:
         """``u, du, ddu`` (+ SEA motor feedforward), paper 002: see :mod:`.higher_order`."""
         from ..hoid.higher_order import higher_order_inverse_dynamics
         return higher_order_inverse_dynamics(self, x, xd, xdd, xddd, xdddd, **kw)
+
+    def hydraulics(self, x, xd, xdd, xddd=None, check: bool = True):
+        """Chamber pressures, flows, spool commands and hydraulic power of the cylinders (the
+        actuated prismatic joints of ``<hydraulics>``) for the actuator motion ``(x, xd, xdd)``
+        and, where given, its third derivative ``xddd`` (the compressibility term): see
+        :mod:`.hydraulic_feedforward` and :mod:`.valve_cylinder`."""
+        return robot_hydraulics(self, x, xd, xdd, xddd, check)
 
 
 from .chain_ik import chain_inverse_kinematics, mid_stroke  # noqa: E402 (chain_ik uses this module's neighbours)

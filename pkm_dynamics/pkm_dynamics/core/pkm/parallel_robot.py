@@ -35,6 +35,8 @@ from ..hoid.jet_dynamics import jet_model
 from .limb_tables import (LimbTables, robot_constants)
 from ..limb.limb_model import TWIST_COMPONENTS, build_limbs
 from ..interface import IKSolution, SolverOptions
+from ..hydraulics.hydraulic_feedforward import robot_hydraulics
+from ..hydraulics.valve_cylinder import HydraulicModel
 from ..reactions.reactions import reaction_model
 from ..spatial.se3 import Ad, exp_se3, log_se3, pose_inv
 from ..tree.tree_dynamics import forward_kinematics
@@ -150,6 +152,7 @@ class ParallelRobot(PkmKinematics, PkmForwardKinematics, TaskSpaceDynamics):
         self.jet_model = jet_model(desc)                  # the general route of the derivatives, read-only
         # paper 002's model (its recursion compiled, the Taylor route on jet_model), read-only
         self.hoid_model = build_hoid_model(desc, self.jet_model, (self.reference_pose, self.P_p))
+        self.hydraulic_model = HydraulicModel.build(desc.hydraulics, desc.actuated_joints)   # read-only
 
     # -- names and solver options (read-only: ``options`` is fixed) ----------------------------
     @property
@@ -241,6 +244,11 @@ class ParallelRobot(PkmKinematics, PkmForwardKinematics, TaskSpaceDynamics):
         twist ``xd`` and its 1st..3rd derivatives: see :mod:`.higher_order` (one kernel call,
         :mod:`.hoid_robot_kernels`, with the checks of :meth:`admissible_task_state`)."""
         return higher_order_inverse_dynamics(self, x, xd, xdd, xddd, xdddd, **kw)
+
+    def hydraulics(self, x, xd, xdd, xddd=None, check: bool = True):
+        """Chamber pressures, flows, spool commands and hydraulic power of the cylinders for the
+        task motion (pose, ``V_t`` and its derivatives): see :mod:`.hydraulic_feedforward`."""
+        return robot_hydraulics(self, x, xd, xdd, xddd, check)
 
     def joint_motion(self, x, xd=None, xdd=None, initial=None) -> IKSolution:
         """The whole robot at the task state ``(x = pose, xd = V_t, xdd = Vdot_t)``: its inverse
