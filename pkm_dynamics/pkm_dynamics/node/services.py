@@ -13,6 +13,8 @@ from pkm_dynamics.node.messages.conversions import (RequestError, check_points, 
                                       floats, matrix_pose, name_index, ordered, spatial_vector,
                                       stamped_pose_matrix, task_message, wrench_messages)
 from pkm_dynamics.core.forward_state import forward_state
+from pkm_dynamics.core.hydraulics.valve_cylinder import hydraulic_state
+from pkm_dynamics.node.messages.hydraulic_messages import hydraulic_message, hydraulic_note, point_arrays
 from pkm_dynamics.node.streaming.feedforward_outputs import check_finite, trajectory_points
 
 #: request queue depth of every service (the ROS default, 10, drops a burst's further requests
@@ -131,6 +133,7 @@ class Services:
         if self._inverse_dynamics_at_once(model, trajectory, wrenches, out):
             response.failed_point = -1
             response.message = f'{len(points)} point(s)'
+            self._hydraulic_points(model, response)
             return
         read = model.space.point_reader(model, trajectory)
         robot = model.robot
@@ -151,6 +154,20 @@ class Services:
                 time_from_start=p.time_from_start))
         response.failed_point = -1
         response.message = f'{len(points)} point(s)'
+        self._hydraulic_points(model, response)
+
+    @staticmethod
+    def _hydraulic_points(model, response):
+        """The cylinders' pressures, flows, spool and power at every point of the answered
+        feedforward (steady state: no jerk in the request), and the valves' limits passed named
+        in the message (robots without hydraulics: nothing)."""
+        m = model.robot.hydraulic_model
+        if not m.n:
+            return
+        X, XD, F = point_arrays(response.feedforward.points)
+        h = hydraulic_state(m, X, XD, F, None, check=False)
+        response.hydraulics = [hydraulic_message(h, k) for k in range(len(X))]
+        response.message += hydraulic_note(h.violations)
 
     @staticmethod
     def _inverse_dynamics_at_once(model, trajectory, wrenches, out):
@@ -207,6 +224,11 @@ class Services:
             mf.acceleration = floats(result.motor_acceleration)
             mf.torque = floats(result.motor_torque, 'motor.torque')
         response.method = result.method
+        m = model.robot.hydraulic_model
+        if m.n:
+            h = hydraulic_state(m, motion[0], motion[1], result.u, result.du, check=False)
+            response.hydraulics = hydraulic_message(h)
+            response.message = 'ok' + hydraulic_note(h.violations)
 
     def _inverse_kinematics(self, model, request, response):
         pose = stamped_pose_matrix(request.pose, model.root_link)
