@@ -391,8 +391,9 @@ def queued(subscription, first):
 def rehearse(robot, completion, hydraulics=False):
     """The core calls of the feedforward stream (and of the joint-state completion when
     ``completion``, of the pressure / valve outputs when ``hydraulics``), made once at the
-    robot's reference state: the actuators where inverse kinematics starts (``robot.seed_reference``; a module chain mid-stroke, a parallel robot its
-    reference configuration), at rest. Results are dropped."""
+    robot's reference state: the actuators where inverse kinematics starts
+    (``robot.seed_reference``; a module chain mid-stroke, a parallel robot its reference
+    configuration), at rest. Results are dropped."""
     start = dict(zip(robot.seed_joints, robot.seed_reference))
     x = np.array([start[joint] for joint in robot.actuated_joints])
     rest = np.zeros_like(x)
