@@ -51,9 +51,10 @@ direction ``sigma = sign(xd + e)``; with ``w = 1 / (K s)^2`` and ``v = xd + e``:
                  p_A = p_T + w Q_A^2,  p_B = p_S - w Q_B^2
     s = sigma / (K sqrt(w))                                                          (H5)
 
-With (H4), ``w Q_A^2 = num A_A^2 / (A_A^3 + A_B^3)`` does not depend on ``v``: the pressures
-are affine in ``F`` in each direction, with the slopes ``c_A = A_A^2 / (A_A^3 + A_B^3)``,
-``-c_B = -A_B^2 / (A_A^3 + A_B^3)`` of both, and the spool is proportional to ``v``.  At rest
+With (H4), ``w Q_A^2 = c_A num``, ``w Q_B^2 = c_B num`` (``num`` the numerator of ``w``,
+``c_A = A_A^2 / (A_A^3 + A_B^3)``, ``c_B = A_B^2 / (A_A^3 + A_B^3)``) do not depend on ``v``:
+the pressures are affine in ``F`` in each direction, with the slopes ``c_A`` and ``-c_B``, and
+the spool ``s = v sqrt(A_A^3 + A_B^3) / (K sqrt(num))`` is proportional to ``v``.  At rest
 (``v = 0``) the spool is closed and the pressures are those that hold ``F`` halfway between
 the two directions' levels: ``p_A = c_A F + (1 + a^2)(p_S + p_T) / (2 (1 + a^3))``,
 ``a = A_A / A_B``, ``p_B`` by (H1).  At a reversal of ``v`` the pressure level of the steady
@@ -74,7 +75,7 @@ while retracting; the relief valve and the cylinder's rating are outside this mo
 Each is a :class:`HydraulicLimit` (cylinder, quantity, value, limit,
 sample); :func:`hydraulic_state` raises :class:`HydraulicLimitError` naming the first unless
 ``check=False``, which returns them in ``HydraulicState.violations`` (for ``w <= 0``: the
-spool at ``sigma s_max`` and the pressures the force needs statically).
+spool at ``sigma s_max`` and the pressures of (H5) continued, which keep the force balance).
 
 **Reverse map**: measured ``p_A, p_B`` give the force by (H1), :func:`cylinder_force`.
 """
@@ -117,7 +118,8 @@ class HydraulicModel:
     ``joints`` the cylinders' joints (order of the robot's ``actuated_joints``), ``index`` their
     positions in the actuator vector ``u``; areas ``area_a``, ``area_b`` [m^2]; ``retracted``,
     ``stroke`` [m]; ``dead_a``, ``dead_b`` [m^3]; ``K`` [m^3/s/sqrt(Pa)]; ``spool_limit``;
-    ``p_s``, ``p_t``, ``beta`` [Pa]; ``c_a``, ``c_b`` the pressures' slopes in ``F`` (H5) [1/m^2]."""
+    ``p_s``, ``p_t``, ``beta`` [Pa]; ``c_a``, ``c_b`` the pressures' slopes in ``F`` (H5) [1/m^2];
+    ``root_d`` = sqrt(A_A^3 + A_B^3); ``p_rest`` the holding level of ``p_A`` at ``F = 0`` [Pa]."""
 
     joints: tuple
     index: np.ndarray
@@ -134,6 +136,8 @@ class HydraulicModel:
     beta: float
     c_a: np.ndarray
     c_b: np.ndarray
+    root_d: np.ndarray
+    p_rest: np.ndarray
 
     @property
     def n(self) -> int:
@@ -157,9 +161,11 @@ class HydraulicModel:
             arr(v.flow_coefficient for v in val), arr(v.spool_limit for v in val),
             *((hydraulics.supply_pressure, hydraulics.return_pressure, hydraulics.bulk_modulus)
               if hydraulics is not None else (np.nan, np.nan, np.nan)),
-            A_a**2 / den if len(cyl) else A_a, A_b**2 / den if len(cyl) else A_b)
+            A_a**2 / den if len(cyl) else A_a, A_b**2 / den if len(cyl) else A_b, np.sqrt(den),
+            np.zeros(0) if not len(cyl) else
+            (1 + (A_a / A_b)**2) * (hydraulics.supply_pressure + hydraulics.return_pressure) / (2 * (1 + (A_a / A_b)**3)))
         for a in (out.index, out.area_a, out.area_b, out.retracted, out.stroke, out.dead_a, out.dead_b,
-                  out.K, out.spool_limit, out.c_a, out.c_b):
+                  out.K, out.spool_limit, out.c_a, out.c_b, out.root_d, out.p_rest):
             a.flags.writeable = False
         return out
 
@@ -219,24 +225,13 @@ def hydraulic_state(m: HydraulicModel, x, xd, force, force_rate=None, check: boo
     v = xd + Fd / (m.beta * (A_a**2 / V_a + A_b**2 / V_b))         # xd + e, (H4)
     Q_a, Q_b = A_a * v, A_b * v
     sigma = np.sign(v)
-    den = A_a * Q_a**2 + A_b * Q_b**2
-    num = np.where(sigma >= 0, A_a * p_s - A_b * p_t - F, F - A_a * p_t + A_b * p_s)
-    moving = sigma != 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        w = np.where(moving, num / np.where(moving, den, 1.0), np.inf)
-        reach = w > 0
-        ok = moving & reach
-        w_ok = np.where(ok, w, 1.0)
-        # (H5); at rest the holding pressures; beyond the valve's force the static pressures
-        pa = np.where(sigma > 0, p_s - w_ok * Q_a**2, p_t + w_ok * Q_a**2)
-        pb = np.where(sigma > 0, p_t + w_ok * Q_b**2, p_s - w_ok * Q_b**2)
-        a = A_a / A_b
-        pa_rest = m.c_a * F + (1 + a * a) * (p_s + p_t) / (2 * (1 + a**3))
-        pa_static = np.where(sigma > 0, (F + A_b * p_t) / A_a, p_t + 0 * F)
-        pa = np.where(ok, pa, np.where(moving, pa_static, pa_rest))
-        pb_static = np.where(sigma > 0, p_t + 0 * F, (A_a * p_t - F) / A_b)
-        pb = np.where(ok, pb, np.where(moving, pb_static, (A_a * pa_rest - F) / A_b))
-        spool = np.where(ok, sigma / (m.K * np.sqrt(w_ok)), sigma * m.spool_limit)
+    # (H5) in closed form: w Q_A^2 = c_A num, w Q_B^2 = c_B num, s = v sqrt(A_A^3 + A_B^3) / (K sqrt(num))
+    num = np.where(v >= 0, A_a * p_s - A_b * p_t - F, F - A_a * p_t + A_b * p_s)
+    extending, moving, reach = v > 0, v != 0, num > 0
+    pa = np.where(extending, p_s - m.c_a * num, p_t + m.c_a * num)
+    pa = np.where(moving, pa, m.c_a * F + m.p_rest)                  # at rest: the holding level
+    pb = np.where(moving, np.where(extending, p_t + m.c_b * num, p_s - m.c_b * num), (A_a * pa - F) / A_b)
+    spool = np.where(reach, v * m.root_d / (m.K * np.sqrt(np.where(reach, num, 1.0))), sigma * m.spool_limit)
     flow_a, flow_b = Q_a, Q_b
     power = np.where(sigma > 0, p_s * flow_a - p_t * flow_b, p_t * flow_a - p_s * flow_b)
     out = HydraulicState(m.joints, F, Fd, pa, pb, flow_a, flow_b, spool, power, V_a, V_b)
@@ -250,12 +245,15 @@ def hydraulic_limits(m: HydraulicModel, h: HydraulicState, beyond, sigma) -> lis
     """The :class:`HydraulicLimit` of every cylinder and sample of ``h`` (``beyond``: where the
     force needs a pressure above the supply, ``w <= 0`` of (H5); ``sigma`` the spool
     direction): per cylinder, quantity and point, in sample order."""
+    low_a, low_b, spool = h.pressure_a < m.p_t, h.pressure_b < m.p_t, ~beyond & (np.abs(h.spool) > m.spool_limit)
+    if not (beyond | low_a | low_b | spool).any():
+        return []
     checks = (
         ("pressure_a", beyond & (sigma > 0), h.pressure_a, m.p_s),
         ("pressure_b", beyond & (sigma < 0), h.pressure_b, m.p_s),
-        ("pressure_a", h.pressure_a < m.p_t, h.pressure_a, m.p_t),
-        ("pressure_b", h.pressure_b < m.p_t, h.pressure_b, m.p_t),
-        ("spool", ~beyond & (np.abs(h.spool) > m.spool_limit), h.spool, None),
+        ("pressure_a", low_a, h.pressure_a, m.p_t),
+        ("pressure_b", low_b, h.pressure_b, m.p_t),
+        ("spool", spool, h.spool, None),
     )
     found = []
     for quantity, mask, value, limit in checks:
