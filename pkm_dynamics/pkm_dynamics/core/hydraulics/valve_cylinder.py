@@ -162,12 +162,17 @@ class HydraulicModel:
             *((hydraulics.supply_pressure, hydraulics.return_pressure, hydraulics.bulk_modulus)
               if hydraulics is not None else (np.nan, np.nan, np.nan)),
             A_a**2 / den if len(cyl) else A_a, A_b**2 / den if len(cyl) else A_b, np.sqrt(den),
-            np.zeros(0) if not len(cyl) else
-            (1 + (A_a / A_b)**2) * (hydraulics.supply_pressure + hydraulics.return_pressure) / (2 * (1 + (A_a / A_b)**3)))
+            np.zeros(0) if not len(cyl) else _holding_level(A_a / A_b, hydraulics))
         for a in (out.index, out.area_a, out.area_b, out.retracted, out.stroke, out.dead_a, out.dead_b,
                   out.K, out.spool_limit, out.c_a, out.c_b, out.root_d, out.p_rest):
             a.flags.writeable = False
         return out
+
+
+def _holding_level(a, hydraulics):
+    """``p_A`` at rest for ``F = 0``, halfway between the two directions' levels of (H5):
+    ``(1 + a^2)(p_S + p_T) / (2 (1 + a^3))``, ``a = A_A / A_B``."""
+    return (1 + a * a) * (hydraulics.supply_pressure + hydraulics.return_pressure) / (2 * (1 + a**3))
 
 
 @dataclass
