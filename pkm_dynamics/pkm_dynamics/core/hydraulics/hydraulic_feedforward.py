@@ -11,19 +11,25 @@ from __future__ import annotations
 
 import numpy as np
 
+from .hydraulic_trajectory import pressure_trajectory
 from .valve_cylinder import HydraulicState, hydraulic_state
 
 
-def robot_hydraulics(robot, x, xd, xdd, xddd=None, check: bool = True) -> HydraulicState:
+def robot_hydraulics(robot, x, xd, xdd, xddd=None, check: bool = True, times=None) -> HydraulicState:
     """:class:`~.valve_cylinder.HydraulicState` of the robot's cylinders (order
     ``robot.hydraulic_model.joints``; none: empty arrays) for the motion ``(x, xd, xdd)`` and,
     where given, its third derivative ``xddd`` (shapes of the robot's state space, batched with a
     leading axis).  ``check``: raise
     :class:`~.valve_cylinder.HydraulicLimitError` naming the cylinder, quantity and limit of a
-    motion the valves cannot deliver (else they are listed in ``violations``)."""
+    motion the valves cannot deliver (else they are listed in ``violations``).  ``times`` (B,)
+    of a batch (a sampled trajectory): the chamber pressures carried along it as a state
+    (:func:`~.hydraulic_trajectory.pressure_trajectory`, what the valves do at a reversal of the
+    motion) instead of each sample's steady-state level."""
     m = robot.hydraulic_model
     u, du = force_rate(robot, x, xd, xdd, xddd)
     motion = robot.joint_motion(x, xd)
+    if times is not None:
+        return pressure_trajectory(m, times, motion.actuators, motion.actuators_d, u, du, check=check)
     return hydraulic_state(m, motion.actuators, motion.actuators_d, u, du, check)
 
 

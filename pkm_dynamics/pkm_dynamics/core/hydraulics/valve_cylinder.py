@@ -77,6 +77,17 @@ sample); :func:`hydraulic_state` raises :class:`HydraulicLimitError` naming the 
 ``check=False``, which returns them in ``HydraulicState.violations`` (for ``w <= 0``: the
 spool at ``sigma s_max`` and the pressures of (H5) continued, which keep the force balance).
 
+**Pressures as they are** (H6): where the chamber pressure ``p_A`` is known (measured, or
+carried along a trajectory as a state, :mod:`.hydraulic_trajectory`), ``p_B`` follows from (H1)
+and (H2), (H3) with ``A_A dp_A/dt - A_B dp_B/dt = dF/dt`` are linear in ``(s, dp_A/dt)``::
+
+    s = (A_A^2 / V_A + A_B^2 / V_B) v / (K (A_A g_A / V_A + A_B g_B / V_B)),
+    dp_A/dt = beta / V_A (K s g_A - A_A xd)                                          (H6)
+
+with ``g_A``, ``g_B`` the square roots of the edges' pressure drops of (H3) in the direction of
+``v``.  At the level of (H5) (``g_A / g_B = A_A / A_B``) this is (H5) with (H4); off it, the
+level moves back to it (at a rate growing with ``|v|``).
+
 **Reverse map**: measured ``p_A, p_B`` give the force by (H1), :func:`cylinder_force`.
 """
 from __future__ import annotations
@@ -181,7 +192,8 @@ class HydraulicState:
 
     ``force`` F [N]; ``force_rate`` dF/dt [N/s]; ``pressure_a``, ``pressure_b`` [Pa]; ``flow_a``
     (into A), ``flow_b`` (out of B) [m^3/s]; ``spool`` s [-]; ``hydraulic_power`` drawn from the
-    supply [W]; ``volume_a``, ``volume_b`` the chamber volumes [m^3]; ``violations``: the
+    supply [W]; ``volume_a``, ``volume_b`` the chamber volumes [m^3]; ``pressure_rate_a``,
+    ``pressure_rate_b`` the pressure rates of (H2) at these flows [Pa/s]; ``violations``: the
     :class:`HydraulicLimit` of every quantity beyond what the valve delivers (empty when none)."""
 
     joints: tuple
@@ -195,6 +207,8 @@ class HydraulicState:
     hydraulic_power: np.ndarray
     volume_a: np.ndarray
     volume_b: np.ndarray
+    pressure_rate_a: np.ndarray
+    pressure_rate_b: np.ndarray
     violations: list = field(default_factory=list)
 
 
@@ -216,30 +230,49 @@ def cylinder_force(m: HydraulicModel, pressure_a, pressure_b) -> np.ndarray:
     return m.area_a * pa - m.area_b * pb
 
 
-def hydraulic_state(m: HydraulicModel, x, xd, force, force_rate=None, check: bool = True) -> HydraulicState:
+def hydraulic_state(m: HydraulicModel, x, xd, force, force_rate=None, check: bool = True,
+                    pressure_a=None) -> HydraulicState:
     """Pressures, flows, spool and power of the cylinders (H1)-(H5) for the actuator motion
     ``x``, ``xd`` and forces ``force`` (..., n_act) (every actuator; the cylinders are picked by
     ``m.index``) and ``force_rate`` dF/dt (..., n_act) (None: 0, no compressibility term).
-    ``check``: raise :class:`HydraulicLimitError` naming the first limit passed (else they are
-    listed in ``violations``)."""
+    ``pressure_a`` (..., nc): the chamber A pressures as they are (measured, or carried along a
+    trajectory by :func:`~.hydraulic_trajectory.pressure_trajectory`) instead of the level of
+    (H5): the spool then meets (H1)-(H3) at those pressures, (H6), and ``pressure_rate_a`` is
+    the rate the level moves at.  ``check``: raise :class:`HydraulicLimitError` naming the
+    first limit passed (else they are listed in ``violations``)."""
     idx = m.index
     x, xd, F = (np.asarray(a, dtype=float)[..., idx] for a in (x, xd, force))
     Fd = np.zeros_like(F) if force_rate is None else np.asarray(force_rate, dtype=float)[..., idx]
     A_a, A_b, p_s, p_t = m.area_a, m.area_b, m.p_s, m.p_t
     V_a, V_b = chamber_volumes(m, x)
-    v = xd + Fd / (m.beta * (A_a**2 / V_a + A_b**2 / V_b))         # xd + e, (H4)
-    Q_a, Q_b = A_a * v, A_b * v
+    stiffness = A_a**2 / V_a + A_b**2 / V_b                         # k_h / beta
+    v = xd + Fd / (m.beta * stiffness)                               # xd + e, (H4)
     sigma = np.sign(v)
-    # (H5) in closed form: w Q_A^2 = c_A num, w Q_B^2 = c_B num, s = v sqrt(A_A^3 + A_B^3) / (K sqrt(num))
-    num = np.where(v >= 0, A_a * p_s - A_b * p_t - F, F - A_a * p_t + A_b * p_s)
-    extending, moving, reach = v > 0, v != 0, num > 0
-    pa = np.where(extending, p_s - m.c_a * num, p_t + m.c_a * num)
-    pa = np.where(moving, pa, m.c_a * F + m.p_rest)                  # at rest: the holding level
-    pb = np.where(moving, np.where(extending, p_t + m.c_b * num, p_s - m.c_b * num), (A_a * pa - F) / A_b)
-    spool = np.where(reach, v * m.root_d / (m.K * np.sqrt(np.where(reach, num, 1.0))), sigma * m.spool_limit)
-    flow_a, flow_b = Q_a, Q_b
+    extending, moving = v > 0, v != 0
+    if pressure_a is None:
+        # (H5) in closed form: w Q_A^2 = c_A num, w Q_B^2 = c_B num, s = v sqrt(A_A^3 + A_B^3) / (K sqrt(num))
+        num = np.where(v >= 0, A_a * p_s - A_b * p_t - F, F - A_a * p_t + A_b * p_s)
+        reach = num > 0
+        pa = np.where(extending, p_s - m.c_a * num, p_t + m.c_a * num)
+        pa = np.where(moving, pa, m.c_a * F + m.p_rest)                  # at rest: the holding level
+        pb = np.where(moving, np.where(extending, p_t + m.c_b * num, p_s - m.c_b * num), (A_a * pa - F) / A_b)
+        spool = np.where(reach, v * m.root_d / (m.K * np.sqrt(np.where(reach, num, 1.0))), sigma * m.spool_limit)
+        flow_a, flow_b = A_a * v, A_b * v
+    else:
+        # (H6): the pressures as given, p_B by (H1); the edges' pressure drops then fix the spool
+        pa = np.broadcast_to(np.asarray(pressure_a, dtype=float), F.shape)
+        pb = (A_a * pa - F) / A_b
+        drop_a = np.where(extending, p_s - pa, pa - p_t)
+        drop_b = np.where(extending, pb - p_t, p_s - pb)
+        reach = np.where(extending, drop_a > 0, drop_b > 0)             # the meter-in edge passes
+        g_a, g_b = np.sqrt(np.maximum(drop_a, 0.0)), np.sqrt(np.maximum(drop_b, 0.0))
+        den = A_a * g_a / V_a + A_b * g_b / V_b
+        spool = np.where(reach & (den > 0), stiffness * v / (m.K * np.where(den > 0, den, 1.0)),
+                         sigma * m.spool_limit)
+        flow_a, flow_b = m.K * spool * g_a, m.K * spool * g_b
     power = np.where(sigma > 0, p_s * flow_a - p_t * flow_b, p_t * flow_a - p_s * flow_b)
-    out = HydraulicState(m.joints, F, Fd, pa, pb, flow_a, flow_b, spool, power, V_a, V_b)
+    out = HydraulicState(m.joints, F, Fd, pa, pb, flow_a, flow_b, spool, power, V_a, V_b,
+                         m.beta / V_a * (flow_a - A_a * xd), m.beta / V_b * (A_b * xd - flow_b))
     out.violations = hydraulic_limits(m, out, moving & ~reach, sigma)
     if check and out.violations:
         raise HydraulicLimitError("the valve cannot deliver the motion: " + "; ".join(map(str, out.violations)))

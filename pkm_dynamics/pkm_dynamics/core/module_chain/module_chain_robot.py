@@ -174,12 +174,12 @@ class ModuleChainRobot:
         from ..hoid.higher_order import higher_order_inverse_dynamics
         return higher_order_inverse_dynamics(self, x, xd, xdd, xddd, xdddd, **kw)
 
-    def hydraulics(self, x, xd, xdd, xddd=None, check: bool = True):
+    def hydraulics(self, x, xd, xdd, xddd=None, check: bool = True, times=None):
         """Chamber pressures, flows, spool commands and hydraulic power of the cylinders (the
         actuated prismatic joints of ``<hydraulics>``) for the actuator motion ``(x, xd, xdd)``
         and, where given, its third derivative ``xddd`` (the compressibility term): see
         :mod:`.hydraulic_feedforward` and :mod:`.valve_cylinder`."""
-        return robot_hydraulics(self, x, xd, xdd, xddd, check)
+        return robot_hydraulics(self, x, xd, xdd, xddd, check, times)
 
 
 from .chain_ik import chain_inverse_kinematics, mid_stroke  # noqa: E402 (chain_ik uses this module's neighbours)

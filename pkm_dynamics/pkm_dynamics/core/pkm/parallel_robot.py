@@ -245,10 +245,10 @@ class ParallelRobot(PkmKinematics, PkmForwardKinematics, TaskSpaceDynamics):
         :mod:`.hoid_robot_kernels`, with the checks of :meth:`admissible_task_state`)."""
         return higher_order_inverse_dynamics(self, x, xd, xdd, xddd, xdddd, **kw)
 
-    def hydraulics(self, x, xd, xdd, xddd=None, check: bool = True):
+    def hydraulics(self, x, xd, xdd, xddd=None, check: bool = True, times=None):
         """Chamber pressures, flows, spool commands and hydraulic power of the cylinders for the
         task motion (pose, ``V_t`` and its derivatives): see :mod:`.hydraulic_feedforward`."""
-        return robot_hydraulics(self, x, xd, xdd, xddd, check)
+        return robot_hydraulics(self, x, xd, xdd, xddd, check, times)
 
     def joint_motion(self, x, xd=None, xdd=None, initial=None) -> IKSolution:
         """The whole robot at the task state ``(x = pose, xd = V_t, xdd = Vdot_t)``: its inverse
