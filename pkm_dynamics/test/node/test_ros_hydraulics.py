@@ -8,6 +8,7 @@ import pytest
 
 from pkm_dynamics.core import load_robot
 from pkm_dynamics.core.hydraulics.hydraulic_feedforward import force_rate
+from pkm_dynamics.core.hydraulics.hydraulic_trajectory import pressure_trajectory
 from pkm_dynamics.core.hydraulics.valve_cylinder import hydraulic_state
 from pkm_dynamics.testing import Client, Collector, matched_publisher
 
@@ -31,7 +32,8 @@ def motion(t):
 
 def test_pressure_and_valve_outputs(crane, module_ros_node):
     """Two-point references 1 ms apart (the jerk of the quintic through both, as for the motor
-    output): the pressure and valve topics carry the core's valve model at the reference's
+    output): the pressure and valve topics carry the core's valve model with the chamber
+    pressures carried along the stream (its times: stamp + time_from_start) at the reference's
     exact jerk (to 1e-6 of the pressures' and spools' scale), cylinders in the order of
     feedforward.joints, and the commands stay the efforts."""
     from std_msgs.msg import Float64MultiArray
@@ -60,9 +62,11 @@ def test_pressure_and_valve_outputs(crane, module_ros_node):
     m = crane.hydraulic_model
     order = [m.joints.index(j) for j in JOINTS if j in m.joints]       # tilt, lift after extension
     assert [m.joints[i] for i in order] == ['extension', 'tilt', 'lift']
-    exact = [hydraulic_state(m, mo[0], mo[1], *force_rate(crane, *mo)) for mo in map(motion, times)]
-    want_p = np.array([np.stack([h.pressure_a[order], h.pressure_b[order]], -1).ravel() for h in exact])
-    want_s = np.array([h.spool[order] for h in exact])
+    M = np.array([motion(t) for t in times])                   # (samples, 4, n)
+    u, du = force_rate(crane, M[:, 0], M[:, 1], M[:, 2], M[:, 3])
+    h = pressure_trajectory(m, times, M[:, 0], M[:, 1], u, du)
+    want_p = np.stack([h.pressure_a[:, order], h.pressure_b[:, order]], -1).reshape(len(times), -1)
+    want_s = h.spool[:, order]
     got_p = np.array([msg.data for msg in pressure.messages])
     got_s = np.array([msg.data for msg in valve.messages])
     np.testing.assert_allclose(got_p, want_p, rtol=0, atol=1e-6 * np.abs(want_p).max())

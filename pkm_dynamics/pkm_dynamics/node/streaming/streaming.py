@@ -28,8 +28,9 @@ from pkm_dynamics.node.messages.conversions import (RequestError, actuator_state
 from pkm_dynamics.core.bounds import check_limits
 from pkm_dynamics.core.forward_state import forward_state
 from pkm_dynamics.core.hoid.higher_order import higher_order_inverse_dynamics
-from pkm_dynamics.core.hoid.reference_derivatives import hermite_rates, StreamRates
+from pkm_dynamics.core.hoid.reference_derivatives import MAX_GAP, hermite_rates, StreamRates
 from pkm_dynamics.core.hydraulics.hydraulic_feedforward import force_rate
+from pkm_dynamics.core.hydraulics.hydraulic_trajectory import pressure_step
 from pkm_dynamics.core.hydraulics.valve_cylinder import hydraulic_state
 from pkm_dynamics.node.messages.hydraulic_messages import hydraulic_note
 from pkm_dynamics.node.streaming.feedforward_outputs import check_finite
@@ -222,7 +223,7 @@ class Streaming:
             if motor_on:
                 motor = higher_order_inverse_dynamics(model.robot, X[0], XD[0], XDD[0], jerk, snap)
             if hydraulic_on:
-                hydraulics = self._hydraulics(model, (X[0], XD[0], XDD[0], jerk), X[0], XD[0])
+                hydraulics = self._hydraulics(model, msg, (X[0], XD[0], XDD[0], jerk), X[0], XD[0])
         self._publish(outputs, msg, (X, XD, XDD, F), motor, hydraulics)
 
     def _task_feedforward(self, model, msg):
@@ -255,7 +256,7 @@ class Streaming:
                 motor = higher_order_inverse_dynamics(robot, pose, twist, accel, jerk, snap,
                                                       q_guess=motion.tree_q())
             if hydraulic_on:
-                hydraulics = self._hydraulics(model, (pose, twist, accel, jerk), states[0, 0],
+                hydraulics = self._hydraulics(model, msg, (pose, twist, accel, jerk), states[0, 0],
                                               states[1, 0])
         model.ff_solution = warm
         self._publish(outputs, msg, states, motor, hydraulics)
@@ -265,15 +266,29 @@ class Streaming:
         and a robot with cylinders."""
         return ('pressure' in self._pub or 'valve' in self._pub) and model.robot.hydraulic_model.n > 0
 
-    def _hydraulics(self, model, motion, x, xd):
-        """The cylinders' pressures and spool commands at the first point: the force and its
-        rate (:func:`~pkm_dynamics.core.hydraulics.hydraulic_feedforward.force_rate` of
+    def _hydraulics(self, model, msg, motion, x, xd):
+        """The cylinders' pressures and spool commands at the first point of ``msg``: the force
+        and its rate (:func:`~pkm_dynamics.core.hydraulics.hydraulic_feedforward.force_rate` of
         ``motion`` = state, rate, acceleration and the stream's jerk estimate) through the valve
-        model at the actuator positions and rates ``x``, ``xd``. What the valves cannot deliver
-        gets a throttled warning naming it; the outputs are published all the same (the spool
-        beyond its limit as computed: the controller saturates it)."""
+        model at the actuator positions and rates ``x``, ``xd``, with the chamber pressures
+        carried from the previous reference
+        (:func:`~pkm_dynamics.core.hydraulics.hydraulic_trajectory.pressure_step`, over the
+        time between their ``header.stamp + time_from_start``; the steady level at the stream's
+        start, for unstamped references and after a gap as for the jerk estimate). What the valves cannot deliver gets a throttled
+        warning naming it; the outputs are published all the same (the spool beyond its limit
+        as computed: the controller saturates it)."""
         u, du = force_rate(model.robot, *motion)
-        h = hydraulic_state(model.robot.hydraulic_model, x, xd, u, du, check=False)
+        m = model.robot.hydraulic_model
+        stamp, start = msg.header.stamp, msg.points[0].time_from_start
+        t = None
+        if stamp.sec or stamp.nanosec:
+            t = (stamp.sec + start.sec) * 10**9 + stamp.nanosec + start.nanosec
+        last = model.ff_pressure
+        if t is not None and last is not None and 0 < t - last[0] <= MAX_GAP * 1e9:
+            h = pressure_step(m, last[1], (t - last[0]) * 1e-9, x, xd, u, du)
+        else:
+            h = hydraulic_state(m, x, xd, u, du, check=False)
+        model.ff_pressure = None if t is None else (t, h)
         if h.violations:
             self.get_logger().warning(f'feedforward{hydraulic_note(h.violations)}',
                                       throttle_duration_sec=self._p('warning_period'))
