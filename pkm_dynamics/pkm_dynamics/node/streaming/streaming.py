@@ -274,9 +274,9 @@ class Streaming:
         carried from the previous reference
         (:func:`~pkm_dynamics.core.hydraulics.hydraulic_trajectory.pressure_step`, over the
         time between their ``header.stamp + time_from_start``; the steady level at the stream's
-        start, for unstamped references and after a gap as for the jerk estimate). What the valves cannot deliver gets a throttled
-        warning naming it; the outputs are published all the same (the spool beyond its limit
-        as computed: the controller saturates it)."""
+        start, for unstamped references and after a gap as for the jerk estimate). What the
+        valves cannot deliver gets a throttled warning naming it; the outputs are published all
+        the same (the spool beyond its limit as computed: the controller saturates it)."""
         u, du = force_rate(model.robot, *motion)
         m = model.robot.hydraulic_model
         stamp, start = msg.header.stamp, msg.points[0].time_from_start
