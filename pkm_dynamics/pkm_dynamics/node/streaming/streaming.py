@@ -274,7 +274,8 @@ class Streaming:
         carried from the previous reference
         (:func:`~pkm_dynamics.core.hydraulics.hydraulic_trajectory.pressure_step`, over the
         time between their ``header.stamp + time_from_start``; the steady level at the stream's
-        start, for unstamped references and after a gap as for the jerk estimate). What the
+        start, for unstamped references, after a gap as for the jerk estimate, and where the
+        carried pressures reach a valve limit). What the
         valves cannot deliver gets a throttled warning naming it; the outputs are published all
         the same (the spool beyond its limit as computed: the controller saturates it)."""
         u, du = force_rate(model.robot, *motion)
@@ -284,9 +285,12 @@ class Streaming:
         if stamp.sec or stamp.nanosec:
             t = (stamp.sec + start.sec) * 10**9 + stamp.nanosec + start.nanosec
         last = model.ff_pressure
+        h = None
         if t is not None and last is not None and 0 < t - last[0] <= MAX_GAP * 1e9:
             h = pressure_step(m, last[1], (t - last[0]) * 1e-9, x, xd, u, du)
-        else:
+            if h.violations or not np.isfinite(h.pressure_a).all():
+                h = None            # the carried state left what the valve holds: start anew
+        if h is None:
             h = hydraulic_state(m, x, xd, u, du, check=False)
         model.ff_pressure = None if t is None else (t, h)
         if h.violations:
