@@ -6,6 +6,7 @@ import itertools
 import json
 import math
 import os
+import re
 import textwrap
 
 import numpy as np
@@ -299,7 +300,10 @@ def test_description_errors_name_the_culprit():
     with pytest.raises(DescriptionError, match="lift_rod_end.*not a supported module"):
         load_robot(_edit(text, '<constraint name="lift_rod_end" type="revolute">',
                          '<constraint name="lift_rod_end" type="spherical">'))
+    without_lift = re.sub(r'\s*<(cylinder|valve) joint="lift"[^>]*/>', '', text)     # its hydraulics too
     with pytest.raises(DescriptionError, match="lift_rod_end.*lift.*not declared actuated"):
+        load_robot(_edit(without_lift, '<actuator joint="lift"/>', ''))
+    with pytest.raises(DescriptionError, match="<cylinder joint=\"lift\">: 'lift' is not an actuated joint"):
         load_robot(_edit(text, '<actuator joint="lift"/>', ''))
     with pytest.raises(DescriptionError, match="chain order"):
         load_robot(_edit(_edit(text, '<actuator joint="slew"/>', '<actuator joint="XX"/>'),
