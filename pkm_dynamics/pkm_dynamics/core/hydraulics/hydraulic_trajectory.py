@@ -20,7 +20,7 @@ def pressure_step(m, previous: HydraulicState, dt: float, x, xd, force, force_ra
     by Heun's method, ``p_A + dt/2 (r(previous) + r(next, p_A + dt r(previous)))`` with ``r`` the
     rate (H6), the spool and flows of (H6) there; limits listed, not raised."""
     pa, rate = previous.pressure_a, previous.pressure_rate_a
-    guess = hydraulic_state(m, x, xd, force, force_rate, check=False, pressure_a=pa + dt * rate)
+    guess = hydraulic_state(m, x, xd, force, force_rate, check=False, pressure_a=pa + dt * rate, limits=False)
     return hydraulic_state(m, x, xd, force, force_rate, check=False,
                            pressure_a=pa + 0.5 * dt * (rate + guess.pressure_rate_a))
 

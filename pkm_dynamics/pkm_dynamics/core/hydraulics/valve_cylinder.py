@@ -231,7 +231,7 @@ def cylinder_force(m: HydraulicModel, pressure_a, pressure_b) -> np.ndarray:
 
 
 def hydraulic_state(m: HydraulicModel, x, xd, force, force_rate=None, check: bool = True,
-                    pressure_a=None) -> HydraulicState:
+                    pressure_a=None, limits: bool = True) -> HydraulicState:
     """Pressures, flows, spool and power of the cylinders (H1)-(H5) for the actuator motion
     ``x``, ``xd`` and forces ``force`` (..., n_act) (every actuator; the cylinders are picked by
     ``m.index``) and ``force_rate`` dF/dt (..., n_act) (None: 0, no compressibility term).
@@ -239,7 +239,8 @@ def hydraulic_state(m: HydraulicModel, x, xd, force, force_rate=None, check: boo
     trajectory by :func:`~.hydraulic_trajectory.pressure_trajectory`) instead of the level of
     (H5): the spool then meets (H1)-(H3) at those pressures, (H6), and ``pressure_rate_a`` is
     the rate the level moves at.  ``check``: raise :class:`HydraulicLimitError` naming the
-    first limit passed (else they are listed in ``violations``)."""
+    first limit passed (else they are listed in ``violations``); ``limits`` False: no limit
+    check at all (``violations`` empty; an intermediate evaluation)."""
     idx = m.index
     x, xd, F = (np.asarray(a, dtype=float)[..., idx] for a in (x, xd, force))
     Fd = np.zeros_like(F) if force_rate is None else np.asarray(force_rate, dtype=float)[..., idx]
@@ -273,7 +274,7 @@ def hydraulic_state(m: HydraulicModel, x, xd, force, force_rate=None, check: boo
     power = np.where(sigma > 0, p_s * flow_a - p_t * flow_b, p_t * flow_a - p_s * flow_b)
     out = HydraulicState(m.joints, F, Fd, pa, pb, flow_a, flow_b, spool, power, V_a, V_b,
                          m.beta / V_a * (flow_a - A_a * xd), m.beta / V_b * (A_b * xd - flow_b))
-    out.violations = hydraulic_limits(m, out, moving & ~reach, sigma)
+    out.violations = hydraulic_limits(m, out, moving & ~reach, sigma) if limits or check else []
     if check and out.violations:
         raise HydraulicLimitError("the valve cannot deliver the motion: " + "; ".join(map(str, out.violations)))
     return out
@@ -283,20 +284,17 @@ def hydraulic_limits(m: HydraulicModel, h: HydraulicState, beyond, sigma) -> lis
     """The :class:`HydraulicLimit` of every cylinder and sample of ``h`` (``beyond``: where the
     force needs a pressure above the supply, ``w <= 0`` of (H5); ``sigma`` the spool
     direction): per cylinder, quantity and point, in sample order."""
-    low_a, low_b, spool = h.pressure_a < m.p_t, h.pressure_b < m.p_t, ~beyond & (np.abs(h.spool) > m.spool_limit)
-    if not (beyond | low_a | low_b | spool).any():
+    masks = np.stack(np.broadcast_arrays(beyond & (sigma > 0), beyond & (sigma < 0), h.pressure_a < m.p_t,
+                                         h.pressure_b < m.p_t, ~beyond & (np.abs(h.spool) > m.spool_limit)))
+    if not masks.any():
         return []
-    checks = (
-        ("pressure_a", beyond & (sigma > 0), h.pressure_a, m.p_s),
-        ("pressure_b", beyond & (sigma < 0), h.pressure_b, m.p_s),
-        ("pressure_a", low_a, h.pressure_a, m.p_t),
-        ("pressure_b", low_b, h.pressure_b, m.p_t),
-        ("spool", spool, h.spool, None),
-    )
+    values = np.stack(np.broadcast_arrays(h.pressure_a, h.pressure_b, h.pressure_a, h.pressure_b, h.spool))
+    masks, values = masks.reshape(5, -1, m.n), values.reshape(5, -1, m.n)
+    names = ("pressure_a", "pressure_b", "pressure_a", "pressure_b", "spool")
+    bounds = (m.p_s, m.p_s, m.p_t, m.p_t, None)
     found = []
-    for quantity, mask, value, limit in checks:
-        mask, value = np.atleast_2d(mask), np.atleast_2d(value)
-        for point, c in zip(*np.nonzero(mask)):
-            lim = float(np.copysign(m.spool_limit[c], value[point, c])) if limit is None else float(limit)
-            found.append(HydraulicLimit(m.joints[c], quantity, float(value[point, c]), lim, int(point)))
+    for q, point, c in np.argwhere(masks):
+        value = float(values[q, point, c])
+        lim = float(np.copysign(m.spool_limit[c], value)) if bounds[q] is None else float(bounds[q])
+        found.append(HydraulicLimit(m.joints[c], names[q], value, lim, int(point)))
     return sorted(found, key=lambda v: (v.point, m.joints.index(v.joint)))
