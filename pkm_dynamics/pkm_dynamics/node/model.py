@@ -63,5 +63,6 @@ class Model:
         self.ff_solution = None
         self.ff_rates = None
         self.ff_pressure = None         # (time [ns], HydraulicState) of the last reference
+        self.ff_hydraulic_warning = None    # time.monotonic() of the last warning of a valve limit
         self.ff_outputs = FeedforwardOutputs(self)
         self.completion_solution = None

@@ -275,7 +275,7 @@ class Streaming:
         (:func:`~pkm_dynamics.core.hydraulics.hydraulic_trajectory.pressure_step`, over the
         time between their ``header.stamp + time_from_start``; the steady level at the stream's
         start, for unstamped references, after a gap as for the jerk estimate, and where the
-        carried pressures reach a valve limit). What the
+        carried pressures leave the range the valve holds). What the
         valves cannot deliver gets a throttled warning naming it; the outputs are published all
         the same (the spool beyond its limit as computed: the controller saturates it)."""
         u, du = force_rate(model.robot, *motion)
@@ -288,14 +288,16 @@ class Streaming:
         h = None
         if t is not None and last is not None and 0 < t - last[0] <= MAX_GAP * 1e9:
             h = pressure_step(m, last[1], (t - last[0]) * 1e-9, x, xd, u, du)
-            if h.violations or not np.isfinite(h.pressure_a).all():
-                h = None            # the carried state left what the valve holds: start anew
+            if not np.isfinite(h.pressure_a).all() or any(v.quantity != 'spool' for v in h.violations):
+                h = None            # the carried pressures left what the valve holds: start anew
         if h is None:
             h = hydraulic_state(m, x, xd, u, du, check=False)
         model.ff_pressure = None if t is None else (t, h)
-        if h.violations:
-            self.get_logger().warning(f'feedforward{hydraulic_note(h.violations)}',
-                                      throttle_duration_sec=self._p('warning_period'))
+        if h.violations:            # throttled here: rclpy's throttle inspects the caller first (~1 ms)
+            now = time.monotonic()
+            if model.ff_hydraulic_warning is None or now - model.ff_hydraulic_warning >= self._p('warning_period'):
+                model.ff_hydraulic_warning = now
+                self.get_logger().warning(f'feedforward{hydraulic_note(h.violations)}')
         return h
 
     def _motion_rates(self, model, msg, first, second):
