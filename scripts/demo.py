@@ -7,10 +7,11 @@ Starts the node on `heavy_duty_4dof` (a chain of two hydraulic-cylinder 4-bar lo
 joint and a telescopic extension), calls each service (model info, inverse dynamics of one
 point and of a trajectory, forward dynamics, higher-order inverse dynamics, forward and
 inverse kinematics of the crane's tool pose), streams a 2 s trajectory through the
-feedforward topic, simulates the crane driven by the feedforward it received (the core's
-`robot.simulate`), prints a summary and writes a plot of the feedforward efforts and of the
-simulated tracking error (default build/demo/feedforward_efforts.png). A second node serves the 3-RRR planar PKM to show
-inverse kinematics in task space.
+feedforward topic (efforts, and the cylinders' chamber pressures and valve spool commands),
+simulates the crane driven by the feedforward it received (the core's `robot.simulate`),
+prints a summary and writes a plot of the feedforward efforts, pressures and spool commands and
+of the simulated tracking error (default build/demo/feedforward_efforts.png). A second node
+serves the 3-RRR planar PKM to show inverse kinematics in task space.
 
 DDS stays on this machine (loopback, a domain of this process); the nodes run as child
 processes and are stopped with SIGINT at the end. The demo stops by itself.
@@ -86,13 +87,14 @@ def main():
                                              HigherOrderInverseDynamics, InverseDynamics,
                                              InverseKinematics)
     from sensor_msgs.msg import JointState
+    from std_msgs.msg import Float64MultiArray
     from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
     print(f'DDS: loopback only, ROS_DOMAIN_ID={env["ROS_DOMAIN_ID"]}')
     with tempfile.TemporaryDirectory(prefix='pkm_dynamics_demo_') as workdir:
         crane = NodeProcess(workdir, name='crane', params={
             'robot_description': (ROBOTS / 'heavy_duty_4dof.urdf').read_text(),
-            'feedforward.outputs': ['commands', 'joint_state']})
+            'feedforward.outputs': ['commands', 'joint_state', 'pressure', 'valve']})
         pkm = NodeProcess(workdir, name='pkm', ros_args=['-r', '__node:=pkm_dynamics_3rrr'],
                           params={'robot_description': (ROBOTS / 'planar_3rrr.urdf').read_text(),
                                   'completion.enabled': False})
@@ -102,7 +104,8 @@ def main():
                 result = run(node, Client(node), Client(node, '/pkm_dynamics_3rrr'), args.plot,
                              (ForwardDynamics, ForwardKinematics, GetModelInfo,
                               HigherOrderInverseDynamics, InverseDynamics, InverseKinematics,
-                              JointState, JointTrajectory, JointTrajectoryPoint, PoseStamped))
+                              JointState, JointTrajectory, JointTrajectoryPoint, PoseStamped,
+                              Float64MultiArray))
         finally:
             codes = [crane.stop(), pkm.stop()]
         print(f'\nnodes stopped with SIGINT, exit codes {codes}')
@@ -112,7 +115,7 @@ def main():
 def run(node, client, pkm_client, plot, types):
     (ForwardDynamics, ForwardKinematics, GetModelInfo, HigherOrderInverseDynamics,
      InverseDynamics, InverseKinematics, JointState, JointTrajectory, JointTrajectoryPoint,
-     PoseStamped) = types
+     PoseStamped, Float64MultiArray) = types
 
     info = client.call(GetModelInfo, 'get_model_info')
     if not info.success:
@@ -171,6 +174,12 @@ def run(node, client, pkm_client, plot, types):
     print(f'  u   = {fmt(response.effort.effort)}')
     print(f'  du  = {fmt(response.effort.effort_rate)}  per s')
     print(f'  ddu = {fmt(response.effort.effort_acceleration)}  per s^2')
+    h = response.hydraulics
+    cylinders = list(h.name)
+    print(f'  cylinders {", ".join(cylinders)}: p_A {fmt(np.array(h.pressure_a) / 1e5, "bar")}, '
+          f'p_B {fmt(np.array(h.pressure_b) / 1e5, "bar")}')
+    print(f'  spool {fmt(h.spool)}, flow into A {fmt(np.array(h.flow_a) * 6e4, "L/min")}, '
+          f'hydraulic power {fmt(np.array(h.hydraulic_power) / 1e3, "kW")}')
 
     # the tool pose of x (forward kinematics, in the root link frame), and back to actuator
     # values, seeded with x (of several solutions within the strokes, the nearest the seed)
@@ -202,6 +211,8 @@ def run(node, client, pkm_client, plot, types):
 
     # feedforward: stream references, one JointState with effort comes back for each
     states = Collector(node, JointState, '/pkm_dynamics/feedforward/joint_states')
+    pressures = Collector(node, Float64MultiArray, '/pkm_dynamics/feedforward/pressure')
+    valves = Collector(node, Float64MultiArray, '/pkm_dynamics/feedforward/valve_commands')
     publisher = node.create_publisher(JointTrajectory, '/pkm_dynamics/reference', 100)
     spin_until(node, lambda: publisher.get_subscription_count() > 0
                and states.subscription.get_publisher_count() > 0)
@@ -209,22 +220,39 @@ def run(node, client, pkm_client, plot, types):
     print(f'\n== feedforward: {len(stream_t)} references on /pkm_dynamics/reference at '
           f'{RATE:.0f} Hz')
     start = time.monotonic()
+    # stamped on one time base, the stream's start + t: the node's estimate of the jerk (for the
+    # compressibility term of the pressures and spool commands) differentiates over the stamps
+    origin = node.get_clock().now().nanoseconds
     for k, t in enumerate(stream_t):
         p, v, a = crane_motion(t)
         msg = JointTrajectory(joint_names=names, points=[JointTrajectoryPoint(
             positions=list(p), velocities=list(v), accelerations=list(a))])
-        msg.header.stamp = node.get_clock().now().to_msg()
+        stamp = origin + int(round(t * 1e9))
+        msg.header.stamp.sec, msg.header.stamp.nanosec = stamp // 10**9, stamp % 10**9
         publisher.publish(msg)
         spin_until(node, lambda: False, timeout=max(0.0, start + (k + 1) / RATE
                                                    - time.monotonic()))
     states.wait_for(node, len(stream_t), timeout=10.0)
+    pressures.wait_for(node, len(stream_t), timeout=10.0)
+    valves.wait_for(node, len(stream_t), timeout=10.0)
     got = states.messages
     efforts = np.array([m.effort for m in got])
+    pressure = np.array([m.data for m in pressures.messages]).reshape(len(pressures.messages), -1, 2)
+    spool = np.array([m.data for m in valves.messages])
     print(f'  {len(got)} feedforward outputs on /pkm_dynamics/feedforward/joint_states '
-          f'(and /pkm_dynamics/feedforward/commands)')
+          f'(and commands), {len(pressure)} on pressure, {len(spool)} on valve_commands')
     for j, name in enumerate(names):
-        print(f'  {name:10s}: effort from {efforts[:, j].min():10.1f} to '
-              f'{efforts[:, j].max():10.1f} {units[j]}')
+        line = (f'  {name:10s}: effort from {efforts[:, j].min():10.1f} to '
+                f'{efforts[:, j].max():10.1f} {units[j]}')
+        if name in cylinders and len(spool):
+            c = cylinders.index(name)
+            line += (f'; p_A, p_B up to {pressure[:, c, 0].max() / 1e5:5.0f}, '
+                     f'{pressure[:, c, 1].max() / 1e5:5.0f} bar; spool {spool[:, c].min():+.2f} .. '
+                     f'{spool[:, c].max():+.2f}')
+        print(line)
+    if len(spool) and np.abs(spool).max() > 1:
+        print('  (a spool beyond 1: the move is faster than that valve delivers at full opening; '
+              'the node warns naming it and publishes all the same)')
 
     t_out = stream_t[:len(got)]
     sim, error = simulate_feedforward(t_out, efforts, units)
@@ -232,20 +260,37 @@ def run(node, client, pkm_client, plot, types):
     import matplotlib
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(len(names), 2, sharex=True, figsize=(13, 8))
+    fig, axes = plt.subplots(len(names), 4, sharex=True, figsize=(19, 8))
     for j, (ax, name) in enumerate(zip(axes[:, 0], names)):
         ax.plot(t_out, efforts[:, j])
         ax.set_ylabel(f'{name} [{units[j]}]')
         ax.grid(True)
-    for j, (ax, name) in enumerate(zip(axes[:, 1], names)):
+    for j, name in enumerate(names):          # pressures and spool next to the force
+        ax_p, ax_s = axes[j, 1], axes[j, 2]
+        if name in cylinders and len(spool):
+            c = cylinders.index(name)
+            ax_p.plot(stream_t[:len(pressure)], pressure[:, c, 0] / 1e5, label='p_A')
+            ax_p.plot(stream_t[:len(pressure)], pressure[:, c, 1] / 1e5, label='p_B')
+            ax_p.legend(fontsize=8, loc='upper right')
+            ax_s.plot(stream_t[:len(spool)], spool[:, c])
+        else:
+            for ax in (ax_p, ax_s):
+                ax.text(0.5, 0.5, 'no cylinder', ha='center', va='center', transform=ax.transAxes)
+        ax_p.set_ylabel(f'{name} [bar]')
+        ax_s.set_ylabel(f'{name} spool [-]')
+        ax_p.grid(True)
+        ax_s.grid(True)
+    for j, (ax, name) in enumerate(zip(axes[:, 3], names)):
         ax.plot(sim.t, error[:, j] * 1e3)
         ax.set_ylabel(f'{name} error [{"mrad" if units[j] == "N m" else "mm"}]')
         ax.grid(True)
     axes[0, 0].set_title(f'{info.robot_name}: feedforward efforts from pkm_dynamics '
                          f'({len(got)} references, {RATE:.0f} Hz)', fontsize=10)
-    axes[0, 1].set_title('simulated crane driven by them: x - x_ref', fontsize=10)
-    axes[-1, 0].set_xlabel('time [s]')
-    axes[-1, 1].set_xlabel('time [s]')
+    axes[0, 1].set_title('chamber pressures (feedforward/pressure)', fontsize=10)
+    axes[0, 2].set_title('valve spool commands (feedforward/valve_commands)', fontsize=10)
+    axes[0, 3].set_title('simulated crane driven by the efforts: x - x_ref', fontsize=10)
+    for ax in axes[-1]:
+        ax.set_xlabel('time [s]')
     fig.tight_layout()
     plot.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(plot, dpi=100)

@@ -5,7 +5,9 @@
 
 (default: the copy in ``hiab_xs031/`` beside this script, with its BSD-3 licence).
 
-writes ``linear_4bar_1dof.urdf`` and ``heavy_duty_4dof.urdf`` next to this script.  Every
+writes ``linear_4bar_1dof.urdf`` and ``heavy_duty_4dof.urdf`` next to this script, each with
+the ``<hydraulics>`` of its cylinders from ``hiab_xs031/hydraulics.json`` (supply, return,
+bulk modulus, cylinder bore / rod / stroke / dead volumes, valve nominal flow and spool data).  Every
 number comes from ``hiab031_model.json`` (``geometry`` and ``bodies.cad_corrected``); the
 recipe is the ``kinematics`` list of that file; the cylinders' friction curves (``<friction>``)
 and the loop pivots' damping (``<dynamics damping>``) come from ``hydraulics.json`` beside it.
@@ -28,11 +30,14 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_JSON = os.path.join(HERE, "hiab_xs031", "hiab031_model.json")
-#: the crane's hydraulic drive (cylinder friction curves, joint damping) beside it
+#: the crane's hydraulic drive (cylinders, valves, supply, oil; cylinder friction curves, joint
+#: damping), same authors (BSD-3)
 HYDRAULICS_JSON = os.path.join(HERE, "hiab_xs031", "hydraulics.json")
 #: smoothing velocity of the cylinders' Coulomb friction (m/s): the data's curves pass zero
 #: velocity through a presliding (bristle) state that this rigid model replaces by tanh(v / v_eps)
 CYLINDER_SMOOTHING_VELOCITY = 0.01
+#: the data's cylinder names -> the URDF's actuated joints
+CYLINDER_JOINTS = {"lift": "lift", "tilt": "tilt", "extension": "extension"}
 
 
 def _f(v: float) -> str:
@@ -144,9 +149,35 @@ def cylinder_friction(hydraulics: dict, cylinder: str) -> str:
             f'stribeck="{_f(c["FSp"])}" smoothing_velocity="{_f(CYLINDER_SMOOTHING_VELOCITY)}"/>\n')
 
 
-def make(data: dict, four_dof: bool, hydraulics: dict | None = None) -> str:
+def _hydraulics(hyd: dict, joints) -> str:
+    """The ``<hydraulics>`` element of the cylinders on ``joints`` from ``hydraulics.json``
+    (its cylinders, valves, supply, return, bulk modulus and dead volumes; the friction curves
+    are not part of this element).  The data's x is the joint value (x = 0 fully retracted)."""
+    out = [_comment("hydraulic drive from hydraulics.json (HydraulicManipulatorVDC, Petrovic, BSD-3), SI units"),
+           f'    <hydraulics supply_pressure="{_f(hyd["supply_pressure"])}" '
+           f'return_pressure="{_f(hyd["return_pressure"])}" bulk_modulus="{_f(hyd["oil_bulk_modulus"])}">\n']
+    for name, joint in CYLINDER_JOINTS.items():
+        if joint not in joints:
+            continue
+        c = hyd["cylinders"][name]
+        v = hyd["valves"][c["valve"]]
+        low, high = v["spool_limits"]
+        if low != -high:
+            raise ValueError(f"valve {c['valve']}: spool limits {v['spool_limits']} are not symmetric")
+        out.append(f'      <cylinder joint="{joint}" bore="{_f(c["piston_diameter"])}" rod="{_f(c["rod_diameter"])}" '
+                   f'stroke="{_f(c["stroke"])}" retracted="0.0" dead_volume_a="{_f(c["dead_volume_A"])}" '
+                   f'dead_volume_b="{_f(c["dead_volume_B"])}"/>\n')
+        out.append(f'      <valve joint="{joint}" nominal_flow="{_f(v["nominal_flow"])}" '
+                   f'nominal_pressure_drop="{_f(v["nominal_pressure_drop"])}" spool_limit="{_f(high)}" '
+                   f'spool_natural_frequency="{_f(v["spool_natural_frequency"])}" '
+                   f'spool_damping="{_f(v["spool_damping"])}" spool_slew_rate="{_f(v["spool_slew_rate"])}"/>\n')
+    out.append("    </hydraulics>\n")
+    return "".join(out).replace("  <!--", "    <!--", 1)
+
+
+def make(data: dict, four_dof: bool, hyd: dict | None = None) -> str:
     g = data["geometry"]
-    damping = None if hydraulics is None else hydraulics["revolute_joint_damping"]
+    damping = None if hyd is None else hyd["revolute_joint_damping"]
     bodies = data["bodies"]["cad_corrected"]
     a1, a2 = g["alpha1"], g["alpha2"]
     name = "hiab_xs031_4dof" if four_dof else "hiab_xs031_lift_loop"
@@ -201,9 +232,12 @@ def make(data: dict, four_dof: bool, hydraulics: dict | None = None) -> str:
     out.append("  <pkm_dynamics>\n")
     for a in acts:
         out.append(f'    <actuator joint="{a}"/>\n')
-    if hydraulics is not None:                  # the cylinders' friction curves (hydraulics.json)
-        out.extend(cylinder_friction(hydraulics, a) for a in acts if a in hydraulics["cylinders"])
-    out.append(f'    <end_effector link="{ee}"/>\n  </pkm_dynamics>\n</robot>\n')
+    if hyd is not None:                         # the cylinders' friction curves (hydraulics.json)
+        out.extend(cylinder_friction(hyd, a) for a in acts if a in hyd["cylinders"])
+    out.append(f'    <end_effector link="{ee}"/>\n')
+    if hyd is not None:
+        out.append(_hydraulics(hyd, acts))
+    out.append('  </pkm_dynamics>\n</robot>\n')
     return "".join(out)
 
 
@@ -213,10 +247,10 @@ def main(argv=None) -> None:
     with open(path, encoding="utf-8") as f:
         data = json.load(f)
     with open(HYDRAULICS_JSON, encoding="utf-8") as f:
-        hydraulics = json.load(f)
+        hyd = json.load(f)
     for fname, four in (("linear_4bar_1dof.urdf", False), ("heavy_duty_4dof.urdf", True)):
         with open(os.path.join(HERE, fname), "w", encoding="utf-8") as f:
-            f.write(make(data, four, hydraulics))
+            f.write(make(data, four, hyd))
         print("wrote", os.path.join(HERE, fname))
 
 

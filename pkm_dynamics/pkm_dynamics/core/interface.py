@@ -183,6 +183,12 @@ class Robot(Protocol):
         """The wrench every tree and cut joint transmits at the state under the efforts ``u``
         (:class:`~.reactions.JointReactions`)."""
 
+    def hydraulics(self, x, xd, xdd, xddd=None, check: bool = True, times=None):
+        """Chamber pressures, flows, spool commands and hydraulic power of the robot's cylinders
+        (``<hydraulics>``; none: empty arrays) for the motion ``(x, xd, xdd)`` and, where given,
+        ``xddd``; ``times`` of a sampled trajectory: the pressures carried along it as a state
+        (:class:`~.hydraulics.valve_cylinder.HydraulicState`)."""
+
     def simulate(self, x0, xd0, duration, **kw):
         """The forward dynamics integrated in the robot's state space from ``(x0, xd0)``
         (:class:`~.simulation.SimulationResult`)."""

@@ -24,7 +24,8 @@ class Model:
     joint-state completion) belong to the model (only the streaming thread touches them), so
     a swap never hands one robot's solution to another: a new model starts cold. So does
     ``ff_rates``, the feedforward stream's estimate of jerk and snap for the series-elastic
-    motor output (:class:`~pkm_dynamics.core.reference_derivatives.StreamRates`), and
+    motor output (:class:`~pkm_dynamics.core.reference_derivatives.StreamRates`), ``ff_pressure``,
+    the chamber pressures the stream carries from reference to reference, and
     ``ff_outputs``, the feedforward's reused output messages
     (:class:`~pkm_dynamics.node.streaming.feedforward_outputs.FeedforwardOutputs`, made with the model).
 
@@ -66,6 +67,8 @@ class Model:
         self.gravity = floats(desc.tree.gravity)
         self.ff_solution = None
         self.ff_rates = None
+        self.ff_pressure = None         # (time [ns], HydraulicState) of the last reference
+        self.ff_hydraulic_warning = None    # time.monotonic() of the last warning of a valve limit
         self.ff_outputs = FeedforwardOutputs(self)
         self.completion_solution = None
         self.build = object()

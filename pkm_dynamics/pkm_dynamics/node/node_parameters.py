@@ -16,7 +16,7 @@ from pkm_dynamics.core.description.payload import Payload
 from pkm_dynamics.node.model import STANDARD_GRAVITY, Model
 
 #: the feedforward output kinds (parameter ``feedforward.outputs``)
-OUTPUT_KINDS = ('commands', 'joint_state', 'trajectory', 'motor')
+OUTPUT_KINDS = ('commands', 'joint_state', 'trajectory', 'motor', 'pressure', 'valve')
 #: the parameters of the run-time payload (one model rebuild however many change at once)
 PAYLOAD_PARAMETERS = ('payload.mass', 'payload.com', 'payload.inertia')
 #: the solver parameters: the robot's SolverOptions, fixed for a model (a change builds a new one)

@@ -13,7 +13,9 @@ from pkm_dynamics.node.messages.conversions import (RequestError, check_points, 
                                       floats, matrix_pose, name_index, ordered, spatial_vector,
                                       stamped_pose_matrix, task_message, wrench_messages)
 from pkm_dynamics.core.forward_state import forward_state
+from pkm_dynamics.core.hydraulics.valve_cylinder import hydraulic_state
 from pkm_dynamics.core.limits import violations_message
+from pkm_dynamics.node.messages.hydraulic_messages import hydraulic_message, hydraulic_note, point_arrays
 from pkm_dynamics.node.streaming.feedforward_outputs import check_finite, trajectory_points
 
 #: request queue depth of every service (the ROS default, 10, drops a burst's further requests
@@ -134,6 +136,7 @@ class Services:
         at_once = self._inverse_dynamics_at_once(model, trajectory, wrenches, out)
         if at_once is not None:
             self._report_limits(model, response, *at_once)
+            self._hydraulic_points(model, response)
             return
         read = model.space.point_reader(model, trajectory)
         robot = model.robot
@@ -156,6 +159,7 @@ class Services:
                 effort=self._at_point(k, floats, u, 'effort'),
                 time_from_start=p.time_from_start))
         self._report_limits(model, response, np.array(U), np.array(XD))
+        self._hydraulic_points(model, response)
 
     @staticmethod
     def _report_limits(model, response, U, XD):
@@ -171,6 +175,19 @@ class Services:
         response.limit_points = [v.point for v in found]
         if found:
             response.message = '; '.join(m for m in (response.message, violations_message(found)) if m)
+
+    @staticmethod
+    def _hydraulic_points(model, response):
+        """The cylinders' pressures, flows, spool and power at every point of the answered
+        feedforward (steady state: no jerk in the request), and the valves' limits passed named
+        in the message (robots without hydraulics: nothing)."""
+        m = model.robot.hydraulic_model
+        if not m.n:
+            return
+        X, XD, F = point_arrays(response.feedforward.points)
+        h = hydraulic_state(m, X, XD, F, None, check=False)
+        response.hydraulics = [hydraulic_message(h, k) for k in range(len(X))]
+        response.message += hydraulic_note(h.violations)
 
     @staticmethod
     def _inverse_dynamics_at_once(model, trajectory, wrenches, out):
@@ -228,6 +245,11 @@ class Services:
             mf.torque = floats(result.motor_torque, 'motor.torque')
         response.method = result.method
         self._report_limits(model, response, result.u, motion[1])
+        m = model.robot.hydraulic_model
+        if m.n:
+            h = hydraulic_state(m, motion[0], motion[1], result.u, result.du, check=False)
+            response.hydraulics = hydraulic_message(h)
+            response.message = (response.message or 'ok') + hydraulic_note(h.violations)
 
     def _inverse_kinematics(self, model, request, response):
         pose = stamped_pose_matrix(request.pose, model.root_link)

@@ -134,6 +134,29 @@ def test_inverse_dynamics_one_point_and_trajectory(served):
         if not served.pkm:
             assert [p.time_from_start.nanosec for p in out.points] == [
                 1000000 * k for k in range(count)]
+        assert_hydraulics(response.hydraulics, robot, X, XD, expected, None)
+
+
+HYDRAULIC_FIELDS = ('pressure_a', 'pressure_b', 'flow_a', 'flow_b', 'spool', 'hydraulic_power')
+
+
+def assert_hydraulics(messages, robot, X, XD, u, du):
+    """The hydraulic answer (a HydraulicState per point, or one) is the core's valve model at
+    the answered motion and forces; a robot without hydraulics: none (empty arrays)."""
+    from pkm_dynamics.core.hydraulics.valve_cylinder import hydraulic_state
+    m = robot.hydraulic_model
+    single = not isinstance(messages, (list, tuple))
+    if not m.n:
+        assert (not messages.name and not messages.spool) if single else list(messages) == []
+        return
+    h = hydraulic_state(m, X, XD, u, du, check=False)
+    rows = [messages] if single else list(messages)
+    assert len(rows) == (1 if single else len(X))
+    for k, msg in enumerate(rows):
+        assert list(msg.name) == list(m.joints)
+        for field in HYDRAULIC_FIELDS:
+            want = getattr(h, field)
+            assert_array_equal(getattr(msg, field), want if single else want[k])
 
 
 def test_inverse_dynamics_with_wrench(served):
@@ -234,6 +257,8 @@ def test_higher_order_inverse_dynamics(served):
         assert_array_equal(response.motor.velocity, expected.motor_velocity)
         assert_array_equal(response.motor.acceleration, expected.motor_acceleration)
         assert_array_equal(response.motor.torque, expected.motor_torque)
+    am = expected.actuator_motion
+    assert_hydraulics(response.hydraulics, robot, am[0], am[1], expected.u, expected.du)
 
 
 def assert_ik_positions(response, robot, expected):

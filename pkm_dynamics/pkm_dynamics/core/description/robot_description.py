@@ -24,6 +24,10 @@ Format (documented with a complete example in doc/description_format.rst)::
         <friction joint="lift_cylinder" coulomb="4000" viscous="3000"    <!-- optional, any -->
                   stribeck="0" stribeck_velocity="0.1" smoothing_velocity="0.01"/>  <!-- joint -->
         <end_effector link="tcp"/>
+        <hydraulics supply_pressure="190e5" return_pressure="10e5" bulk_modulus="800e6">
+          <cylinder joint="lift_cylinder" bore="0.08" rod="0.045" stroke="0.59"/>
+          <valve joint="lift_cylinder" nominal_flow="1.6667e-3" nominal_pressure_drop="70e5"/>
+        </hydraulics>                                   <!-- optional: :mod:`.hydraulic_description` -->
         <platform link="platform">                      <!-- parallel manipulators only -->
           <origin xyz="0 0 0" rpy="0 0 0"/>
           <task_space coordinates="vx vz"/>
@@ -45,6 +49,7 @@ import numpy as np
 from ..errors import DescriptionError
 from ..spatial.se3 import pose, pose_inv, rpy_matrix
 from ..tree.tree_model import TreeModel, build_tree, read_description
+from .hydraulic_description import HydraulicsSpec, parse_hydraulics
 from .validation import MAX_COORDINATE, MAX_MASS, MAX_STIFFNESS, check_numbers, check_positive, unit_axis
 from ..tree.tree_dynamics import forward_kinematics
 from ..friction.friction_model import JointFriction, parse_friction
@@ -103,6 +108,7 @@ class RobotDescription:
     xml: str
     passive: tuple = ()            # names of the declared passive joints (<passive joint="..."/>)
     friction: JointFriction | None = None     # joint / actuator friction (None: none anywhere)
+    hydraulics: HydraulicsSpec | None = None    # <hydraulics> (:mod:`.hydraulic_description`)
 
     @property
     def actuated_joints(self) -> tuple:
@@ -246,7 +252,7 @@ def parse_description(description: str, gravity=None, files: bool = True) -> Rob
     blocks = root.findall("pkm_dynamics")
     if len(blocks) > 1:
         raise DescriptionError("the description has more than one <pkm_dynamics> element")
-    actuators, end_effector, platform, passive, frictions = [], None, None, [], []
+    actuators, end_effector, platform, passive, frictions, hydraulics = [], None, None, [], [], []
     if blocks:
         block = blocks[0]
         for el in block:
@@ -291,6 +297,8 @@ def parse_description(description: str, gravity=None, files: bool = True) -> Rob
                 platform = PlatformSpec(link, _origin(el.find("origin"), f"platform '{link}' <origin>"), coords)
             elif el.tag == "friction":
                 frictions.append(el)            # read with the URDF <dynamics> below
+            elif el.tag == "hydraulics":
+                hydraulics.append(el)
             else:
                 raise DescriptionError(f"unknown element <{el.tag}> in <pkm_dynamics>")
     if not actuators:
@@ -302,9 +310,12 @@ def parse_description(description: str, gravity=None, files: bool = True) -> Rob
     if passive and platform is not None:
         raise DescriptionError(f"passive joint '{passive[0]}': passive joints are served for chains without "
                                "<platform> only")
+    if len(hydraulics) > 1:
+        raise DescriptionError("<pkm_dynamics> has more than one <hydraulics> element")
+    hyd = parse_hydraulics(hydraulics[0], tree, tuple(a.joint for a in actuators)) if hydraulics else None
     return RobotDescription(tree.name, tree, tuple(cuts), tuple(actuators), end_effector, platform,
                             ET.tostring(root, encoding="unicode"), tuple(passive),
-                            parse_friction(robot, frictions, tree))
+                            parse_friction(robot, frictions, tree), hyd)
 
 
 def as_description(description, gravity=None) -> RobotDescription:

@@ -12,6 +12,8 @@ from ..description.robot_description import as_description
 from ..errors import StateError
 from ..gravity import check_gravity
 from ..hoid.higher_order import build_hoid_model
+from ..hydraulics.hydraulic_feedforward import cylinder_limits, robot_hydraulics
+from ..hydraulics.valve_cylinder import HydraulicModel
 from ..interface import IKSolution, SolverOptions
 from ..limb.limb_model import build_limbs
 from ..limits import ActuatorLimits
@@ -70,7 +72,14 @@ class LoopChainRobot:
         self.ee_body, off = self.tree.frame(self.end_effector)
         self.ee_offset = off
         self.ee_map = Ad_inv(off).T
-        self.limits = ActuatorLimits.from_description(desc, self.actuated_joints)
+        self.hydraulic_model = HydraulicModel.build(desc.hydraulics, self.actuated_joints)   # read-only
+        self.limits = cylinder_limits(ActuatorLimits.from_description(desc, self.actuated_joints),
+                                      self.hydraulic_model)
+
+    def hydraulics(self, x, xd, xdd, xddd=None, check: bool = True, times=None):
+        """Chamber pressures, flows, spool commands and hydraulic power of the cylinders of
+        ``<hydraulics>`` for the actuator motion (:mod:`..hydraulics.hydraulic_feedforward`)."""
+        return robot_hydraulics(self, x, xd, xdd, xddd, check, times)
 
     def with_gravity(self, gravity) -> "LoopChainRobot":
         """This robot under ``gravity`` (3,) [m/s^2, root link frame] (see

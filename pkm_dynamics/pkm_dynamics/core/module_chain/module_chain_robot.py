@@ -22,6 +22,8 @@ from ..gravity import check_gravity
 from ..hoid.higher_order import build_hoid_model, hoid_model_with_gravity
 from ..interface import IKSolution, SolverOptions
 from ..limits import ActuatorLimits
+from ..hydraulics.hydraulic_feedforward import cylinder_limits, robot_hydraulics
+from ..hydraulics.valve_cylinder import HydraulicModel
 
 from .module_chain import recognise_modules
 
@@ -72,6 +74,8 @@ class ModuleChainRobot:
         #: joint / actuator friction (:class:`~..friction.JointFriction`), None: none (every call
         #: then takes the frictionless path unchanged)
         self.friction = desc.friction
+        self.hydraulic_model = HydraulicModel.build(desc.hydraulics, self.actuated_joints)   # read-only
+        self.limits = cylinder_limits(self.limits, self.hydraulic_model)   # supply x area, valve flow
 
     @property
     def n(self) -> int:
@@ -226,6 +230,13 @@ class ModuleChainRobot:
         """``u, du, ddu`` (+ SEA motor feedforward), paper 002: see :mod:`.higher_order`."""
         from ..hoid.higher_order import higher_order_inverse_dynamics
         return higher_order_inverse_dynamics(self, x, xd, xdd, xddd, xdddd, **kw)
+
+    def hydraulics(self, x, xd, xdd, xddd=None, check: bool = True, times=None):
+        """Chamber pressures, flows, spool commands and hydraulic power of the cylinders (the
+        actuated prismatic joints of ``<hydraulics>``) for the actuator motion ``(x, xd, xdd)``
+        and, where given, its third derivative ``xddd`` (the compressibility term): see
+        :mod:`.hydraulic_feedforward` and :mod:`.valve_cylinder`."""
+        return robot_hydraulics(self, x, xd, xdd, xddd, check, times)
 
 
 from .chain_ik import (batched_chain_inverse_kinematics, chain_inverse_kinematics,  # noqa: E402 (chain_ik uses

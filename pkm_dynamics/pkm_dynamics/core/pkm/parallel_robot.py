@@ -40,6 +40,8 @@ from .limb_tables import (LimbTables, robot_constants)
 from ..limb.limb_model import TWIST_COMPONENTS, build_limbs
 from ..interface import IKSolution, SolverOptions
 from ..limits import ActuatorLimits
+from ..hydraulics.hydraulic_feedforward import cylinder_limits, robot_hydraulics
+from ..hydraulics.valve_cylinder import HydraulicModel
 from ..reactions.reactions import reaction_model
 from ..spatial.se3 import Ad, exp_se3, log_se3, pose_inv
 from ..tree.tree_dynamics import forward_kinematics
@@ -161,6 +163,8 @@ class ParallelRobot(PkmKinematics, PkmForwardKinematics, TaskSpaceDynamics):
         self.jet_model = jet_model(desc)                  # the general route of the derivatives, read-only
         # paper 002's model (its recursion compiled, the Taylor route on jet_model), read-only
         self.hoid_model = build_hoid_model(desc, self.jet_model, (self.reference_pose, self.P_p))
+        self.hydraulic_model = HydraulicModel.build(desc.hydraulics, desc.actuated_joints)   # read-only
+        self.limits = cylinder_limits(self.limits, self.hydraulic_model)   # supply x area, valve flow
 
     def with_gravity(self, gravity) -> "ParallelRobot":
         """This robot under ``gravity`` (3,) [m/s^2, root link frame] (a base on a vehicle: see
@@ -279,6 +283,11 @@ class ParallelRobot(PkmKinematics, PkmForwardKinematics, TaskSpaceDynamics):
         twist ``xd`` and its 1st..3rd derivatives: see :mod:`.higher_order` (one kernel call,
         :mod:`.hoid_robot_kernels`, with the checks of :meth:`admissible_task_state`)."""
         return higher_order_inverse_dynamics(self, x, xd, xdd, xddd, xdddd, **kw)
+
+    def hydraulics(self, x, xd, xdd, xddd=None, check: bool = True, times=None):
+        """Chamber pressures, flows, spool commands and hydraulic power of the cylinders for the
+        task motion (pose, ``V_t`` and its derivatives): see :mod:`.hydraulic_feedforward`."""
+        return robot_hydraulics(self, x, xd, xdd, xddd, check, times)
 
     def joint_motion(self, x, xd=None, xdd=None, initial=None) -> IKSolution:
         """The whole robot at the task state ``(x = pose, xd = V_t, xdd = Vdot_t)``: its inverse

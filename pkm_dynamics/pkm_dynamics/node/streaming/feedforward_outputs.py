@@ -2,7 +2,7 @@
 output messages (their joint names set once), the joint order of each reference's
 ``joint_names`` (resolved at its first reference, then looked up), the commands order.
 
-The per-reference outputs (``commands``, ``joint_state``, ``motor``) are written straight as
+The per-reference outputs (``commands``, ``joint_state``, ``motor``, ``pressure``, ``valve``) are written straight as
 their serialized (CDR) bytes (:mod:`~pkm_dynamics.node.messages.cdr_messages`), which a publisher sends as
 they are: no Python message to fill and convert (~4 us less per output here). The
 trajectory output is a message. Every value is checked finite first (all or nothing: no output
@@ -47,6 +47,12 @@ class FeedforwardOutputs:
         self._orders = {}
         self._commands = float64_array_bytes(len(self._command_order))
         self._joint_state = JointStateBytes(names)
+        # the cylinders in the order of feedforward.joints (positions in the model's cylinders)
+        cylinders = model.robot.hydraulic_model.joints
+        ordered = [model.actuated[i] for i in self._command_order]
+        self._cylinder_order = np.array([cylinders.index(j) for j in ordered if j in cylinders], dtype=np.intp)
+        self._pressure = float64_array_bytes(2 * len(self._cylinder_order))
+        self._valve = float64_array_bytes(len(self._cylinder_order))
 
     def order(self, joint_names, what):
         """The positions in ``joint_names`` of the actuated joints (see
@@ -66,6 +72,23 @@ class FeedforwardOutputs:
         template, at = self._commands
         out = bytearray(template)
         out[at:] = np.asarray(f, dtype='<f8')[self._command_order].tobytes()
+        return bytes(out)
+
+    def pressure(self, h):
+        """Float64MultiArray (bytes): p_A, p_B [Pa] of each cylinder (core result ``h``, one
+        sample), cylinders in the order of ``feedforward.joints``: [p_A1, p_B1, p_A2, ...]."""
+        template, at = self._pressure
+        out = bytearray(template)
+        k = self._cylinder_order
+        out[at:] = np.stack([h.pressure_a[k], h.pressure_b[k]], axis=-1).astype('<f8').tobytes()
+        return bytes(out)
+
+    def valve(self, h):
+        """Float64MultiArray (bytes): the spool commands of the cylinders' valves (core result
+        ``h``, one sample), in the order of ``feedforward.joints``."""
+        template, at = self._valve
+        out = bytearray(template)
+        out[at:] = np.asarray(h.spool, dtype='<f8')[self._cylinder_order].tobytes()
         return bytes(out)
 
     def joint_state(self, stamp, frame_id, x, xd, f):

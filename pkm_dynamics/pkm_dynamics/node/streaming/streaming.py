@@ -28,7 +28,11 @@ from pkm_dynamics.node.messages.conversions import (RequestError, actuator_state
 from pkm_dynamics.core.bounds import check_limits
 from pkm_dynamics.core.forward_state import forward_state
 from pkm_dynamics.core.hoid.higher_order import higher_order_inverse_dynamics
-from pkm_dynamics.core.hoid.reference_derivatives import hermite_rates, StreamRates
+from pkm_dynamics.core.hoid.reference_derivatives import MAX_GAP, hermite_rates, StreamRates
+from pkm_dynamics.core.hydraulics.hydraulic_feedforward import force_rate
+from pkm_dynamics.core.hydraulics.hydraulic_trajectory import pressure_step
+from pkm_dynamics.core.hydraulics.valve_cylinder import hydraulic_state
+from pkm_dynamics.node.messages.hydraulic_messages import hydraulic_note
 from pkm_dynamics.node.streaming.feedforward_outputs import check_finite
 
 #: the streaming topics by role, under fixed names resolved as the main node's (``~`` is
@@ -36,6 +40,7 @@ from pkm_dynamics.node.streaming.feedforward_outputs import check_finite
 TOPICS = {'reference': '~/reference', 'task_reference': '~/task_reference',
           'commands': '~/feedforward/commands', 'joint_state': '~/feedforward/joint_states',
           'trajectory': '~/feedforward/trajectory', 'motor': '~/feedforward/motor_commands',
+          'pressure': '~/feedforward/pressure', 'valve': '~/feedforward/valve_commands',
           'completion_input': 'actuator_states', 'completion_output': 'joint_states'}
 
 
@@ -68,7 +73,8 @@ class Streaming:
         self._max_age_ns = int(round(self._p('feedforward.max_age') * 1e9))
         self._outputs = set(self._p('feedforward.outputs'))
         for kind, msg_type in (('commands', Float64MultiArray), ('joint_state', JointState),
-                               ('trajectory', JointTrajectory), ('motor', JointState)):
+                               ('trajectory', JointTrajectory), ('motor', JointState),
+                               ('pressure', Float64MultiArray), ('valve', Float64MultiArray)):
             if kind in self._outputs:
                 self._pub[kind] = self._lifecycle_publisher(msg_type, kind, qos)
         # one reference topic per state space; a robot answers the one of its own space
@@ -170,7 +176,8 @@ class Streaming:
         self._stream_ready = model.build
         start = time.perf_counter()
         try:
-            rehearse(model.robot, completion='completion' in self._pub)
+            rehearse(model.robot, completion='completion' in self._pub,
+                     hydraulics=self._hydraulic_outputs(model))
             self.get_logger().info(f'streaming thread ready for "{model.name}" '
                                    f'({(time.perf_counter() - start) * 1e3:.1f} ms)')
         except Exception as exc:    # a robot whose reference state is refused streams cold
@@ -205,15 +212,20 @@ class Streaming:
             F = model.robot.inverse_dynamics(X[0], XD[0], XDD[0])[None]
         else:
             F = model.robot.inverse_dynamics(X, XD, XDD)
-        motor = None
-        if 'motor' in self._pub and model.series_elastic:
+        motor = hydraulics = None
+        motor_on = 'motor' in self._pub and model.series_elastic
+        hydraulic_on = self._hydraulic_outputs(model)
+        if motor_on or hydraulic_on:
             second = None
             if len(msg.points) > 1:
                 second = actuator_states(msg.points[:2], index, len(msg.joint_names))[:, 1]
             jerk, snap = self._motion_rates(model, msg, np.stack([X[0], XD[0], XDD[0]]), second)
-            motor = higher_order_inverse_dynamics(model.robot, X[0], XD[0], XDD[0], jerk, snap)
+            if motor_on:
+                motor = higher_order_inverse_dynamics(model.robot, X[0], XD[0], XDD[0], jerk, snap)
+            if hydraulic_on:
+                hydraulics = self._hydraulics(model, msg, (X[0], XD[0], XDD[0], jerk), X[0], XD[0])
         self._diagnostics.utilisation(model.robot.limits, F, XD)      # published even beyond
-        self._publish(outputs, msg, (X, XD, XDD, F), motor)
+        self._publish(outputs, msg, (X, XD, XDD, F), motor, hydraulics)
 
     def _task_feedforward(self, model, msg):
         """Feedforward of one task-space reference (MultiDOFJointTrajectory, PKMs): per point
@@ -234,16 +246,61 @@ class Streaming:
             warm = motion.theta
             if k == 0:
                 first = (pose, twist, accel, motion)
-        motor = None
-        if 'motor' in self._pub and model.series_elastic:
+        motor = hydraulics = None
+        motor_on = 'motor' in self._pub and model.series_elastic
+        hydraulic_on = self._hydraulic_outputs(model)
+        if motor_on or hydraulic_on:
             pose, twist, accel, motion = first
             second = np.stack(read(msg.points[1], 1)[1:]) if len(msg.points) > 1 else None
             jerk, snap = self._motion_rates(model, msg, np.stack([twist, accel]), second)
-            motor = higher_order_inverse_dynamics(robot, pose, twist, accel, jerk, snap,
-                                                  q_guess=motion.tree_q())
+            if motor_on:
+                motor = higher_order_inverse_dynamics(robot, pose, twist, accel, jerk, snap,
+                                                      q_guess=motion.tree_q())
+            if hydraulic_on:
+                hydraulics = self._hydraulics(model, msg, (pose, twist, accel, jerk), states[0, 0],
+                                              states[1, 0])
         model.ff_solution = warm
         self._diagnostics.utilisation(robot.limits, states[3], states[1])
-        self._publish(outputs, msg, states, motor)
+        self._publish(outputs, msg, states, motor, hydraulics)
+
+    def _hydraulic_outputs(self, model):
+        """Whether this reference needs the hydraulic side: a ``pressure`` or ``valve`` output
+        and a robot with cylinders."""
+        return ('pressure' in self._pub or 'valve' in self._pub) and model.robot.hydraulic_model.n > 0
+
+    def _hydraulics(self, model, msg, motion, x, xd):
+        """The cylinders' pressures and spool commands at the first point of ``msg``: the force
+        and its rate (:func:`~pkm_dynamics.core.hydraulics.hydraulic_feedforward.force_rate` of
+        ``motion`` = state, rate, acceleration and the stream's jerk estimate) through the valve
+        model at the actuator positions and rates ``x``, ``xd``, with the chamber pressures
+        carried from the previous reference
+        (:func:`~pkm_dynamics.core.hydraulics.hydraulic_trajectory.pressure_step`, over the
+        time between their ``header.stamp + time_from_start``; the steady level at the stream's
+        start, for unstamped references, after a gap as for the jerk estimate, and where the
+        carried pressures leave the range the valve holds). What the
+        valves cannot deliver gets a throttled warning naming it; the outputs are published all
+        the same (the spool beyond its limit as computed: the controller saturates it)."""
+        u, du = force_rate(model.robot, *motion)
+        m = model.robot.hydraulic_model
+        stamp, start = msg.header.stamp, msg.points[0].time_from_start
+        t = None
+        if stamp.sec or stamp.nanosec:
+            t = (stamp.sec + start.sec) * 10**9 + stamp.nanosec + start.nanosec
+        last = model.ff_pressure
+        h = None
+        if t is not None and last is not None and 0 < t - last[0] <= MAX_GAP * 1e9:
+            h = pressure_step(m, last[1], (t - last[0]) * 1e-9, x, xd, u, du)
+            if not np.isfinite(h.pressure_a).all() or any(v.quantity != 'spool' for v in h.violations):
+                h = None            # the carried pressures left what the valve holds: start anew
+        if h is None:
+            h = hydraulic_state(m, x, xd, u, du, check=False)
+        model.ff_pressure = None if t is None else (t, h)
+        if h.violations:            # throttled here: rclpy's throttle inspects the caller first (~1 ms)
+            now = time.monotonic()
+            if model.ff_hydraulic_warning is None or now - model.ff_hydraulic_warning >= self._p('warning_period'):
+                model.ff_hydraulic_warning = now
+                self.get_logger().warning(f'feedforward{hydraulic_note(h.violations)}')
+        return h
 
     def _motion_rates(self, model, msg, first, second):
         """The 3rd and 4th derivatives of the motion at the first point of ``msg`` (2, n), for
@@ -269,11 +326,15 @@ class Streaming:
                 rates = hermite_rates(h * 1e-9, first, second)
         return rates
 
-    def _publish(self, outputs, msg, states, motor):
+    def _publish(self, outputs, msg, states, motor, hydraulics=None):
         """Publish the outputs of one reference: ``states`` = (X, XD, XDD, F), (B, n) each
-        (B: the points answered; the single-point outputs take the first)."""
+        (B: the points answered; the single-point outputs take the first); ``hydraulics``: the
+        core's hydraulic result at the first point (None: no pressure / valve output)."""
         X, XD, XDD, F = states
         check_finite(F, 'the effort')        # all or nothing: no output with NaN or Inf
+        if hydraulics is not None:
+            for field in ('pressure_a', 'pressure_b', 'spool'):
+                check_finite(getattr(hydraulics, field), field)
         if motor is not None:
             for field in ('motor_position', 'motor_velocity', 'motor_torque'):
                 check_finite(getattr(motor, field), field)
@@ -291,6 +352,11 @@ class Streaming:
                                                          msg.points))
         if 'motor' in pub and motor is not None:
             pub['motor'].publish(outputs.motor(stamp, motor))
+        if hydraulics is not None:
+            if 'pressure' in pub:
+                pub['pressure'].publish(outputs.pressure(hydraulics))
+            if 'valve' in pub:
+                pub['valve'].publish(outputs.valve(hydraulics))
 
     # -- joint-state completion ---------------------------------------------------------------
     def _setup_completion(self):
@@ -345,18 +411,25 @@ def queued(subscription, first):
         yield taken[0]
 
 
-def rehearse(robot, completion):
+def rehearse(robot, completion, hydraulics=False):
     """The core calls of the feedforward stream (and of the joint-state completion when
-    ``completion``), made once at the robot's reference state: the actuators where inverse
-    kinematics starts (``robot.seed_reference``; a module chain mid-stroke, a parallel robot its
-    reference configuration), at rest. Results are dropped."""
+    ``completion``, of the pressure / valve outputs when ``hydraulics``), made once at the
+    robot's reference state: the actuators where inverse kinematics starts
+    (``robot.seed_reference``; a module chain mid-stroke, a parallel robot its reference
+    configuration), at rest. Results are dropped."""
     start = dict(zip(robot.seed_joints, robot.seed_reference))
     x = np.array([start[joint] for joint in robot.actuated_joints])
     rest = np.zeros_like(x)
     if robot.state_space == 'task':
         task = np.zeros(len(robot.task_space))
-        robot.reference_motion(robot.forward_kinematics(x), task, task, None)
+        pose = robot.forward_kinematics(x)
+        robot.reference_motion(pose, task, task, None)
+        motion = (pose, task, task, task)
     else:
         robot.inverse_dynamics(x, rest, rest)
+        motion = (x, rest, rest, rest)
+    if hydraulics:
+        u, du = force_rate(robot, *motion)
+        hydraulic_state(robot.hydraulic_model, x, rest, u, du, check=False)
     if completion:
         forward_state(robot, x, rest, joints_only=True)

@@ -1,0 +1,72 @@
+"""The hydraulic feedforward of a robot: ``robot.hydraulics(x, xd, xdd, xddd=None)`` for every
+robot kind (its state space: actuator for module chains, task for parallel robots).
+
+The cylinder force ``F`` is the actuator force of the robot's inverse dynamics (friction
+included where the model has it); with the third derivative ``xddd`` its rate ``dF/dt`` is the
+higher-order inverse dynamics' ``du`` (paper 002; computed as :func:`force_rate`), which
+feeds the compressibility term of :mod:`.valve_cylinder` (H2), (H4); without it that term is
+left out.  The cylinders' positions and rates are the actuators' (a parallel robot's from its
+inverse kinematics)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .hydraulic_trajectory import pressure_trajectory
+from .valve_cylinder import HydraulicState, hydraulic_state
+
+
+def robot_hydraulics(robot, x, xd, xdd, xddd=None, check: bool = True, times=None) -> HydraulicState:
+    """:class:`~.valve_cylinder.HydraulicState` of the robot's cylinders (order
+    ``robot.hydraulic_model.joints``; none: empty arrays) for the motion ``(x, xd, xdd)`` and,
+    where given, its third derivative ``xddd`` (shapes of the robot's state space, batched with a
+    leading axis).  ``check``: raise
+    :class:`~.valve_cylinder.HydraulicLimitError` naming the cylinder, quantity and limit of a
+    motion the valves cannot deliver (else they are listed in ``violations``).  ``times`` (B,)
+    of a batch (a sampled trajectory): the chamber pressures carried along it as a state
+    (:func:`~.hydraulic_trajectory.pressure_trajectory`, what the valves do at a reversal of the
+    motion) instead of each sample's steady-state level."""
+    m = robot.hydraulic_model
+    u, du = force_rate(robot, x, xd, xdd, xddd)
+    motion = robot.joint_motion(x, xd)
+    if times is not None:
+        return pressure_trajectory(m, times, motion.actuators, motion.actuators_d, u, du, check=check)
+    return hydraulic_state(m, motion.actuators, motion.actuators_d, u, du, check)
+
+
+def force_rate(robot, x, xd, xdd, xddd=None) -> tuple:
+    """``(u, du)``: the actuator forces of the inverse dynamics and, with ``xddd``, their time
+    derivative by the chain rule on its exact first derivatives (compiled for a module chain)::
+
+        du/dt = dID/dx xd + dID/dxd xdd + dID/dxdd xddd
+
+    (a parallel robot's ``dID/dx`` is along ``pose exp(P_p delta)``, so ``xd = V_t`` is its
+    rate): the higher-order inverse dynamics' ``du`` (paper 002; equal to round-off, test
+    ``test_force_rate_is_the_hoid_du``) at the cost of one derivative call (a module chain's
+    HOID runs the numpy Taylor route).  ``du`` None without ``xddd``."""
+    if xddd is None:
+        return robot.inverse_dynamics(x, xd, xdd), None
+    d = robot.inverse_dynamics_derivatives(x, xd, xdd)
+    rate = (np.einsum("...ij,...j->...i", d.d_x, np.asarray(xd, dtype=float))
+            + np.einsum("...ij,...j->...i", d.d_xd, np.asarray(xdd, dtype=float))
+            + np.einsum("...ij,...j->...i", d.d_u, np.asarray(xddd, dtype=float)))
+    return d.value, rate
+
+
+def cylinder_limits(limits, model):
+    """The actuator limits table ``limits`` (:class:`~pkm_dynamics.core.limits.ActuatorLimits`)
+    tightened by each cylinder of ``model`` (:class:`~.valve_cylinder.HydraulicModel`) where that
+    is tighter than its URDF limits (:meth:`~pkm_dynamics.core.limits.ActuatorLimits.with_bounds`):
+
+    * force: the stall force at full supply, ``max(A_A p_s - A_B p_t, A_B p_s - A_A p_t)`` (push
+      or pull, whichever is larger: the table is symmetric; a pull beyond ``A_B p_s - A_A p_t``
+      is named by the valve model's pressure check, :mod:`.valve_cylinder`);
+    * velocity: the no-load rate at full spool opening of the orifice model (H1-H3: ``A_A v =
+      K s sqrt(p_s - p_A)``, ``A_B v = K s sqrt(p_B - p_t)``, ``A_A p_A = A_B p_B``), ``v =
+      K s_max sqrt((A_A p_s - A_B p_t) / (A_A^3 + A_B^3))`` extending (A and B swapped
+      retracting), the faster direction."""
+    for k, joint in enumerate(model.joints):
+        a, b = model.area_a[k], model.area_b[k]
+        push, pull = a * model.p_s - b * model.p_t, b * model.p_s - a * model.p_t
+        rate = model.K[k] * model.spool_limit[k] * np.sqrt(max(push, pull) / (a**3 + b**3))
+        limits = limits.with_bounds(joint, max(push, pull), rate, "supply pressure x area; valve flow / area")
+    return limits
