@@ -47,7 +47,7 @@ from __future__ import annotations
 import math
 
 from ..numba_support.cache import kernel
-from ..module_chain.chain_kernels import chain_dynamics
+from ..module_chain.chain_kernels import chain_dynamics, forward_flag
 from ..module_chain.chain_kinematics import tree_state
 from ..spatial.se3_kernels import matTvec, matvec, wrench_bias
 from ..tree.tree_kernels import body_motion, body_poses
@@ -186,7 +186,7 @@ def joint_reactions(geo, mats, nud0, A, V, S, Wd, w, X, XD, F, FE, ACC, parent, 
     arrays ``Xs`` the screws, ``actuated`` (n,) their tree joints) into ``W`` (B, nq, 6), ``WC``
     (B, c, 6), ``LAM`` (B, m).  Returns the code with ``status = (code, row, module or loop)``;
     ``h[2, 6]`` holds the residual of an INCONSISTENT loop."""
-    code = chain_dynamics(False, geo, mats, nud0, A, V, S, Wd, w, X, XD, F, FE, ACC, status)
+    code = chain_dynamics(forward_flag(X), geo, mats, nud0, A, V, S, Wd, w, X, XD, F, FE, ACC, status)
     if code != OK:
         return code
     nq = parent.shape[0]

@@ -23,7 +23,7 @@ import math
 
 from numba import types
 
-from ..module_chain.chain_kernels import chain_dynamics
+from ..module_chain.chain_kernels import chain_dynamics, forward_flag
 from ..module_chain.chain_layout import model_arrays, scratch_arrays
 from ..numba_support.cache import kernel, typed_kernel
 from ..status import BAD_EFFORTS, OK
@@ -87,7 +87,7 @@ def evaluate(chain, fe, F, control, i, w, t, x, xd, f, xdd, work, status, clock)
     code = efforts_at(F, control, i, w, t, x[0], xd[0], f[0])
     if code == OK:
         geo, mats, nud0, A, V, S, W, ws = chain
-        code = chain_dynamics(False, geo, mats, nud0, A, V, S, W, ws, x, xd, f, fe, xdd, status)
+        code = chain_dynamics(forward_flag(x), geo, mats, nud0, A, V, S, W, ws, x, xd, f, fe, xdd, status)
     if code != OK:
         clock[0] = t
         for j in range(n):
