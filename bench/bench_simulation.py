@@ -11,8 +11,9 @@ timed interleaved (one call of each per repeat, medians) with a plain Python RK4
 Pinocchio's ``constraintDynamics`` (the URDF spanning tree, one CONTACT_3D constraint per cut
 joint at the cut points, ``ProximalSettings(1e-10, 1e-12, 3)``: ``PinocchioPeer`` of
 ``bench_module_chain.py``; the configuration integrated with ``pin.integrate``) under the same
-constant efforts, and the FD kernel alone (called from compiled code: four of them are the floor
-of an RK4 step; and from Python).
+constant efforts, and the FD kernel alone (``chain_dynamics_one``, called from compiled code and
+from Python; it takes the views of the chain's flat buffers at every call, which the integrator
+takes once per horizon, so four of them are a little above an RK4 step's cost).
 
 Loop closure along a 10 s run under the same PD controller (compiled for ours, its Python body
 for the Pinocchio loop), from the same initial state: the distance between the two cut points of

@@ -28,17 +28,18 @@ from ..status import (DIRECT_STEP, FAR_STEP, LIMIT_SLACK, LIMITS, LOOP_CONDITION
 def nested_ik(lm, ld, target, theta, tol, max_iter, threshold):
     """Algorithm 1 with Algorithm 2 as inner loop (:func:`..limb_ik.limb_inverse_kinematics_nested`)
     from ``theta`` (n,) in place; inner iterations per outer step into ``ld`` inner.  Returns
-    ``(status, outer iterations)``."""
+    ``(status, outer iterations, largest pose error component)`` (the last of
+    :func:`..limb_kernels.pose_error`, at the returned ``theta`` on OK)."""
     limb_state(lm, ld, theta)
-    err, _ = pose_error(lm, ld, target)
+    err, big = pose_error(lm, ld, target)
     outer = 0
     inner = ld[LD_INNER]
     while err > tol:
         if outer >= max_iter:
-            return NO_CONVERGENCE, outer
+            return NO_CONVERGENCE, outer, big
         st, _ = limb_jacobians(lm, ld, threshold, False)
         if st != OK:
-            return st, outer
+            return st, outer, big
         dl = lm[LM_SIZES][SIZE_DL]
         A, b, Lt, dx = ld[LD_A], ld[LD_B], ld[LD_L_T], ld[LD_DX]
         for i in range(dl):
@@ -46,48 +47,51 @@ def nested_ik(lm, ld, target, theta, tol, max_iter, threshold):
             for j in range(dl):
                 A[i, j] = Lt[i, j]
         if not lu_solve(A, dl, b, 1):
-            return SINGULAR, outer
+            return SINGULAR, outer, big
         st = solve_loops(lm, ld, theta, tol, inner[outer])
         if st != OK:
-            return st, outer
+            return st, outer, big
         outer += 1
-        err, _ = pose_error(lm, ld, target)
-    return OK, outer
+        err, big = pose_error(lm, ld, target)
+    return OK, outer, big
 
 
 @kernel
 def compound_ik(lm, ld, target, theta, tol, max_iter, threshold):
     """Algorithm 3 (:func:`..limb_ik.limb_inverse_kinematics_compound`) from ``theta`` in place.
-    Returns ``(status, outer iterations)``."""
+    Returns ``(status, outer iterations, largest pose error component)`` (as :func:`nested_ik`)."""
     outer = 0
     while True:
         limb_state(lm, ld, theta)
-        err, _ = pose_error(lm, ld, target)
+        err, big = pose_error(lm, ld, target)
         gnorm = 0.0
         for lp in range(lm[LM_SIZES][SIZE_NL]):
             gnorm = max(gnorm, loop_norm(ld, lm, lp))
         if err <= tol and gnorm <= tol:
-            return OK, outer
+            return OK, outer, big
         if outer >= max_iter:
-            return NO_CONVERGENCE, outer
+            return NO_CONVERGENCE, outer, big
         st, _ = limb_jacobians(lm, ld, threshold, False)
         if st != OK:
-            return st, outer
+            return st, outer, big
         if not compound_step(lm, ld, theta):
-            return SINGULAR, outer
+            return SINGULAR, outer, big
         outer += 1
 
 
 @kernel
-def refine(lm, ld, target, theta):
+def refine(lm, ld, target, theta, big):
     """:func:`..ik_refinement.refine_to_round_off`: compound Newton steps until the pose error
     and every loop residual are at most ROUND_OFF (at most REFINEMENT_STEPS); the state in
-    ``ld`` is that of the returned ``theta``.  Returns ``(ok, at round-off)``: ok False when a
-    solve is singular; at round-off True when the error was found at most ROUND_OFF at the
-    returned ``theta``."""
+    ``ld`` is that of the returned ``theta``.  ``big``: the largest pose error component at the
+    start, which the solve has just computed there (:func:`nested_ik`; its
+    :func:`..limb_kernels.pose_error` is not run again).  Returns ``(ok, at round-off)``: ok
+    False when a solve is singular; at round-off True when the error was found at most
+    ROUND_OFF at the returned ``theta``."""
     g, loops = ld[LD_G_RES], lm[LM_LOOPS]
-    for _ in range(REFINEMENT_STEPS):
-        _, big = pose_error(lm, ld, target)
+    for step in range(REFINEMENT_STEPS):
+        if step > 0:
+            _, big = pose_error(lm, ld, target)
         for lp in range(lm[LM_SIZES][SIZE_NL]):
             for i in range(loops[lp, LOOP_SIZE]):
                 big = max(big, abs(g[lp, i]))
@@ -149,9 +153,9 @@ def limb_ik(lm, ld, target, theta0, theta, nested, tol, max_iter, threshold, loo
     for i in range(len(theta)):
         theta[i] = theta0[i]
     if nested:
-        st, outer = nested_ik(lm, ld, target, theta, tol, max_iter, threshold)
+        st, outer, big = nested_ik(lm, ld, target, theta, tol, max_iter, threshold)
     else:
-        st, outer = compound_ik(lm, ld, target, theta, tol, max_iter, threshold)
+        st, outer, big = compound_ik(lm, ld, target, theta, tol, max_iter, threshold)
     out[0] = outer
     if st != OK:
         return st
@@ -160,7 +164,7 @@ def limb_ik(lm, ld, target, theta0, theta, nested, tol, max_iter, threshold, loo
         step = max(step, abs(theta[i] - theta0[i]))
     if not step <= DIRECT_STEP:
         return FAR_STEP
-    ok, round_off = refine(lm, ld, target, theta)
+    ok, round_off = refine(lm, ld, target, theta, big)
     if not ok:
         return SINGULAR
     # a limb that constrains all six pose components and is at round-off on each is no

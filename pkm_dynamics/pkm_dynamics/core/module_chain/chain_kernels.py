@@ -94,6 +94,15 @@ def chain_dynamics(inverse, geo, mats, nud0, A, V, S, W, w, X, XD, T, FE, out, s
 
 
 @scratch_kernel
+def forward_flag(X):
+    """``inverse`` = False for a call of :func:`chain_dynamics` from compiled code, as a run-time
+    bool (``X`` any array): the constant ``False`` would be typed ``Literal[bool](False)`` and
+    compile a second signature of :func:`chain_dynamics` beside the public call's, which then
+    loses its entry point (:mod:`..numba_support.entry_points`) in the process that compiled both."""
+    return X.shape[0] < 0
+
+
+@scratch_kernel
 def chain_dynamics_one(inverse, model, data, x, xd, t, fe, out, status):
     """:func:`chain_dynamics` for one state: ``x``, ``xd``, ``t``, ``out`` (n,), ``fe`` (1, 6), the
     model and the scratch as their flat buffers (:func:`model_arrays`, :func:`scratch_arrays`):

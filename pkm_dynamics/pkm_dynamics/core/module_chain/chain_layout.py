@@ -37,7 +37,7 @@ holds the scratch:
 """
 from __future__ import annotations
 
-from ..numba_support.cache import scratch_kernel
+from ..numba_support.cache import inline_kernel
 
 # --- geo (n, 22): one module's geometry --------------------------------------------------------
 #: module kind, its values; sign of the actuator coordinate; stroke ends
@@ -98,14 +98,14 @@ LOC_SIZE = 24
 GEO_SIZE, MATS_SIZE, A_SIZE, V_SIZE, S_SIZE, W_SIZE, w_SIZE = 22, 180, 108, 90, 30, 216, 72
 
 
-@scratch_kernel
+@inline_kernel
 def model_arrays(model, n):
     """``geo`` (n, 22), ``mats`` (n, 5, 6, 6), ``nud0`` (6,): views of the flat model buffer."""
     a, b = GEO_SIZE * n, (GEO_SIZE + MATS_SIZE) * n
     return model[:a].reshape((n, GEO_SIZE)), model[a:b].reshape((n, 5, 6, 6)), model[b:b + 6]
 
 
-@scratch_kernel
+@inline_kernel
 def scratch_arrays(data, n):
     """``A`` (n, 3, 6, 6), ``V`` (n, 5, 3, 6), ``S`` (n, 30), ``W`` (6, 6, 6), ``w`` (12, 6): views
     of the flat scratch buffer."""

@@ -122,13 +122,13 @@ def first_forward_pass(geo, mats, A, V, S, W, w, x, xd, maps):
 
 
 @scratch_kernel
-def parallel_alpha_beta(geo, M, AE, A, V, S, W, w):
+def parallel_alpha_beta(geo, M, AE, A, V, S, W, w, tip):
     """Backward step of a parallel module: ``M~_B1``, ``p~_B1`` (eqs. 23-24) into ``W[1]``,
-    ``w[2]`` from ``M_E = W[0]``, ``p_E = w[1]``; then with the rows ``s_x^T K_i`` of eqs. 62-64
-    alpha (eqs. 32, 34), delta (eqs. 26, 43, 45) and psi (eqs. 42, 45) into ``S``.  Returns
-    SINGULAR_ALPHA (eq. 36) or OK."""
+    ``w[2]`` from ``M_E = W[0]``, ``p_E = w[1]`` (``tip``: the chain's last module, ``M_E = 0``);
+    then with the rows ``s_x^T K_i`` of eqs. 62-64 alpha (eqs. 32, 34), delta (eqs. 26, 43, 45)
+    and psi (eqs. 42, 45) into ``S``.  Returns SINGULAR_ALPHA (eq. 36) or OK."""
     Mt, pt = W[1], w[2]
-    carry_from_next(M[B1], V[P_BIAS, B1], AE, W[0], w[1], Mt, pt, W[2])    # eqs. 23-24
+    carry_from_next(M[B1], V[P_BIAS, B1], AE, W[0], w[1], Mt, pt, W[2], tip)    # eqs. 23-24
     ka, kb, kf = S[KA], S[KB], S[KF]
     M3, M4, ps, xa, xb = M[B3], M[B4], V[P_BIAS], V[XI_U], V[XI_C]
     w1, w3, w4 = w[3], w[4], w[5]
@@ -200,12 +200,13 @@ def parallel_base_inertia(geo, M, A, V, S, fk, W, w):
 
 
 @scratch_kernel
-def serial_backward(M, AE, A, V, S, X, fk, last, W, w):
+def serial_backward(M, AE, A, V, S, X, fk, last, tip, W, w):
     """Backward step of a serial module (articulated-body step, eqs. 50-52): ``M^A``, ``p^A`` at
     B4, ``U = M^A X``, ``D = X^T U``, ``u = f - X^T p^A`` into ``S``; unless ``last`` (the first
-    module: its base is fixed), the module's ``M_E``, ``p_E`` for the previous one."""
+    module: its base is fixed), the module's ``M_E``, ``p_E`` for the previous one.  ``tip``:
+    the chain's last module (``M_E = 0``, eq. 20)."""
     MA, pA, U = W[3], w[2], S[PSI]
-    carry_from_next(M[SERIAL_BODY], V[P_BIAS, SERIAL_BODY], AE, W[0], w[1], MA, pA, W[2])    # eqs. 50a-b
+    carry_from_next(M[SERIAL_BODY], V[P_BIAS, SERIAL_BODY], AE, W[0], w[1], MA, pA, W[2], tip)    # eqs. 50a-b
     matvec(MA, X, U)                                         # eq. 51
     D = dot(X, U)
     u = fk - dot(X, pA)
@@ -241,13 +242,13 @@ def fd_recursions(geo, mats, nud0, A, V, S, W, w, f, f_ext, xdd):
         g = geo[k]
         fk = g[SX] * f[k]
         if g[KIND] == PARALLEL:
-            code = parallel_alpha_beta(g, mats[k], mats[k, MAP_E], A[k], V[k], S[k], W, w)
+            code = parallel_alpha_beta(g, mats[k], mats[k, MAP_E], A[k], V[k], S[k], W, w, k == n - 1)
             if code != OK:
                 return code, k
             if k > 0:
                 parallel_base_inertia(g, mats[k], A[k], V[k], S[k], fk, W, w)
         else:
-            serial_backward(mats[k], mats[k, MAP_E], A[k], V[k], S[k], g[SCREW], fk, k == 0, W, w)
+            serial_backward(mats[k], mats[k, MAP_E], A[k], V[k], S[k], g[SCREW], fk, k == 0, k == n - 1, W, w)
     nud, acc = w[10], w[11]
     for j in range(6):
         nud[j] = nud0[j]

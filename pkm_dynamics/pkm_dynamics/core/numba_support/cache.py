@@ -163,6 +163,17 @@ def scratch_kernel(fn):
     return numba.njit(cache=CACHING, error_model="numpy", _nrt=False)(fn)
 
 
+def inline_kernel(fn):
+    """A compiled function inlined into each compiled caller (numba's ``inline='always'``, at the
+    level of numba's IR), hence compiled in that caller's setting, with or without the NRT of
+    :func:`scratch_kernel`: for the views of a flat buffer
+    (:func:`..module_chain.chain_layout.model_arrays`), which a function compiled without NRT
+    returns uncounted (a :func:`kernel` receiving them from a separately compiled
+    :func:`scratch_kernel` would release a reference it never held)."""
+    import numba
+    return numba.njit(cache=CACHING, error_model="numpy", inline="always")(fn)
+
+
 def typed_kernel(signature):
     """:func:`kernel` compiled for the one argument ``signature`` (a tuple of numba types) when it
     is defined (loaded from the cache where there is one): for an entry point whose argument

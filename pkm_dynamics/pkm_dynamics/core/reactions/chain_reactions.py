@@ -50,7 +50,7 @@ import math
 
 from ..friction.friction_kernels import friction_law
 from ..numba_support.cache import kernel
-from ..module_chain.chain_kernels import chain_dynamics
+from ..module_chain.chain_kernels import chain_dynamics, forward_flag
 from ..module_chain.chain_kinematics import tree_state
 from ..spatial.se3_kernels import matTvec, matvec, wrench_bias
 from ..tree.tree_kernels import body_motion, body_poses
@@ -195,7 +195,7 @@ def joint_reactions(geo, mats, nud0, A, V, S, Wd, w, X, XD, F, FN, FE, ACC, pare
     friction) and every tree joint carries the effort ``tau_j = (F at an actuated joint) -
     tau_f,j(qd_j)``: the component of its transmitted wrench along its screw, which the pin
     force of step 3 balances with."""
-    code = chain_dynamics(False, geo, mats, nud0, A, V, S, Wd, w, X, XD, FN, FE, ACC, status)
+    code = chain_dynamics(forward_flag(X), geo, mats, nud0, A, V, S, Wd, w, X, XD, FN, FE, ACC, status)
     if code != OK:
         return code
     nq = parent.shape[0]

@@ -1,7 +1,8 @@
 """Compiled integrators of a module chain (paper 000): the whole horizon in one kernel call, every
 evaluation of the dynamics a direct call of the compiled Algorithm 1
-(:func:`..module_chain.chain_kernels.chain_dynamics_one`) on the chain's flat model and the
-calling thread's scratch (:class:`..module_chain.chain_model.ChainModel` / ``ChainData``).
+(:func:`..module_chain.chain_kernels.chain_dynamics`) on the views of the chain's flat model and
+the calling thread's scratch (:class:`..module_chain.chain_model.ChainModel` / ``ChainData``),
+taken once per call (:func:`chain_views`), and on (1, n) rows of the state arrays.
 
 The same arithmetic, in the same order, as the Python route (:mod:`.reference`: :func:`.reference.rk4`
 and :func:`.reference.semi_implicit` over ``robot.forward_dynamics``), so both agree to round-off.
@@ -23,9 +24,9 @@ import math
 from numba import types
 
 from ..module_chain.chain_friction_kernels import chain_friction
-from ..module_chain.chain_kernels import chain_dynamics_one
+from ..module_chain.chain_kernels import chain_dynamics, forward_flag
 from ..module_chain.chain_layout import model_arrays, scratch_arrays
-from ..numba_support.cache import kernel, scratch_kernel, typed_kernel
+from ..numba_support.cache import kernel, typed_kernel
 from ..status import BAD_EFFORTS, OK
 
 #: rows of the work buffer ``work`` (WORK_ROWS, n): the failing evaluation's state and efforts
@@ -67,41 +68,42 @@ def efforts_at(F, control, i, w, t, x, xd, f):
     return OK
 
 
-@scratch_kernel
-def net_efforts(model, data, friction, x, xd, f, work, status):
-    """The efforts less the actuator-space joint friction, ``f - u_f(x, xd)``, into ``work[F_NET]``
-    (:func:`..module_chain.chain_friction_kernels.chain_friction`, rows ``friction`` (nq, 5)).
-    A scratch kernel (no reference counting) like the views of the flat buffers it takes
-    (:func:`..module_chain.chain_layout.model_arrays`).  Returns the status."""
-    n = x.shape[0]
-    geo = model_arrays(model, n)[0]
-    S = scratch_arrays(data, n)[2]
-    uf = work[UF:UF + 3]
-    code = chain_friction(geo, friction, S, x, xd, uf, status)
-    for j in range(n):
-        work[F_NET, j] = f[j] - uf[0, j]
-    return code
+@kernel
+def chain_views(model, data, n):
+    """The chain's model and scratch views ``(geo, mats, nud0, A, V, S, W, w)``
+    (:func:`..module_chain.chain_layout.model_arrays`, :func:`~..module_chain.chain_layout.scratch_arrays`)
+    of its flat buffers: taken once for the whole horizon, not at every evaluation."""
+    geo, mats, nud0 = model_arrays(model, n)
+    A, V, S, W, w = scratch_arrays(data, n)
+    return geo, mats, nud0, A, V, S, W, w
 
 
 @kernel
-def evaluate(model, data, fe, F, control, friction, i, w, t, x, xd, f, xdd, work, status, clock):
-    """One evaluation of the dynamics: efforts (:func:`efforts_at`) into ``f``, then ``xdd`` (n,)
-    by Algorithm 1, under ``f - u_f(x, xd)`` when the chain has joint friction (``friction``
-    (nq, 5) rows; (0, 5): none, the efforts go to Algorithm 1 untouched).  On a status, the
-    stage (``t``, ``x``, ``xd``, ``f``) is left in ``clock[0]`` and ``work`` rows XS, XDS, FS.
-    Returns the status."""
-    n = x.shape[0]
-    code = efforts_at(F, control, i, w, t, x, xd, f)
+def evaluate(chain, fe, F, control, friction, i, w, t, x, xd, f, xdd, work, status, clock):
+    """One evaluation of the dynamics: efforts (:func:`efforts_at`) into ``f``, then ``xdd`` by
+    Algorithm 1 (:func:`..module_chain.chain_kernels.chain_dynamics` on the views ``chain`` of
+    :func:`chain_views`); ``x``, ``xd``, ``f``, ``xdd`` (1, n) rows; under ``f - u_f(x, xd)`` when
+    the chain has joint friction (``friction`` (nq, 5) rows, :func:`..module_chain.
+    chain_friction_kernels.chain_friction`; (0, 5): none, the efforts go to Algorithm 1
+    untouched).  On a status, the stage (``t``, ``x``, ``xd``, ``f``) is left in ``clock[0]`` and
+    ``work`` rows XS, XDS, FS.  Returns the status."""
+    n = x.shape[1]
+    code = efforts_at(F, control, i, w, t, x[0], xd[0], f[0])
+    geo, mats, nud0, A, V, S, W, ws = chain
     if code == OK and friction.shape[0] > 0:
-        code = net_efforts(model, data, friction, x, xd, f, work, status)
+        uf = work[UF:UF + 3]
+        code = chain_friction(geo, friction, S, x[0], xd[0], uf, status)
         if code == OK:
-            code = chain_dynamics_one(False, model, data, x, xd, work[F_NET], fe, xdd, status)
+            for j in range(n):
+                work[F_NET, j] = f[0, j] - uf[0, j]
+            code = chain_dynamics(forward_flag(x), geo, mats, nud0, A, V, S, W, ws, x, xd, work[F_NET:F_NET + 1],
+                                  fe, xdd, status)
     elif code == OK:
-        code = chain_dynamics_one(False, model, data, x, xd, f, fe, xdd, status)
+        code = chain_dynamics(forward_flag(x), geo, mats, nud0, A, V, S, W, ws, x, xd, f, fe, xdd, status)
     if code != OK:
         clock[0] = t
         for j in range(n):
-            work[XS, j], work[XDS, j], work[FS, j] = x[j], xd[j], f[j]
+            work[XS, j], work[XDS, j], work[FS, j] = x[0, j], xd[0, j], f[0, j]
     return code
 
 
@@ -114,36 +116,36 @@ def stage_state(x, xd, h, v, a, xs, xds):
 
 
 @kernel
-def rk4_step(model, data, fe, F, control, friction, i, T, X, XD, FO, work, status, clock):
+def rk4_step(chain, fe, F, control, friction, i, T, X, XD, FO, work, status, clock):
     """Step ``i`` of classical Runge-Kutta, ``(X[i], XD[i])`` -> ``(X[i+1], XD[i+1])``, efforts at
     the step's start into ``FO[i]``: :func:`.reference.rk4`, term by term."""
     h, ti = T[i + 1] - T[i], T[i]
     x, xd = X[i], XD[i]
-    xs, xds, f = work[STAGE_X], work[STAGE_XD], work[FS]
-    code = evaluate(model, data, fe, F, control, friction, i, 0.0, ti, x, xd, FO[i], work[A1], work, status,
-                    clock)
+    xs, xds, f = work[STAGE_X:STAGE_X + 1], work[STAGE_XD:STAGE_XD + 1], work[FS:FS + 1]
+    code = evaluate(chain, fe, F, control, friction, i, 0.0, ti, X[i:i + 1], XD[i:i + 1], FO[i:i + 1],
+                    work[A1:A1 + 1], work, status, clock)
     if code != OK:
         return code
     hh = 0.5 * h
-    stage_state(x, xd, hh, xd, work[A1], xs, xds)
-    code = evaluate(model, data, fe, F, control, friction, i, 0.5, ti + 0.5 * h, xs, xds, f, work[A2], work,
+    stage_state(x, xd, hh, xd, work[A1], xs[0], xds[0])
+    code = evaluate(chain, fe, F, control, friction, i, 0.5, ti + 0.5 * h, xs, xds, f, work[A2:A2 + 1], work,
                     status, clock)
     if code != OK:
         return code
-    work[V2, :] = xds
-    stage_state(x, xd, hh, work[V2], work[A2], xs, xds)
-    code = evaluate(model, data, fe, F, control, friction, i, 0.5, ti + 0.5 * h, xs, xds, f, work[A3], work,
+    work[V2, :] = xds[0]
+    stage_state(x, xd, hh, work[V2], work[A2], xs[0], xds[0])
+    code = evaluate(chain, fe, F, control, friction, i, 0.5, ti + 0.5 * h, xs, xds, f, work[A3:A3 + 1], work,
                     status, clock)
     if code != OK:
         return code
-    work[V3, :] = xds
-    stage_state(x, xd, h, work[V3], work[A3], xs, xds)
-    code = evaluate(model, data, fe, F, control, friction, i, 1.0, ti + h, xs, xds, f, work[A4], work, status,
+    work[V3, :] = xds[0]
+    stage_state(x, xd, h, work[V3], work[A3], xs[0], xds[0])
+    code = evaluate(chain, fe, F, control, friction, i, 1.0, ti + h, xs, xds, f, work[A4:A4 + 1], work, status,
                     clock)
     if code != OK:
         return code
     g = h / 6.0
-    v2, v3, v4 = work[V2], work[V3], xds
+    v2, v3, v4 = work[V2], work[V3], xds[0]
     a1, a2, a3, a4 = work[A1], work[A2], work[A3], work[A4]
     for j in range(x.shape[0]):
         X[i + 1, j] = x[j] + g * (xd[j] + 2.0 * v2[j] + 2.0 * v3[j] + v4[j])
@@ -152,12 +154,12 @@ def rk4_step(model, data, fe, F, control, friction, i, T, X, XD, FO, work, statu
 
 
 @kernel
-def semi_implicit_step(model, data, fe, F, control, friction, i, T, X, XD, FO, work, status, clock):
+def semi_implicit_step(chain, fe, F, control, friction, i, T, X, XD, FO, work, status, clock):
     """Step ``i`` of the semi-implicit (symplectic) Euler method: ``xd' = xd + h xdd(x, xd, f)``,
     then ``x' = x + h xd'`` (:func:`.reference.semi_implicit`)."""
     h = T[i + 1] - T[i]
-    code = evaluate(model, data, fe, F, control, friction, i, 0.0, T[i], X[i], XD[i], FO[i], work[A1], work, status,
-                    clock)
+    code = evaluate(chain, fe, F, control, friction, i, 0.0, T[i], X[i:i + 1], XD[i:i + 1], FO[i:i + 1],
+                    work[A1:A1 + 1], work, status, clock)
     if code != OK:
         return code
     a = work[A1]
@@ -177,15 +179,16 @@ def integrate(semi_implicit, model, data, fe, F, control, friction, T, X, XD, FO
     none, :func:`evaluate`); ``work`` (:data:`WORK_ROWS`, n) scratch; ``status`` (3,) the
     FD kernel's culprit; ``clock`` (1,) the time of a failing evaluation.  Returns the status."""
     N = T.shape[0]
+    chain = chain_views(model, data, X.shape[1])
     for i in range(N - 1):
         if semi_implicit:
-            code = semi_implicit_step(model, data, fe, F, control, friction, i, T, X, XD, FO, work, status, clock)
+            code = semi_implicit_step(chain, fe, F, control, friction, i, T, X, XD, FO, work, status, clock)
         else:
-            code = rk4_step(model, data, fe, F, control, friction, i, T, X, XD, FO, work, status, clock)
+            code = rk4_step(chain, fe, F, control, friction, i, T, X, XD, FO, work, status, clock)
         if code != OK:
             return code
-    return evaluate(model, data, fe, F, control, friction, N - 1, 0.0, T[N - 1], X[N - 1], XD[N - 1], FO[N - 1],
-                    work[A1], work, status, clock)
+    return evaluate(chain, fe, F, control, friction, N - 1, 0.0, T[N - 1], X[N - 1:], XD[N - 1:], FO[N - 1:],
+                    work[A1:A1 + 1], work, status, clock)
 
 
 #: the types of a compiled controller ``(t, x, xd) -> f``: float, (n,), (n,) -> (n,) float arrays

@@ -70,14 +70,17 @@ def congruence_add(A, M, out, tmp):
 
 
 @kernel
-def carry_from_next(M_own, p_own, A, M_next, p_next, M_out, p_out, tmp):
+def carry_from_next(M_own, p_own, A, M_next, p_next, M_out, p_out, tmp, tip):
     """The articulated inertia and bias of a body with the next module's carried back by the
     twist map ``A`` (paper 000 eqs. 23-24 and 50): ``M_out = M_own + A^T M_next A``,
-    ``p_out = p_own + A^T p_next`` (6, 6) and (6,); ``tmp``: (6, 6) scratch."""
+    ``p_out = p_own + A^T p_next`` (6, 6) and (6,); ``tmp``: (6, 6) scratch.  ``tip``: the
+    chain's last module, whose ``M_next`` is zero (eq. 20: ``M_E = 0``), so ``M_out = M_own``
+    without the congruence."""
     for i in range(6):
         for j in range(6):
             M_out[i, j] = M_own[i, j]
-    congruence_add(A, M_next, M_out, tmp)
+    if not tip:
+        congruence_add(A, M_next, M_out, tmp)
     matTvec(A, p_next, p_out)
     for j in range(6):
         p_out[j] += p_own[j]
