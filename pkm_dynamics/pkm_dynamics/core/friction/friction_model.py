@@ -158,6 +158,27 @@ def friction_torques(table, qd) -> tuple:
     return level * s + b * qd, dlevel * s + level * ds + b, ddlevel * s + 2.0 * dlevel * ds + level * dds
 
 
+#: the coefficients in which the friction law is linear (its velocities v_S, v_eps held fixed)
+LINEAR_COEFFICIENTS = ("coulomb", "viscous", "stribeck")
+
+
+def friction_basis(table, qd, joints) -> np.ndarray:
+    """The law of :func:`friction_torques` as linear in the coefficients
+    :data:`LINEAR_COEFFICIENTS` of the joints ``joints`` (indices into the rows of ``table``):
+    ``tau_f(qd) = B(qd) phi`` with ``phi`` (3 m,) = (F_C, b, F_S) of each joint in turn and ``B``
+    (..., nq, 3 m): ``tanh(v / v_eps)``, ``v``, ``exp(-(v / v_S)^2) tanh(v / v_eps)`` in joint
+    ``j``'s row (``v = qd_j``; ``v_S``, ``v_eps`` from ``table``)."""
+    qd = np.asarray(qd, dtype=float)
+    B = np.zeros(qd.shape + (3 * len(joints),))
+    for k, j in enumerate(joints):
+        v = qd[..., j]
+        s = np.tanh(v / table[j, SMOOTHING_VELOCITY])
+        B[..., j, 3 * k] = s
+        B[..., j, 3 * k + 1] = v
+        B[..., j, 3 * k + 2] = np.exp(-(v / table[j, STRIBECK_VELOCITY]) ** 2) * s
+    return B
+
+
 def friction_jet(table, qdj: np.ndarray) -> np.ndarray:
     """The Taylor jet (degree 2; coefficients ``c_k = d^k/dt^k / k!`` as :mod:`..spatial.taylor`)
     of the joint friction torques along the jet ``qdj`` (>= 3, nq) of the joint rates:

@@ -6,11 +6,13 @@ squares from recorded motions and the excitation score (:mod:`.least_squares`), 
 estimation of a payload (:mod:`.payload_estimation`)."""
 from .base_parameters import BaseParameters, base_parameters
 from .least_squares import Identification, IdentificationError, excitation_score, identify
-from .parameters import PARAMETER_NAMES, body_parameters, inertia_of_parameters, parameter_names, robot_parameters
+from .parameters import (PARAMETER_NAMES, body_parameters, friction_parameter_names, friction_parameters,
+                         inertia_of_parameters, parameter_names, robot_parameters)
 from .payload_estimation import PayloadEstimate, estimate_payload
 from .regressor import Regressor, regressor
 from .tree_regressor import tree_regressor
 
 __all__ = ["BaseParameters", "Identification", "IdentificationError", "PARAMETER_NAMES", "PayloadEstimate",
-           "Regressor", "base_parameters", "body_parameters", "estimate_payload", "excitation_score", "identify",
-           "inertia_of_parameters", "parameter_names", "regressor", "robot_parameters", "tree_regressor"]
+           "Regressor", "base_parameters", "body_parameters", "estimate_payload", "excitation_score",
+           "friction_parameter_names", "friction_parameters", "identify", "inertia_of_parameters", "parameter_names",
+           "regressor", "robot_parameters", "tree_regressor"]

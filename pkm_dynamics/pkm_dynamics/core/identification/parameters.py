@@ -20,6 +20,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import StateError
+from ..friction.friction_kernels import COULOMB, STRIBECK, VISCOUS
+from ..friction.friction_model import LINEAR_COEFFICIENTS
 
 #: the names of a body's ten parameters, in their order
 PARAMETER_NAMES = ("m", "mcx", "mcy", "mcz", "Ixx", "Ixy", "Iyy", "Ixz", "Iyz", "Izz")
@@ -75,6 +77,27 @@ def robot_parameters(robot) -> np.ndarray:
 def parameter_names(robot) -> tuple:
     """``"<body link>.<parameter>"`` for every entry of :func:`robot_parameters`."""
     return tuple(f"{b}.{p}" for b in robot.description.tree.body_names for p in PARAMETER_NAMES)
+
+
+def friction_joints(robot) -> tuple:
+    """The tree joints (indices into the description's friction rows) whose friction the
+    description gives (URDF ``<dynamics>`` or ``<friction>``); () without friction."""
+    friction = robot.description.friction
+    return () if friction is None else tuple(j for j, src in enumerate(friction.sources) if src)
+
+
+def friction_parameters(robot) -> np.ndarray:
+    """The friction coefficients ``phi`` (3 m,) of :func:`friction_joints`: (F_C, b, F_S) of each
+    joint in turn (:func:`..friction.friction_model.friction_basis`), the description's values."""
+    friction = robot.description.friction
+    rows = [friction.table[j, [COULOMB, VISCOUS, STRIBECK]] for j in friction_joints(robot)]
+    return np.concatenate(rows) if rows else np.zeros(0)
+
+
+def friction_parameter_names(robot) -> tuple:
+    """``"<joint>.<coefficient>"`` for every entry of :func:`friction_parameters`."""
+    names = robot.description.friction.joint_names if friction_joints(robot) else ()
+    return tuple(f"{names[j]}.{c}" for j in friction_joints(robot) for c in LINEAR_COEFFICIENTS)
 
 
 def transformed_parameters(b_C_L) -> np.ndarray:

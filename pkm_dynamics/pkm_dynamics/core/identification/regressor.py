@@ -31,8 +31,13 @@ paper 001's dissipative wrench ``W_t``, eq. 44).  The tree motion ``(q, qd, qdd)
 robot's own (``tree_state`` / the inverse kinematics of the motion), ``G`` its columns ``qd``
 for unit rates ``xd = e_k`` (``qd`` is linear in ``xd`` at a fixed ``x``).
 
-Further linear parameters (friction coefficients) append their columns to ``Y`` and their
-values to ``pi``; :func:`.base_parameters.base_parameters` (``rows``, ``names``) and
+The joints' friction coefficients are linear parameters too (the law of :mod:`..friction` is
+linear in F_C, b, F_S at fixed velocities v_S, v_eps): with ``friction_parameters`` their
+columns ``P G^T B(qd)`` (:func:`..friction.friction_model.friction_basis`) follow the inertial
+ones in ``Y`` (parameters :func:`.parameters.friction_parameters`, names
+:func:`.parameters.friction_parameter_names`) and ``u_0`` leaves the friction out.  Further
+linear parameters append their columns to ``Y`` and their values to ``pi`` alike;
+:func:`.base_parameters.base_parameters` (``rows``, ``names``) and
 :func:`.least_squares.identify` (``rows``) take such an extended regressor as it is.
 """
 from __future__ import annotations
@@ -42,8 +47,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import StateError
-from ..friction.friction_model import friction_torques
+from ..friction.friction_model import friction_basis, friction_torques
 from ..tree.tree_dynamics import frame_jacobian
+from .parameters import friction_joints
 from .tree_regressor import tree_regressor
 
 
@@ -118,11 +124,13 @@ def _project(P, A):
     return np.stack(out)
 
 
-def regressor(robot, x, xd, xdd, wrench=None) -> Regressor:
+def regressor(robot, x, xd, xdd, wrench=None, friction_parameters: bool = False) -> Regressor:
     """The regressor (module docstring) at the states ``(x, xd, xdd)`` of ``robot`` (its own
     state space, shapes of :meth:`~..interface.Robot.inverse_dynamics`, a leading batch axis or
     one state), with the external ``wrench`` (6,) or (N, 6) on the end effector / platform in
-    ``u0``.  Returns a :class:`Regressor` (always batched: N = 1 for one state)."""
+    ``u0``; ``friction_parameters``: the friction coefficients of the joints that have some as
+    columns of ``Y`` after the inertial ones, not in ``u0``.  Returns a :class:`Regressor`
+    (always batched: N = 1 for one state)."""
     motion = _task_motion if getattr(robot, "state_space", "actuator") == "task" else _actuator_motion
     q, qd, qdd, G, P = motion(robot, x, xd, xdd)
     tree = robot.description.tree
@@ -135,7 +143,10 @@ def regressor(robot, x, xd, xdd, wrench=None) -> Regressor:
         JtW = np.stack([frame_jacobian(tree, qi, link, offset).T @ wi for qi, wi in zip(q, w)])
         u0 = -_project(P, np.einsum("nij,nj->ni", Gt, JtW)[..., None])[..., 0]
     friction = robot.description.friction
-    if friction is not None:
+    if friction is not None and friction_parameters:
+        B = friction_basis(friction.table, qd, friction_joints(robot))
+        Y = np.concatenate([Y, _project(P, Gt @ B)], axis=-1)
+    elif friction is not None:
         tau_f = friction_torques(friction.table, qd)[0]
         u0 = u0 + _project(P, np.einsum("nij,nj->ni", Gt, tau_f)[..., None])[..., 0]
     return Regressor(Y, u0, q, qd, qdd, G)

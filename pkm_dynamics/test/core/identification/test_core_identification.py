@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from identification_motions import crane_motion, task_motion
-from pkm_dynamics.core.identification import (base_parameters, excitation_score, identify, parameter_names, regressor,
+from pkm_dynamics.core.identification import (base_parameters, excitation_score, friction_parameter_names,
+                                              friction_parameters, identify, parameter_names, regressor,
                                               robot_parameters)
 from pkm_dynamics.core.identification.base_parameters import random_regressor
 from pkm_dynamics.core.robot import load_robot
@@ -123,3 +124,18 @@ def test_appended_linear_parameters_are_identified_with_the_inertial_ones(crane)
     est = identify(robot, *motion, u + motion[1] * b, base=base, rows=R)
     truth = base.of(np.concatenate([robot_parameters(robot), b]))
     assert np.abs(est.parameters - truth).max() <= 1e-8 * np.abs(truth).max()
+
+
+def test_noise_free_identification_with_the_friction_coefficients(crane):
+    """The crane's inertial parameters and its joints' friction coefficients identified together
+    (``regressor(..., friction_parameters=True)``, base parameters of those columns): noise-free
+    the base parameters to <= 1e-8 of the largest, the friction's efforts reproduced."""
+    robot, _, motion, u = crane
+    R = regressor(robot, *motion, friction_parameters=True)
+    names = parameter_names(robot) + friction_parameter_names(robot)
+    base = base_parameters(robot, rows=R.Y, names=names)
+    truth = base.of(np.concatenate([robot_parameters(robot), friction_parameters(robot)]))
+    est = identify(robot, *motion, u, base=base, rows=R)
+    assert np.abs(est.parameters - truth).max() <= 1e-8 * np.abs(truth).max()
+    assert np.abs(est.residual).max() <= 1e-8 * np.abs(u).max()
+    assert any(n.endswith(".coulomb") for n in base.names)        # the cylinders' Coulomb levels are excited

@@ -11,7 +11,8 @@ import pytest
 
 from pinocchio_loops import PinocchioLoops
 from pkm_dynamics.core.errors import StateError
-from pkm_dynamics.core.identification import (body_parameters, inertia_of_parameters, parameter_names, regressor,
+from pkm_dynamics.core.identification import (body_parameters, friction_parameter_names, friction_parameters,
+                                              inertia_of_parameters, parameter_names, regressor,
                                               robot_parameters, tree_regressor)
 from pkm_dynamics.core.robot import load_robot
 from pkm_dynamics.core.spatial.se3 import spatial_inertia
@@ -134,3 +135,22 @@ def test_chain_of_loops_regressor_reproduces_its_inverse_dynamics():
     R = regressor(limb_chain, x, xd, xdd, w)
     u = np.stack([limb_chain.inverse_dynamics(*state) for state in zip(x, xd, xdd, w)])
     assert _rel(R.Y @ robot_parameters(limb_chain) + R.u0, u) <= 1e-10
+
+
+def test_friction_coefficients_are_parameters_of_the_regressor():
+    """``friction_parameters=True``: the friction coefficients (F_C, b, F_S) of the joints that
+    have friction (the crane's cylinders and loop pivots) are columns of ``Y`` after the
+    inertial ones and ``u0`` holds none of it: ``Y [pi, phi]`` is the public inverse dynamics,
+    and the friction columns alone are what the friction adds (the robot's inverse dynamics less
+    that of the same description without friction)."""
+    robot = _robot("heavy_duty_4dof")
+    rng = np.random.default_rng(11)
+    x, xd, xdd, _ = chain_states(robot, rng, batch=20, fractions=(0.05, 0.85))
+    pi, phi = robot_parameters(robot), friction_parameters(robot)
+    assert phi.size == len(friction_parameter_names(robot)) > 0 and phi.any()
+    R = regressor(robot, x, xd, xdd, friction_parameters=True)
+    assert R.Y.shape[-1] == pi.size + phi.size and not R.u0.any()
+    u = robot.inverse_dynamics(x, xd, xdd)
+    assert _rel(R.Y @ np.concatenate([pi, phi]), u) <= 1e-10
+    bare = load_robot(frictionless(_text("heavy_duty_4dof")))
+    assert _rel(R.Y[..., pi.size:] @ phi, u - bare.inverse_dynamics(x, xd, xdd)) <= 1e-9
