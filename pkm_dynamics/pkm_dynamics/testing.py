@@ -40,6 +40,16 @@ def module_chain_sources(robots_dir):
             'chain_8': module_chain_urdf(8)}
 
 
+def without_hydraulics(text):
+    """A robot description's text (or the file it names) without its `<hydraulics>` element: the
+    actuator limits are then the URDF's alone (the cylinders tighten them otherwise)."""
+    import re
+    if not text.lstrip().startswith('<'):
+        with open(text, encoding='utf-8') as f:
+            text = f.read()
+    return re.sub(r'\n?[ \t]*<hydraulics\b.*?</hydraulics>', '', text, flags=re.S)
+
+
 def frictionless(text):
     """A robot description's text (or the file it names) without joint or actuator friction:
     every URDF `<dynamics .../>` and `<friction .../>` element removed (the independent routes

@@ -13,7 +13,9 @@ from numpy.testing import assert_allclose, assert_array_equal
 import pytest
 
 from pkm_dynamics.core import StateError, load_robot
+from pkm_dynamics.core.hydraulics.valve_cylinder import hydraulic_state
 from pkm_dynamics.core.limits import EFFORT, VELOCITY, violations_message
+from pkm_dynamics.testing import without_hydraulics
 
 ROBOTS = Path(__file__).resolve().parents[2] / "robots"
 X0 = np.array([0.3, 0.2, 0.25, 0.4])
@@ -36,7 +38,7 @@ def urdf_limits(text, joint):
 
 @pytest.fixture(scope="module")
 def crane_text():
-    text = (ROBOTS / "heavy_duty_4dof.urdf").read_text()
+    text = without_hydraulics(str(ROBOTS / "heavy_duty_4dof.urdf"))     # the URDF's limits alone
     text = with_limits(text, "lift", 100000, 0.05)
     return with_limits(text, "extension", 1e9, 0.2)
 
@@ -111,6 +113,33 @@ def test_the_hydraulic_hook_keeps_the_tighter_limit(crane):
         lim.with_bounds("boom", force_max=1.0)
     with pytest.raises(StateError, match="force_max of joint"):
         lim.with_bounds("lift", force_max=-1.0)
+
+
+def test_the_cylinders_tighten_the_table_to_supply_pressure_and_valve_flow():
+    """The crane example's cylinders (``<hydraulics>``): each force limit the smaller of the URDF
+    effort and the stall force at full supply ``max(A_A p_s - A_B p_t, A_B p_s - A_A p_t)`` (areas
+    from the bore and rod read here with ElementTree); each velocity limit the rate at which the
+    valve model (:func:`hydraulic_state`, a different code path) needs its full spool opening to
+    move the cylinder without load."""
+    text = (ROBOTS / "heavy_duty_4dof.urdf").read_text()
+    robot = load_robot(text)
+    hyd = ET.fromstring(text).find("pkm_dynamics").find("hydraulics")
+    ps, pt = float(hyd.get("supply_pressure")), float(hyd.get("return_pressure"))
+    lim, m = robot.limits, robot.hydraulic_model
+    cylinders = list(hyd.iter("cylinder"))
+    assert {c.get("joint") for c in cylinders} == set(m.joints) == {"lift", "tilt", "extension"}
+    for c in cylinders:
+        joint = c.get("joint")
+        a = np.pi / 4 * float(c.get("bore")) ** 2
+        b = a - np.pi / 4 * float(c.get("rod")) ** 2
+        effort = urdf_limits(text, joint)[0] or np.inf
+        k = lim.joints.index(joint)
+        assert lim.force_max[k] == pytest.approx(min(effort, max(a * ps - b * pt, b * ps - a * pt)), rel=1e-12)
+        xd = np.zeros(robot.n)
+        xd[k] = lim.velocity_max[k]
+        h = hydraulic_state(m, X0[None], xd[None], np.zeros((1, robot.n)), None, check=False)
+        j = m.joints.index(joint)
+        assert h.spool[0, j] == pytest.approx(m.spool_limit[j], rel=1e-12)
 
 
 def test_a_position_beyond_a_stroke_is_still_refused(crane):

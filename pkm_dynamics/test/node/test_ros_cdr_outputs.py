@@ -34,9 +34,13 @@ def test_joint_state_bytes_read_back_as_the_message(n):
         assert_array_equal(read.effort, f)
 
 
+#: a robot without hydraulic cylinders (the outputs' pressure and valve orders are then empty)
+NO_CYLINDERS = SimpleNamespace(hydraulic_model=SimpleNamespace(joints=()))
+
+
 def test_commands_bytes_read_back_in_the_commands_order():
     actuated = NAMES[:4]
-    model = SimpleNamespace(actuated=actuated, command_order=[2, 0, 3, 1])
+    model = SimpleNamespace(actuated=actuated, command_order=[2, 0, 3, 1], robot=NO_CYLINDERS)
     outputs = FeedforwardOutputs(model)
     f = np.array([10.0, -20.5, 30.25, 4e-300])
     read = deserialize_message(outputs.commands(f), Float64MultiArray)

@@ -2,7 +2,9 @@
 constraint-embedding route (:class:`LoopChainRobot`, paper 001) against the module chain's own
 (:class:`ModuleChainRobot`, compiled, paper 000) on the example cranes and a generated chain,
 call by call (FD, ID, tree state, FK, IK, HOID, reactions, derivatives): <= 1e-10 relative; the
-module chain serves (it is the faster route)."""
+module chain serves (it is the faster route).  The cranes without their friction (the jets of the
+chain of loops' derivatives and HOID carry none); with it, FD, ID and reactions agree and those
+two calls refuse naming the friction."""
 import sys
 from pathlib import Path
 
@@ -13,12 +15,14 @@ from pkm_dynamics.core.description.examples import module_chain_urdf
 from pkm_dynamics.core.description.robot_description import parse_description
 from pkm_dynamics.core.loop_chain.loop_chain_robot import LoopChainRobot
 from pkm_dynamics.core.module_chain.module_chain_robot import ModuleChainRobot
+from pkm_dynamics.core.errors import StateError
 from pkm_dynamics.core.robot import robot_from_description
+from pkm_dynamics.testing import frictionless
 
 ROBOTS = Path(__file__).resolve().parents[3] / "robots"
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tree"))   # the loop robots of test_core_cut_joints
-SOURCES = {"heavy_duty_4dof": str(ROBOTS / "heavy_duty_4dof.urdf"),
-           "linear_4bar_1dof": str(ROBOTS / "linear_4bar_1dof.urdf"),
+SOURCES = {"heavy_duty_4dof": frictionless(str(ROBOTS / "heavy_duty_4dof.urdf")),
+           "linear_4bar_1dof": frictionless(str(ROBOTS / "linear_4bar_1dof.urdf")),
            "module_chain_3": module_chain_urdf(3)}
 
 
@@ -69,6 +73,21 @@ def test_both_routes_agree_call_by_call(routes):
         ha, hb = (r.higher_order_inverse_dynamics(x, xd, xdd, jerk, snap) for r in (lc, mc))
         for f in ("u", "du", "ddu"):
             assert rel(getattr(ha, f), getattr(hb, f)) <= 1e-10, f
+
+
+def test_with_friction_fd_id_and_reactions_agree_and_the_jets_refuse():
+    desc = parse_description(str(ROBOTS / "heavy_duty_4dof.urdf"))
+    assert desc.friction is not None
+    mc, lc = robot_from_description(desc), LoopChainRobot(desc)
+    for x, xd, xdd, w in states(mc, 2, seed=27):
+        u = mc.inverse_dynamics(x, xd, xdd, w)
+        assert rel(lc.inverse_dynamics(x, xd, xdd, w), u) <= 1e-10
+        assert rel(lc.forward_dynamics(x, xd, u, w), xdd) <= 1e-9
+        assert rel(lc.joint_reactions(x, xd, u).joint_wrenches, mc.joint_reactions(x, xd, u).joint_wrenches) <= 1e-9
+    with pytest.raises(StateError, match="inverse_dynamics_derivatives of a chain of loops with joint friction"):
+        lc.inverse_dynamics_derivatives(x, xd, xdd)
+    with pytest.raises(StateError, match="higher_order_inverse_dynamics of a chain of loops with joint friction"):
+        lc.higher_order_inverse_dynamics(x, xd, xdd, xdd, xdd)
 
 
 def test_inverse_kinematics_agrees(routes):
