@@ -13,15 +13,12 @@ actuator, in the order of ``actuated_joints``: ``force_max`` [N | N m] from the 
 of the joint, ``velocity_max`` [m/s | rad/s] from its ``velocity`` (0 or absent: no limit,
 ``inf``), and where each came from.
 
-Hook for hydraulic actuators: a cylinder's force limit is its supply pressure times the piston
-area (p_s A_A extending, p_s A_B retracting: the smaller bounds |u|), its velocity limit the
-valve's flow at full opening divided by the area.  :meth:`ActuatorLimits.from_description`,
-which both robot kinds call at load (``robot.limits``), is the one place to add them: for each
-cylinder of the description, ``limits = limits.with_bounds(joint, force_max=p_s * A,
-velocity_max=Q_max / A, source="cylinder ...: supply pressure x area")`` (a new table, the
-tighter of both limits kept, the source named).  Everything downstream -- the services'
-``limit_*`` fields and messages, the feedforward's diagnostics -- reads the table and needs no
-change.
+Hydraulic actuators: a cylinder tightens its actuator's entries where that is tighter than the
+URDF's, through :meth:`ActuatorLimits.with_bounds` (a new table, the tighter of both limits
+kept, the source named), at the robot's build:
+:func:`~pkm_dynamics.core.hydraulics.hydraulic_feedforward.cylinder_limits` (the stall force at
+full supply, the no-load rate at full spool opening).  Everything downstream -- the services'
+``limit_*`` fields and messages, the feedforward's diagnostics -- reads the table.
 """
 from __future__ import annotations
 
