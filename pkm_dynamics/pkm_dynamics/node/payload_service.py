@@ -64,7 +64,8 @@ def measured_efforts(model, request, count):
 def task_states(robot, t, x, xd):
     """A parallel robot's platform poses (N, 4, 4), task twists and their rates (N, delta_p) of
     the actuator states ``x``, ``xd`` (N, n_act) sampled every ``t[1] - t[0]``: the forward
-    kinematics (each sample from the previous one's solution) and eq. 30."""
+    kinematics (each sample from the previous one's solution), eq. 30, and the twists'
+    Savitzky-Golay derivative."""
     poses, twists, sol = [], [], None
     for xi, xdi in zip(x, xd):
         pose, sol = robot.forward_kinematics(xi, initial=sol, return_solution=True)
@@ -138,11 +139,12 @@ class PayloadEstimation:
         rates = bool(np.isfinite(xd).all())
         t, X, XD, XDD, U = sampled_motion(t, x, xd if rates else None, u)
         step = -(-len(t) // MAX_POINTS)
-        if model.robot.state_space == 'task':
-            X, XD, XDD = task_states(model.robot, t, X, XD)
         note = (f'last {seconds:g} s of {topic}: {len(t)} states over {t[-1] - t[0]:.3g} s'
                 + ('' if rates else ', velocities from the positions') + (f', one in {step} used' if step > 1 else ''))
-        return X[::step], XD[::step], XDD[::step], U[::step], note
+        t, X, XD, XDD, U = (a[::step] for a in (t, X, XD, XDD, U))
+        if model.robot.state_space == 'task':
+            X, XD, XDD = task_states(model.robot, t, X, XD)
+        return X, XD, XDD, U, note
 
     def _estimate_payload(self, model, request, response):
         if request.inertia not in INERTIA_CHOICES:

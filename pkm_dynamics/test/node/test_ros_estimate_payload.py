@@ -181,3 +181,19 @@ def test_bad_last_seconds_windows_are_refused_and_nothing_is_applied(streamed):
     still = client.call(EstimatePayload, 'estimate_payload', last_seconds(0.15, apply=True))
     assert not still.success and "does not excite the payload's mass" in still.message
     assert model_payload(client)[0] == before[0] and not still.applied       # nothing applied, still serving
+
+
+def test_task_states_of_a_parallel_robot_from_its_actuator_states(example_robot):
+    """A parallel robot's ``last_seconds`` window: the Gough-Stewart's actuator states of a task
+    motion at 250 Hz (its inverse kinematics) back to the platform poses and task twists (forward
+    kinematics, eq. 30) and the task accelerations (Savitzky-Golay), against the motion itself."""
+    from identification_motions import task_motion
+    from pkm_dynamics.core import load_robot
+    from pkm_dynamics.node.payload_service import task_states
+    robot = load_robot(example_robot('gough_stewart_6ups'))
+    t = np.arange(0.0, 1.0, 0.004)
+    poses, twists, rates = task_motion(robot, t, [0.02] * 6)
+    sol = robot.inverse_kinematics(poses, twists, rates)
+    X, XD, XDD = task_states(robot, t, np.asarray(sol.actuators), np.asarray(sol.actuators_d))
+    assert np.abs(X - poses).max() <= 1e-9 and np.abs(XD - twists).max() <= 1e-9
+    assert (np.abs(XDD - rates)[15:-15].max(axis=0) <= 1e-3 * np.abs(rates).max(axis=0)).all()
