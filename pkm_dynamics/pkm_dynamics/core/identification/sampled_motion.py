@@ -17,7 +17,6 @@ samples than the filter's window.
 from __future__ import annotations
 
 import numpy as np
-from scipy.signal import savgol_filter
 
 from .least_squares import IdentificationError
 
@@ -60,6 +59,7 @@ def savgol_rate(y, dt: float, smoothing: float = SMOOTHING) -> np.ndarray:
     """The time derivative (M, n) of ``y`` (M, n) sampled every ``dt`` by the Savitzky-Golay
     filter (module docstring) over the odd number of samples nearest ``smoothing`` seconds
     (at least the smallest odd count above ``POLYNOMIAL_ORDER``)."""
+    from scipy.signal import savgol_filter      # here: importing scipy.signal adds ~1 s to every node start
     window = max(2 * int(round(smoothing / dt / 2)) + 1, POLYNOMIAL_ORDER + 1 + POLYNOMIAL_ORDER % 2)
     if len(y) < window:
         raise IdentificationError(f"{len(y)} samples are fewer than the {window} of the differentiating "
