@@ -12,7 +12,8 @@ model). Descriptions arriving during a build wait their turn.
 Services (``pkm_dynamics_interfaces``): ``~/get_model_info``, ``~/forward_dynamics``,
 ``~/inverse_dynamics`` (one point or a trajectory), ``~/higher_order_inverse_dynamics``,
 ``~/inverse_kinematics``, ``~/forward_kinematics``, ``~/joint_reactions``, ``~/estimate_payload`` (a
-window of measured motion and efforts in, the payload estimate out, applied on request). A
+window of measured motion and efforts in, or the last seconds of the measured actuator states
+the node keeps, the payload estimate out, applied on request). A
 run-time payload at the end effector / platform (parameters ``payload.*``) rebuilds the model as
 a new description does. Topics: the
 feedforward publisher (a reference in, the inverse dynamics of each reference out as it
@@ -152,6 +153,7 @@ class DynamicsNode(ParameterHandling, Services, PayloadEstimation, Streaming, Gr
             use_global_arguments=False, start_parameter_services=False, enable_rosout=False)
         self._pub = {}
         self._streams = []
+        self._state_buffer = None     # the measured states for ~/estimate_payload (payload_service)
         self._stream_ready = None       # the model build the streaming thread is prepared for
 
     # -- lifecycle ----------------------------------------------------------------------------

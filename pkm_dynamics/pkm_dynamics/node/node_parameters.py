@@ -91,6 +91,10 @@ PARAMETERS = {
         'reliable)', S, read_only=True, additional='"reliable" or "best_effort"')),
     'completion.enabled': (True, _descriptor(
         'publish every tree joint from measured actuator positions', B, read_only=True)),
+    'payload_estimation.buffer_seconds': (10.0, _descriptor(
+        'span of the measured actuator states (the completion_input topic, actuator_states) '
+        'kept for ~/estimate_payload with last_seconds [s] (at most 1000 samples a second); '
+        '0: none kept', D, read_only=True, floating=(0.0, 600.0))),
     'autostart': (True, _descriptor(
         'configure and activate at start-up (false: wait for lifecycle transitions)', B,
         read_only=True)),

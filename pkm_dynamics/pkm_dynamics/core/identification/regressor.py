@@ -28,8 +28,10 @@ what does not depend on ``pi``, the external wrench (zero without one; gravity a
 ``Y``), and the joints' friction ``P G^T tau_f(qd)`` where the description has some
 (:mod:`..friction`: ``tau_f`` adds to the tree's torques; for a parallel robot ``G^T tau_f`` is
 paper 001's dissipative wrench ``W_t``, eq. 44).  The tree motion ``(q, qd, qdd)`` is the
-robot's own (``tree_state`` / the inverse kinematics of the motion), ``G`` its columns ``qd``
-for unit rates ``xd = e_k`` (``qd`` is linear in ``xd`` at a fixed ``x``).
+robot's own (``tree_state`` / the inverse kinematics of the motion); ``G``: in actuator space
+its columns ``qd`` for unit rates ``xd = e_k`` (``qd`` is linear in ``xd`` at a fixed ``x``: one
+batched ``tree_state``), in task space the limbs' ``K_l`` of eq. 28 at the inverse kinematics'
+joints (:func:`task_embedding`; no further inverse kinematics).
 
 The joints' friction coefficients are linear parameters too (the law of :mod:`..friction` is
 linear in F_C, b, F_S at fixed velocities v_S, v_eps): with ``friction_parameters`` their
@@ -48,6 +50,7 @@ import numpy as np
 
 from ..errors import StateError
 from ..friction.friction_model import friction_basis, friction_torques
+from ..limb.limb_ik import limb_jacobians
 from ..tree.tree_dynamics import frame_jacobian
 from .parameters import friction_joints
 from .tree_regressor import tree_regressor
@@ -95,19 +98,30 @@ def _actuator_motion(robot, x, xd, xdd):
 
 def _task_motion(robot, x, xd, xdd):
     """``q, qd, qdd`` (N, n_q), ``G`` (N, n_q, delta) and ``J_IK`` (N, n_act, delta) of a
-    task-space robot (its inverse kinematics of the motion and of unit task twists)."""
+    task-space robot (its inverse kinematics of the motion, :func:`task_embedding`)."""
     xd, xdd = (np.atleast_2d(_finite(k, v)) for k, v in (("xd", xd), ("xdd", xdd)))
     pose = getattr(x, "pose", x)
     pose = _finite("x", pose).reshape(-1, 4, 4)
-    N, d = xd.shape
+    N = len(xd)
     sol = robot.inverse_kinematics(pose if N > 1 else pose[0], xd if N > 1 else xd[0],
                                    xdd if N > 1 else xdd[0])
     q, qd, qdd, J = (np.asarray(a).reshape(N, *np.shape(a)[-(2 if k == 3 else 1):])
                      for k, a in enumerate((sol.q, sol.qd, sol.qdd, sol.J_IK)))
-    unit = robot.inverse_kinematics(np.repeat(pose, d, axis=0), np.tile(np.eye(d), (N, 1)),
-                                    np.zeros((N * d, d)), initial=sol)
-    G = np.asarray(unit.qd).reshape(N, d, -1).transpose(0, 2, 1)
-    return q, qd, qdd, G, J
+    return q, qd, qdd, task_embedding(robot, sol.limb_theta, N), J
+
+
+def task_embedding(robot, limb_theta, N) -> np.ndarray:
+    """``G`` (N, n_q, delta) of a parallel robot: per sample each limb's ``K_l`` (n_l, delta),
+    ``thetad_l = K_l V_t`` (paper 001 eq. 28, :func:`~..limb.limb_ik.limb_jacobians` at the limb's
+    joints ``limb_theta[l]`` (N, n_l) of the inverse kinematics), its rows placed at the limb's
+    tree joints (``limb.whole_index``; tree joints of no limb: zero rows)."""
+    G = np.zeros((N, robot.description.tree.nq, robot.dof))
+    for limb, theta in zip(robot.limbs, limb_theta):
+        rows = limb.whole_index >= 0
+        theta = np.asarray(theta, dtype=float).reshape(N, -1)
+        for i in range(N):
+            G[i, limb.whole_index[rows]] = limb_jacobians(limb, theta[i]).K[rows]
+    return G
 
 
 def _project(P, A):

@@ -1,6 +1,7 @@
 """The node's streaming topics: the feedforward (a reference in, the inverse dynamics of each
 reference out on every configured output, as it arrives) and joint-state completion (measured
-actuator positions in, every tree joint out). They live on the companion node
+actuator positions in, every tree joint out; the measured states also fill the payload
+estimation's buffer, :mod:`~pkm_dynamics.node.joint_state_buffer`). They live on the companion node
 ``<name>_topics`` (spun by an executor of its own, :mod:`~pkm_dynamics.node.runtime.lean_executor`),
 exist from configure to cleanup and publish while the node is active; a bad message gets a
 throttled warning and no output. Per reference the least Python that rclpy allows: the
@@ -108,6 +109,7 @@ class Streaming:
             self.topic_node.destroy_subscription(subscription)
         self._pub = {}
         self._streams = []
+        self._state_buffer = None
 
     def _warn(self, what, exc):
         code, message = core_error(exc)
@@ -360,13 +362,24 @@ class Streaming:
 
     # -- joint-state completion ---------------------------------------------------------------
     def _setup_completion(self):
-        if not self._p('completion.enabled'):
+        """The measured actuator states' subscription (at configure) when completion or the
+        payload estimation's buffer (``payload_estimation.buffer_seconds`` > 0) takes them."""
+        completion = self._p('completion.enabled')
+        if not completion and not self._p('payload_estimation.buffer_seconds'):
             return
         qos = reliable(10)
-        self._completion_pub = self._pub['completion'] = self._lifecycle_publisher(
-            JointState, 'completion_output', qos)
+        if completion:
+            self._completion_pub = self._pub['completion'] = self._lifecycle_publisher(
+                JointState, 'completion_output', qos)
         self._completion_sub = self._stream(JointState, 'completion_input', qos,
-                                            'actuator state', self._complete)
+                                            'actuator state', self._measured_state)
+
+    def _measured_state(self, model, msg):
+        """One measured actuator state (JointState): into the payload estimation's buffer,
+        then completed to every tree joint."""
+        self._record_state(model, msg)
+        if 'completion' in self._pub:
+            self._complete(model, msg)
 
     def _complete(self, model, msg):
         """Every tree joint of one measured actuator state (JointState)."""
