@@ -5,7 +5,9 @@
 
 (default: the copy in ``hiab_xs031/`` beside this script, with its BSD-3 licence).
 
-writes ``linear_4bar_1dof.urdf`` and ``heavy_duty_4dof.urdf`` next to this script, each with
+writes ``linear_4bar_1dof.urdf``, ``heavy_duty_4dof.urdf`` and ``grapple_crane.urdf`` (the 4-DoF
+crane with a rotator and a grapple on two passive swing axes, :func:`grapple_crane`) next to this
+script, each with
 the ``<hydraulics>`` of its cylinders from ``hiab_xs031/hydraulics.json`` (supply, return,
 bulk modulus, cylinder bore / rod / stroke / dead volumes, valve nominal flow and spool data).  Every
 number comes from ``hiab031_model.json`` (``geometry`` and ``bodies.cad_corrected``); the
@@ -241,6 +243,77 @@ def make(data: dict, four_dof: bool, hyd: dict | None = None) -> str:
     return "".join(out)
 
 
+#: the grapple below the crane tip (illustrative: the data has no grapple; the scale of a small timber
+#: grapple on a crane of this size): (mass kg, centre of mass m, inertia about it kg m^2 (ixx, iyy,
+#: izz), joint offset below the previous axis m) of the hanger link between the two swing axes, the
+#: rotator housing (stator) and the grapple (rotor, head and jaws)
+GRAPPLE = {
+    "grapple_link": (10.0, (0.0, 0.0, -0.1), (0.04, 0.04, 0.01), 0.0),
+    "rotator_housing": (25.0, (0.0, 0.0, -0.08), (0.06, 0.06, 0.05), 0.2),
+    "grapple": (150.0, (0.0, 0.0, -0.45), (8.0, 7.0, 3.0), 0.15),
+}
+#: limits of the swing axes (rad; the hanger stops on the crane tip beyond them)
+SWING_LIMIT = 1.5
+
+
+def zero_pose_rotation(text: str, link: str) -> np.ndarray:
+    """Rotation (3, 3) of ``link`` in the root frame at the zero configuration of every tree joint
+    (the fixed origins' rotations composed along the tree path from the root)."""
+    import xml.etree.ElementTree as ET
+    joints = {j.find("child").get("link"): j for j in ET.fromstring(text).findall("joint")}
+    R = np.eye(3)
+    while link in joints:
+        j = joints[link]
+        roll, pitch, yaw = (float(v) for v in j.find("origin").get("rpy").split())
+        cr, sr, cp, sp, cy, sy = (math.cos(roll), math.sin(roll), math.cos(pitch), math.sin(pitch),
+                                  math.cos(yaw), math.sin(yaw))
+        Rj = (np.array([[cy, -sy, 0], [sy, cy, 0], [0, 0, 1]]) @ np.array([[cp, 0, sp], [0, 1, 0], [-sp, 0, cp]])
+              @ np.array([[1, 0, 0], [0, cr, -sr], [0, sr, cr]]))
+        R = Rj @ R
+        link = j.find("parent").get("link")
+    return R
+
+
+def _grapple_body(name: str) -> dict:
+    m, com, (ixx, iyy, izz), _ = GRAPPLE[name]
+    return {"mass_kg": m, "com_in_body_frame_m": com,
+            "inertia_about_com_in_body_frame_kgm2": [[ixx, 0.0, 0.0], [0.0, iyy, 0.0], [0.0, 0.0, izz]]}
+
+
+def grapple_crane(crane: str) -> str:
+    """The 4-DoF crane text ``crane`` with a grapple hung below its tool point: a massless mount
+    frame at the tcp whose axes are the root's at the crane's zero configuration (z up), a hanger
+    link on the passive swing axis ``grapple_swing_y`` (the mount's y: parallel to the boom
+    pivots, horizontal in every crane pose; a swing in the boom plane), the rotator housing on
+    the passive ``grapple_swing_x`` below it, and the grapple turned by the actuated
+    ``rotator`` (continuous, about the housing's z).  The end effector becomes the grapple."""
+    R = zero_pose_rotation(crane, "tcp")
+    lim = (-SWING_LIMIT, SWING_LIMIT)
+    _, _, _, link_drop = GRAPPLE["grapple_link"]
+    _, _, _, housing_drop = GRAPPLE["rotator_housing"]
+    _, _, _, grapple_drop = GRAPPLE["grapple"]
+    tree = (_joint("grapple_mount", "fixed", "tcp", "grapple_mount", xyz=(0, 0, link_drop), rpy=rpy_from_matrix(R.T),
+                   comment="grapple mount at the tcp, axes of the root at the crane zero configuration (z up)")
+            + _link("grapple_mount", None, "grapple mount frame (massless)")
+            + _joint("grapple_swing_y", "revolute", "grapple_mount", "grapple_link", axis=(0, 1, 0), limit=lim,
+                     comment="passive swing axis parallel to the boom pivots (swing in the boom plane)")
+            + _link("grapple_link", _grapple_body("grapple_link"), "hanger link between the swing axes (illustrative)")
+            + _joint("grapple_swing_x", "revolute", "grapple_link", "rotator_housing", xyz=(0, 0, -housing_drop),
+                     axis=(1, 0, 0), limit=lim, comment="passive swing axis across the boom plane")
+            + _link("rotator_housing", _grapple_body("rotator_housing"), "rotator housing (illustrative)")
+            + _joint("rotator", "continuous", "rotator_housing", "grapple", xyz=(0, 0, -grapple_drop), axis=(0, 0, 1),
+                     comment="rotator, hydraulic motor turning the grapple about the hanging axis")
+            + _link("grapple", _grapple_body("grapple"), "grapple head and jaws with the rotor (illustrative)"))
+    out = crane.replace('<robot name="hiab_xs031_4dof">', '<robot name="hiab_xs031_grapple">')
+    out = out.replace("  <!-- lift loop closure", tree + "  <!-- lift loop closure", 1)
+    out = out.replace('    <actuator joint="extension"/>\n',
+                      '    <actuator joint="extension"/>\n    <actuator joint="rotator"/>\n'
+                      '    <passive joint="grapple_swing_y"/>\n    <passive joint="grapple_swing_x"/>\n', 1)
+    out = out.replace('<end_effector link="tcp"/>', '<end_effector link="grapple"/>')
+    return out.replace("from hiab031_model.json (HIAB XS 031", "from hiab031_model.json and its GRAPPLE "
+                       "(HIAB XS 031 with a grapple", 1)
+
+
 def main(argv=None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     path = argv[0] if argv else DEFAULT_JSON
@@ -248,9 +321,11 @@ def main(argv=None) -> None:
         data = json.load(f)
     with open(HYDRAULICS_JSON, encoding="utf-8") as f:
         hyd = json.load(f)
-    for fname, four in (("linear_4bar_1dof.urdf", False), ("heavy_duty_4dof.urdf", True)):
+    texts = {"linear_4bar_1dof.urdf": make(data, False, hyd), "heavy_duty_4dof.urdf": make(data, True, hyd)}
+    texts["grapple_crane.urdf"] = grapple_crane(texts["heavy_duty_4dof.urdf"])
+    for fname, text in texts.items():
         with open(os.path.join(HERE, fname), "w", encoding="utf-8") as f:
-            f.write(make(data, four, hyd))
+            f.write(text)
         print("wrote", os.path.join(HERE, fname))
 
 

@@ -120,7 +120,9 @@ class Robot(Protocol):
     inverse kinematics starts without ``initial`` (module chains: mid-stroke; PKM: the reference
     configuration, all zero); ``gravity`` (3,): the gravity it computes with [m/s^2, root link
     frame]; ``limits``: the per-actuator limits every answer is checked against
-    (:class:`~.limits.ActuatorLimits`)."""
+    (:class:`~.limits.ActuatorLimits`); ``passive_joints``: the joints that move freely (no
+    actuator, outside every loop: a chain of loops' ``<passive>`` joints, () for the others),
+    whose positions and velocities follow the actuators' in ``x``, ``xd``."""
 
     name: str
     kind: str
@@ -137,6 +139,7 @@ class Robot(Protocol):
     seed_reference: np.ndarray
     gravity: np.ndarray
     limits: object
+    passive_joints: tuple
 
     def with_gravity(self, gravity) -> "Robot":
         """This robot under another ``gravity`` (3,) (a tilted base: see :mod:`.gravity`): a

@@ -23,6 +23,8 @@ class Model:
     PKM's flat limb joint vector ``ReferenceMotion.theta``; ``completion_solution``: the last
     joint-state completion) belong to the model (only the streaming thread touches them), so
     a swap never hands one robot's solution to another: a new model starts cold. So does
+    ``passive_state``, the passive joints' positions and velocities of the last measured joint
+    state (the completion's input; the feedforward of a robot with passive joints uses them), and
     ``ff_rates``, the feedforward stream's estimate of jerk and snap for the series-elastic
     motor output (:class:`~pkm_dynamics.core.reference_derivatives.StreamRates`), ``ff_pressure``,
     the chamber pressures the stream carries from reference to reference, and
@@ -56,6 +58,7 @@ class Model:
         self.name = desc.name
         self.root_link = self.robot.root_link
         self.actuated = tuple(self.robot.actuated_joints)
+        self.passive = tuple(self.robot.passive_joints)
         self.tree_joints = tuple(self.robot.tree_joints)
         self.series_elastic = tuple(a.joint for a in desc.actuators if a.series_elastic)
         joints = self.actuated if command_joints is None else list(command_joints)
@@ -71,6 +74,7 @@ class Model:
         self.ff_hydraulic_warning = None    # time.monotonic() of the last warning of a valve limit
         self.ff_outputs = FeedforwardOutputs(self)
         self.completion_solution = None
+        self.passive_state = None       # (P, PD) (1, n_pass) of the last measured joint state
         self.build = object()
 
     def with_gravity(self, gravity):

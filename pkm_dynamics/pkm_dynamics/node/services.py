@@ -16,6 +16,7 @@ from pkm_dynamics.core.forward_state import forward_state
 from pkm_dynamics.core.hydraulics.valve_cylinder import hydraulic_state
 from pkm_dynamics.core.limits import violations_message
 from pkm_dynamics.node.messages.hydraulic_messages import hydraulic_message, hydraulic_note, point_arrays
+from pkm_dynamics.node.messages.passive_states import passive_states, with_passive
 from pkm_dynamics.node.streaming.feedforward_outputs import check_finite, trajectory_points
 
 #: request queue depth of every service (the ROS default, 10, drops a burst's further requests
@@ -42,6 +43,7 @@ class Services:
         response.kind = model.kind
         response.tree_joints = list(model.tree_joints)
         response.actuated_joints = list(model.actuated)
+        response.passive_joints = list(model.passive)
         response.series_elastic_joints = list(model.series_elastic)
         response.end_effector = model.end_effector or ''
         response.task_space = list(model.task_space)
@@ -98,9 +100,20 @@ class Services:
         u = ordered(js.effort, index, count, 'joint_state.effort', bound='effort')
         wrench = self._wrench(model, request.wrench)
         response.joint_names = list(model.actuated)
-        x, xd = model.space.forward_dynamics_state(model, request, index, count)
-        model.space.forward_dynamics_answer(
-            model, response, model.robot.forward_dynamics(x, xd, u, wrench=wrench))
+        x, xd = self._with_passive(model, request, *model.space.forward_dynamics_state(model, request, index, count))
+        xdd = model.robot.forward_dynamics(x, xd, u, wrench=wrench)
+        na = len(model.actuated)
+        model.space.forward_dynamics_answer(model, response, xdd[:na])
+        response.passive_names = list(model.passive)
+        response.passive_accelerations = floats(xdd[na:], 'passive_accelerations')
+
+    @staticmethod
+    def _with_passive(model, request, x, xd):
+        """The state ``(x, xd)`` with the passive joints' of the request after the actuators'
+        (:mod:`~pkm_dynamics.node.messages.passive_states`; unchanged without passive joints)."""
+        P, PD = passive_states(model, request.passive_names, request.passive_positions,
+                               request.passive_velocities)
+        return with_passive(x, xd, P, PD)
 
     def _joint_reactions(self, model, request, response):
         """JointReactions: the state and efforts as in ForwardDynamics, the wrench of every tree
@@ -110,7 +123,7 @@ class Services:
         count = len(js.name)
         u = ordered(js.effort, index, count, 'joint_state.effort', bound='effort')
         wrench = self._wrench(model, request.wrench)
-        x, xd = model.space.forward_dynamics_state(model, request, index, count)
+        x, xd = self._with_passive(model, request, *model.space.forward_dynamics_state(model, request, index, count))
         r = model.robot.joint_reactions(x, xd, u, wrench=wrench)
         response.joint_names = list(r.joints)
         response.joint_wrenches = wrench_messages(r.joint_wrenches, 'joint_wrenches')
@@ -133,6 +146,12 @@ class Services:
         out.joint_names = list(model.actuated)
         response.failed_point = -1
         response.message = f'{len(points)} point(s)'
+        if model.passive:
+            self._report_limits(model, response, *self._hybrid_dynamics(model, request, trajectory, wrenches, response))
+            self._hydraulic_points(model, response)
+            return
+        elif request.passive_names or request.passive_positions or request.passive_velocities:
+            passive_states(model, request.passive_names, request.passive_positions, request.passive_velocities)
         at_once = self._inverse_dynamics_at_once(model, trajectory, wrenches, out)
         if at_once is not None:
             self._report_limits(model, response, *at_once)
@@ -160,6 +179,35 @@ class Services:
                 time_from_start=p.time_from_start))
         self._report_limits(model, response, np.array(U), np.array(XD))
         self._hydraulic_points(model, response)
+
+    def _hybrid_dynamics(self, model, request, trajectory, wrenches, response):
+        """InverseDynamics of a robot with passive joints: per point Featherstone's hybrid
+        dynamics (``robot.hybrid_dynamics``: the actuators' motion and the passive joints' state
+        of the request in, the actuator efforts and the passive accelerations out), filling
+        ``response``; returns the efforts and actuator velocities (B, n_act) each."""
+        points = trajectory.points
+        P, PD = passive_states(model, request.passive_names, request.passive_positions,
+                               request.passive_velocities, points=len(points))
+        read = model.space.point_reader(model, trajectory)
+        U, XD, A = [], [], []
+        for k, p in enumerate(points):
+            def one(p=p, k=k):
+                x, xd, xdd = read(p, k)
+                w = (spatial_vector(wrenches[min(k, len(wrenches) - 1)], f'wrenches[{k}]')
+                     if wrenches else None)
+                xf, xdf = with_passive(x, xd, P[k:k + 1], PD[k:k + 1])
+                u, a = model.robot.hybrid_dynamics(xf, xdf, xdd, wrench=w)
+                return x, xd, xdd, floats(u, 'effort'), floats(a, 'passive_accelerations')
+            x, xd, xdd, u, a = self._at_point(k, one)
+            U.append(u)
+            XD.append(xd)
+            A.extend(a)
+            response.feedforward.points.append(JointTrajectoryPoint(
+                positions=floats(x), velocities=floats(xd), accelerations=floats(xdd), effort=u,
+                time_from_start=p.time_from_start))
+        response.passive_names = list(model.passive)
+        response.passive_accelerations = A
+        return np.array(U), np.array(XD)
 
     @staticmethod
     def _report_limits(model, response, U, XD):

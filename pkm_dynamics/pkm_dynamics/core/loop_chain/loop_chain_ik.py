@@ -12,8 +12,9 @@ import numpy as np
 
 from ..errors import ConvergenceError, PkmDynamicsError, StateError
 from ..interface import IKSolution
-from ..module_chain.chain_ik import REALISABLE, SAME_SOLUTION, SEARCH_MAX_STROKES, bounded_step
-from ..spatial.se3 import Ad_inv, log_se3, pose_inv
+from ..module_chain.chain_ik import REALISABLE, SAME_SOLUTION, SEARCH_MAX_STROKES
+from ..spatial.pose_newton import pose_newton as newton
+from ..spatial.se3 import Ad_inv
 from ..tree.tree_dynamics import body_jacobian, forward_kinematics, kinematics
 
 
@@ -42,37 +43,14 @@ def end_effector_jacobian(robot, x) -> tuple:
 
 
 def pose_newton(robot, T_star, x, tol: float, max_iter: int) -> tuple:
-    """Projected Gauss-Newton on ``log(T(x)^-1 T*)`` from ``x`` (n,): :func:`bounded_step`, the
-    trial clipped to the strokes and halved until the error decreases (and the loops close);
-    one polishing step once below ``tol``.  Returns ``(x, residual, iterations)``."""
-    lo, hi = robot.lower, robot.upper
-
-    def error(xv):
-        return log_se3(pose_inv(robot.end_effector_pose(robot.route.tree_state(xv)[0])) @ T_star)
-
-    x = np.clip(np.array(x, dtype=float), lo, hi)
-    e = error(x)
-    it = 0
-    while it < max_iter and np.linalg.norm(e) > 1e-3 * tol:
-        polishing = np.linalg.norm(e) <= tol
-        it += 1
-        dx = bounded_step(end_effector_jacobian(robot, x)[0], e, x, lo, hi)
-        step = 1.0
-        for _ in range(30):
-            trial = np.clip(x + step * dx, lo, hi)
-            try:
-                e_trial = error(trial)
-            except PkmDynamicsError:                    # beyond a loop's feasible range
-                e_trial = None
-            if e_trial is not None and np.linalg.norm(e_trial) < np.linalg.norm(e):
-                break
-            step *= 0.5
-        else:
-            break
-        x, e = trial, e_trial
-        if polishing:
-            break
-    return x, float(np.linalg.norm(e)), it
+    """Projected Gauss-Newton on ``log(T(x)^-1 T*)`` from ``x`` (n,) clipped to the strokes, with
+    the Jacobian of :func:`end_effector_jacobian` (:func:`..spatial.pose_newton.pose_newton`; a
+    trial where a loop does not close counts as no decrease).  Returns ``(x, residual,
+    iterations)``."""
+    return newton(lambda xv: robot.end_effector_pose(robot.route.tree_state(xv)[0]),
+                  lambda xv: end_effector_jacobian(robot, xv)[0], T_star,
+                  np.clip(np.array(x, dtype=float), robot.lower, robot.upper), robot.lower, robot.upper,
+                  tol, max_iter, infeasible=PkmDynamicsError)
 
 
 def ik_starts(robot, reference) -> list:

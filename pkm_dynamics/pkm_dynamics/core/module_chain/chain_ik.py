@@ -28,7 +28,8 @@ import numpy as np
 
 from ..errors import ConvergenceError, SingularityError, StateError
 from ..interface import IKSolution
-from ..spatial.se3 import Ad_inv, log_se3, pose_inv
+from ..spatial.pose_newton import pose_newton as newton
+from ..spatial.se3 import Ad_inv
 from ..tree.tree_dynamics import kinematics
 
 #: relative residual up to which a twist / acceleration counts as realisable by the chain
@@ -94,52 +95,16 @@ def ik_starts(chain, reference) -> list:
     return starts
 
 
-def bounded_step(J, e, x, lower, upper) -> np.ndarray:
-    """Least-squares Gauss-Newton step ``dx`` (n,) for ``J dx = e`` with the actuators that sit
-    on a stroke end and would be pushed beyond it held fixed (active set)."""
-    dx = np.linalg.lstsq(J, e, rcond=None)[0]
-    blocked = ((x <= lower) & (dx < 0)) | ((x >= upper) & (dx > 0))
-    if blocked.any():
-        dx = np.zeros_like(x)
-        dx[~blocked] = np.linalg.lstsq(J[:, ~blocked], e, rcond=None)[0]
-    return dx
-
-
 def pose_newton(robot, T_star, x, tol: float, max_iter: int) -> tuple:
     """Projected Gauss-Newton on the body-frame pose error ``log(T(x)^-1 T*)`` from ``x`` (n,)
-    with the Jacobian of :func:`chain_jacobian`: :func:`bounded_step`, the trial clipped to the
-    strokes and halved until the error decreases (and the loops close); once the error is below
-    ``tol`` one more step polishes it to round-off.  Returns ``(x, residual, iterations)``."""
+    with the Jacobian of :func:`chain_jacobian` (:func:`..spatial.pose_newton.pose_newton`: the
+    trial clipped to the strokes and halved until the error decreases and the loops close, one
+    polishing step below ``tol``).  Returns ``(x, residual, iterations)``."""
     from .module_chain_dynamics import chain_forward_kinematics
     chain = robot.chain
     lower, upper, _, _ = stroke_metric(chain)
-
-    def error(xv):
-        return log_se3(pose_inv(chain_forward_kinematics(chain, xv)) @ T_star)
-
-    x = np.array(x, dtype=float)
-    e = error(x)
-    it = 0
-    while it < max_iter and np.linalg.norm(e) > 1e-3 * tol:
-        polishing = np.linalg.norm(e) <= tol       # converged: one more step to round-off
-        it += 1
-        dx = bounded_step(chain_jacobian(robot, x)[0], e, x, lower, upper)
-        step = 1.0
-        for _ in range(30):
-            trial = np.clip(x + step * dx, lower, upper)
-            try:
-                e_trial = error(trial)
-            except SingularityError:               # beyond a loop's feasible range
-                e_trial = None
-            if e_trial is not None and np.linalg.norm(e_trial) < np.linalg.norm(e):
-                break
-            step *= 0.5
-        else:
-            break                                  # no decrease: a local minimum (or done)
-        x, e = trial, e_trial
-        if polishing:
-            break
-    return x, float(np.linalg.norm(e)), it
+    return newton(lambda xv: chain_forward_kinematics(chain, xv), lambda xv: chain_jacobian(robot, xv)[0],
+                  T_star, x, lower, upper, tol, max_iter, infeasible=SingularityError)
 
 
 def compiled_pose_newton(robot, T_star, x, tol: float, max_iter: int) -> tuple:

@@ -67,7 +67,7 @@ def end_effector_jacobian(geo, S, status, tmodel, tdata, body, offset, x, XB, XD
 def bounded_step(J, e, x, lower, upper, dx):
     """Least-squares step ``dx`` (n,) for ``J dx = e`` (numpy's ``lstsq`` cutoff) with the
     actuators on a stroke end that would be pushed beyond it held fixed (active set), as
-    :func:`~pkm_dynamics.core.chain_ik.bounded_step`."""
+    :func:`~pkm_dynamics.core.spatial.pose_newton.bounded_step`."""
     m, n = J.shape
     rc = 2.220446049250313e-16 * max(m, n)
     dx[:] = np.linalg.lstsq(J, e, rc)[0]

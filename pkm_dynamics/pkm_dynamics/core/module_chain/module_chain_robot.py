@@ -50,6 +50,7 @@ class ModuleChainRobot:
     kind = "module_chain"
     state_space = "actuator"
     task_space = ()
+    passive_joints = ()
     twist_components = ("wx", "wy", "wz", "vx", "vy", "vz")
 
     def __init__(self, description, gravity=None, options: SolverOptions | None = None):

@@ -104,6 +104,7 @@ class ParallelRobot(PkmKinematics, PkmForwardKinematics, TaskSpaceDynamics):
 
     kind = "parallel"
     state_space = "task"
+    passive_joints = ()
 
     def __init__(self, description, gravity=None, options: SolverOptions | None = None, independent=None):
         desc = as_description(description, gravity)

@@ -34,6 +34,7 @@ from pkm_dynamics.core.hydraulics.hydraulic_feedforward import force_rate
 from pkm_dynamics.core.hydraulics.hydraulic_trajectory import pressure_step
 from pkm_dynamics.core.hydraulics.valve_cylinder import hydraulic_state
 from pkm_dynamics.node.messages.hydraulic_messages import hydraulic_note
+from pkm_dynamics.node.messages.passive_states import measured_passive, passive_states, with_passive
 from pkm_dynamics.node.streaming.feedforward_outputs import check_finite
 
 #: the streaming topics by role, under fixed names resolved as the main node's (``~`` is
@@ -210,10 +211,11 @@ class Streaming:
         points = self._reference_points(model, msg, 'actuator')
         index = outputs.order(msg.joint_names, 'joint_names')
         X, XD, XDD = actuator_states(points, index, len(msg.joint_names))
+        XF, XDF = measured_passive(model, X, XD, lambda: self._topic('completion_input'))
         if len(points) == 1:
-            F = model.robot.inverse_dynamics(X[0], XD[0], XDD[0])[None]
+            F = model.robot.inverse_dynamics(XF[0], XDF[0], XDD[0])[None]
         else:
-            F = model.robot.inverse_dynamics(X, XD, XDD)
+            F = model.robot.inverse_dynamics(XF, XDF, XDD)
         motor = hydraulics = None
         motor_on = 'motor' in self._pub and model.series_elastic
         hydraulic_on = self._hydraulic_outputs(model)
@@ -382,7 +384,9 @@ class Streaming:
             self._complete(model, msg)
 
     def _complete(self, model, msg):
-        """Every tree joint of one measured actuator state (JointState)."""
+        """Every tree joint of one measured joint state (JointState): the actuators', and the
+        passive joints' of a robot with passive joints (kept in ``model.passive_state`` for the
+        feedforward; a passive joint missing or not finite is refused naming it)."""
         index = name_index(msg.name, model.actuated, 'name', allow_extra=True)
         n = len(msg.name)
         x = ordered(msg.position, index, n, 'position')
@@ -390,6 +394,12 @@ class Streaming:
               else None)
         tree = model.description.tree       # beyond a stroke: no state to complete
         check_limits(tree, [tree.joint_index(j) for j in model.actuated], x, 'position')
+        if model.passive:
+            P, PD = passive_states(model, msg.name, msg.position, msg.velocity, extra=True)
+            check_limits(tree, [tree.joint_index(j) for j in model.passive], P[0], 'position')
+            model.passive_state = (P, PD)
+            x, xd = with_passive(x, np.zeros_like(x) if xd is None else xd, P, PD)
+            xd = None if not len(msg.velocity) else xd
         state = forward_state(model.robot, x, xd, initial=model.completion_solution,
                               joints_only=True)
         model.completion_solution = state.solution
@@ -433,14 +443,17 @@ def rehearse(robot, completion, hydraulics=False):
     start = dict(zip(robot.seed_joints, robot.seed_reference))
     x = np.array([start[joint] for joint in robot.actuated_joints])
     rest = np.zeros_like(x)
+    if robot.passive_joints:            # the passive joints at zero, at rest
+        x, rest = np.concatenate([x, np.zeros(len(robot.passive_joints))]), np.zeros(robot.n)
     if robot.state_space == 'task':
         task = np.zeros(len(robot.task_space))
         pose = robot.forward_kinematics(x)
         robot.reference_motion(pose, task, task, None)
         motion = (pose, task, task, task)
     else:
-        robot.inverse_dynamics(x, rest, rest)
-        motion = (x, rest, rest, rest)
+        acc = np.zeros(len(robot.actuated_joints))
+        robot.inverse_dynamics(x, rest, acc)
+        motion = (x, rest, acc, acc)
     if hydraulics:
         u, du = force_rate(robot, *motion)
         hydraulic_state(robot.hydraulic_model, x, rest, u, du, check=False)

@@ -1,0 +1,144 @@
+"""The grapple crane (robots/grapple_crane.urdf: the HIAB crane with a rotator and a grapple on two
+passive swing axes) over DDS: the dynamics services take the passive joints' measured state in
+``passive_names`` / ``passive_positions`` / ``passive_velocities`` and answer with exactly the
+core's numbers (computed here on the same inputs: forward dynamics, Featherstone's hybrid
+dynamics with the passive accelerations, joint reactions); a passive joint missing or not finite
+is refused naming it and the node keeps serving; the joint-state completion reads the swing axes
+from the measured joint states and the feedforward uses the latest of them."""
+import numpy as np
+from numpy.testing import assert_array_equal
+import pytest
+
+X = np.array([0.3, 0.2, 0.25, 0.4, 0.3])
+XD = np.array([0.05, -0.02, 0.03, 0.05, 0.2])
+XDD = np.array([0.2, 0.1, -0.1, 0.3, -0.4])
+#: the swing axes (grapple_swing_y, grapple_swing_x): positions and velocities
+P = np.array([0.2, -0.1])
+PD = np.array([0.3, 0.15])
+
+
+@pytest.fixture(scope='module')
+def grapple(served_robot):
+    return served_robot('grapple_crane', 'grapple')
+
+
+def request_of(srv, robot, x, xd, effort, passive_names=None, passive=P, passive_rates=PD):
+    """A ForwardDynamics / JointReactions request, the joints given in reverse order."""
+    request = srv.Request()
+    state = request.joint_state
+    state.name = list(robot.actuated_joints)[::-1]
+    state.position, state.velocity, state.effort = (list(np.asarray(v, dtype=float)[::-1]) for v in (x, xd, effort))
+    names = list(robot.passive_joints)[::-1] if passive_names is None else passive_names
+    request.passive_names = names
+    request.passive_positions = [float(passive[robot.passive_joints.index(n)]) for n in names]
+    request.passive_velocities = [float(passive_rates[robot.passive_joints.index(n)]) for n in names]
+    return request
+
+
+def test_model_info_names_the_passive_joints(grapple):
+    from pkm_dynamics_interfaces.srv import GetModelInfo
+    robot, client, _ = grapple
+    info = client.call(GetModelInfo, 'get_model_info')
+    assert info.success and info.kind == 'loop_chain'
+    assert list(info.actuated_joints) == list(robot.actuated_joints)
+    assert list(info.passive_joints) == ['grapple_swing_y', 'grapple_swing_x'] == list(robot.passive_joints)
+
+
+def test_forward_dynamics_and_reactions_take_the_passive_state(grapple):
+    from pkm_dynamics_interfaces.srv import ForwardDynamics, JointReactions
+    robot, client, _ = grapple
+    x, xd = np.concatenate([X, P]), np.concatenate([XD, PD])
+    f = robot.inverse_dynamics(x, xd, XDD) + 50.0
+    response = client.call(ForwardDynamics, 'forward_dynamics', request_of(ForwardDynamics, robot, X, XD, f))
+    assert response.success, response.message
+    expected = robot.forward_dynamics(x, xd, f)
+    assert_array_equal(response.acceleration, expected[:5])
+    assert list(response.passive_names) == list(robot.passive_joints)
+    assert_array_equal(response.passive_accelerations, expected[5:])
+    response = client.call(JointReactions, 'joint_reactions', request_of(JointReactions, robot, X, XD, f))
+    assert response.success, response.message
+    got = [[w.torque.x, w.torque.y, w.torque.z, w.force.x, w.force.y, w.force.z] for w in response.joint_wrenches]
+    assert_array_equal(got, robot.joint_reactions(x, xd, f).joint_wrenches)
+
+
+def test_inverse_dynamics_is_the_hybrid_dynamics(grapple):
+    """A trajectory with the passive joints' state at every point: the actuator efforts and the
+    passive accelerations of robot.hybrid_dynamics, point by point."""
+    from pkm_dynamics_interfaces.srv import InverseDynamics
+    from trajectory_msgs.msg import JointTrajectoryPoint
+    robot, client, _ = grapple
+    names = list(robot.actuated_joints)
+    request = InverseDynamics.Request()
+    request.trajectory.joint_names = names[::-1]
+    rows = [(X + 0.01 * k, XD, XDD, P + 0.05 * k, PD - 0.1 * k) for k in range(3)]
+    for x, xd, xdd, _, _ in rows:
+        request.trajectory.points.append(JointTrajectoryPoint(
+            positions=list(x[::-1]), velocities=list(xd[::-1]), accelerations=list(xdd[::-1])))
+    request.passive_names = list(robot.passive_joints)[::-1]
+    request.passive_positions = [float(v) for r in rows for v in r[3][::-1]]
+    request.passive_velocities = [float(v) for r in rows for v in r[4][::-1]]
+    response = client.call(InverseDynamics, 'inverse_dynamics', request)
+    assert response.success, response.message
+    expected = [robot.hybrid_dynamics(np.concatenate([x, p]), np.concatenate([xd, pd]), xdd)
+                for x, xd, xdd, p, pd in rows]
+    assert_array_equal([p.effort for p in response.feedforward.points], [u for u, _ in expected])
+    assert list(response.passive_names) == list(robot.passive_joints)
+    assert_array_equal(response.passive_accelerations, np.concatenate([a for _, a in expected]))
+
+
+def test_a_bad_passive_state_is_named_and_the_node_serves(grapple):
+    from pkm_dynamics_interfaces.msg import ErrorCodes
+    from pkm_dynamics_interfaces.srv import ForwardDynamics, InverseDynamics
+    from trajectory_msgs.msg import JointTrajectoryPoint
+    robot, client, process = grapple
+    f = np.zeros(5)
+    missing = client.call(ForwardDynamics, 'forward_dynamics',
+                          request_of(ForwardDynamics, robot, X, XD, f, passive_names=['grapple_swing_y']))
+    assert not missing.success and missing.error_code.val == ErrorCodes.INVALID_STATE
+    assert '"grapple_swing_x"' in missing.message
+    bad = np.array([P[0], np.nan])
+    nan = client.call(ForwardDynamics, 'forward_dynamics', request_of(ForwardDynamics, robot, X, XD, f, passive=bad))
+    assert not nan.success and nan.error_code.val == ErrorCodes.NON_FINITE
+    assert '"grapple_swing_x"' in nan.message
+    request = InverseDynamics.Request()
+    request.trajectory.joint_names = list(robot.actuated_joints)
+    request.trajectory.points.append(JointTrajectoryPoint(positions=list(X)))
+    none = client.call(InverseDynamics, 'inverse_dynamics', request)
+    assert not none.success and none.error_code.val == ErrorCodes.INVALID_STATE
+    assert '"grapple_swing_y"' in none.message
+    good = client.call(ForwardDynamics, 'forward_dynamics', request_of(ForwardDynamics, robot, X, XD, f))
+    assert good.success, good.message
+    assert process.running()
+
+
+def test_completion_and_feedforward_use_the_measured_swing(grapple, module_ros_node):
+    """The measured joint state (actuators and swing axes) completes every tree joint; a measured
+    state without the swing axes is refused naming one; the feedforward of a reference is the
+    hybrid dynamics' efforts at the latest measured swing state."""
+    from sensor_msgs.msg import JointState
+    from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+    from pkm_dynamics.testing import Collector, matched_publisher, spin_until
+    robot, _, process = grapple
+    node = module_ros_node
+    completed = Collector(node, JointState, '/joint_states')
+    feedforward = Collector(node, JointState, '/grapple/feedforward/joint_states')
+    measured = matched_publisher(node, JointState, '/actuator_states', 10)
+    reference = matched_publisher(node, JointTrajectory, '/grapple/reference', 10)
+    measured.publish(JointState(name=list(robot.actuated_joints), position=list(X), velocity=list(XD)))
+    assert spin_until(node, lambda: 'no measured state of passive joint "grapple_swing_y"' in process.log())
+    names = list(robot.actuated_joints) + list(robot.passive_joints)
+    measured.publish(JointState(name=names[::-1], position=list(np.concatenate([X, P])[::-1]),
+                                velocity=list(np.concatenate([XD, PD])[::-1])))
+    assert spin_until(node, lambda: any(len(m.name) == len(robot.tree_joints) for m in completed.messages))
+    out = [m for m in completed.messages if len(m.name) == len(robot.tree_joints)][-1]
+    q, qd, _ = robot.tree_state(np.concatenate([X, P]), np.concatenate([XD, PD]))
+    assert list(out.name) == list(robot.tree_joints)
+    assert_array_equal(out.position, q)
+    assert_array_equal(out.velocity, qd)
+    point = JointTrajectoryPoint(positions=list(X), velocities=list(XD), accelerations=list(XDD))
+    ref = JointTrajectory(joint_names=list(robot.actuated_joints), points=[point])
+    reference.publish(ref)
+    assert spin_until(node, lambda: feedforward.messages)
+    u = robot.inverse_dynamics(np.concatenate([X, P]), np.concatenate([XD, PD]), XDD)
+    assert list(feedforward.messages[-1].name) == list(robot.actuated_joints)
+    assert_array_equal(feedforward.messages[-1].effort, u)
