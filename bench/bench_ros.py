@@ -25,6 +25,7 @@ core's batched inverse dynamics of the same points.
 
     .venv/bin/python bench/bench_ros.py [--robots crane,irsbot2,gough_stewart] [--minutes M]
         [--rate HZ] [--sweep HZ,HZ] [--sweep-seconds S] [--calls N] [--count N]
+        [--outputs commands,joint_state,pressure,valve]
 
 Table on stdout, the same figures as JSON in bench/results/bench_ros.json.
 """
