@@ -72,7 +72,8 @@ def main():
     print(f"with pressure + valve: median {np.median(b):7.1f} us, p99 {np.percentile(b, 99):8.1f} us "
           f"(+{np.median(b) - np.median(a):.1f} us)")
     c = np.array(valve) * 1e6
-    print(f"  of which the valve model (pressure_step): median {np.median(c):7.1f} us, p99 {np.percentile(c, 99):8.1f} us")
+    print(f"  of which the valve model (pressure_step): median {np.median(c):7.1f} us, "
+          f"p99 {np.percentile(c, 99):8.1f} us")
 
 
 if __name__ == '__main__':
