@@ -9,7 +9,7 @@ the crane (``heavy_duty_4dof``) on the HIAB data's test motion 1 (``test/hiab_mo
 
     .venv/bin/python bench/bench_hydraulics.py [--repeats N]
 
-Medians and p99 [us] on stdout, and the parts of the hydraulic path.
+Medians and p99 [us] on stdout, and the valve model's share of the hydraulic path.
 """
 import argparse
 from pathlib import Path
@@ -49,11 +49,15 @@ def main():
         commands = out.commands(robot.inverse_dynamics(x, xd, xdd))
         jerk, _ = hermite_rates(1e-3, np.stack([x, xd, xdd]), np.stack([X[0][k + 1], X[1][k + 1], X[2][k + 1]]))
         u, du = force_rate(robot, x, xd, xdd, jerk)
+        t = time.perf_counter()
         state[0] = h = pressure_step(m, state[0], 1e-3, x, xd, u, du)
+        valve.append(time.perf_counter() - t)
         return commands, out.pressure(h), out.valve(h)
 
+    valve = []
     force_only(0), hydraulic(1)
     a, b = [], []
+    valve.clear()
     for _ in range(args.repeats):
         for k in range(1, len(t) - 1):
             t0 = time.perf_counter()
@@ -67,6 +71,9 @@ def main():
     print(f"force only           : median {np.median(a):7.1f} us, p99 {np.percentile(a, 99):8.1f} us")
     print(f"with pressure + valve: median {np.median(b):7.1f} us, p99 {np.percentile(b, 99):8.1f} us "
           f"(+{np.median(b) - np.median(a):.1f} us)")
+    c = np.array(valve) * 1e6
+    print(f"  of which the valve model (pressure_step): median {np.median(c):7.1f} us, "
+          f"p99 {np.percentile(c, 99):8.1f} us")
 
 
 if __name__ == '__main__':

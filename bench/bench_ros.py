@@ -25,6 +25,7 @@ core's batched inverse dynamics of the same points.
 
     .venv/bin/python bench/bench_ros.py [--robots crane,irsbot2,gough_stewart] [--minutes M]
         [--rate HZ] [--sweep HZ,HZ] [--sweep-seconds S] [--calls N] [--count N]
+        [--outputs commands,joint_state,pressure,valve]
 
 Table on stdout, the same figures as JSON in bench/results/bench_ros.json.
 """
@@ -260,7 +261,7 @@ def bench_feedforward(robot, prefix, rate, seconds, node_pid):
     return result
 
 
-def bench_node_cost(robot, count):
+def bench_node_cost(robot, count, outputs):
     """The node's own cost per reference, apart from the other processes: a DynamicsNode in
     this process (its own namespace), ``count`` references queued on its reference topic, then
     one step of its streaming executor, which drains them all (one output each); next to the
@@ -277,7 +278,7 @@ def bench_node_cost(robot, count):
     ns = f'/node_cost_{robot}'
     dyn = DynamicsNode(namespace=ns, parameter_overrides=[
         Parameter('robot_description', value=text), Parameter('completion.enabled', value=False),
-        Parameter('feedforward.qos_depth', value=count)])
+        Parameter('feedforward.qos_depth', value=count), Parameter('feedforward.outputs', value=outputs)])
     dyn.trigger_configure()
     dyn.trigger_activate()
     source = rclpy.create_node(f'bench_node_cost_source_{robot}')
@@ -331,8 +332,8 @@ def bench_robot(robot, args, workdir, client_node):
     """Every figure of one robot: its node process, stream, sweep and in-process cost."""
     name = f'node_{robot}'
     dyn = NodeProcess(workdir, name=name, params={
-        'robot_description': description(robot), 'completion.enabled': False},
-        ros_args=['-r', f'__ns:=/{robot}'])
+        'robot_description': description(robot), 'completion.enabled': False,
+        'feedforward.outputs': args.outputs}, ros_args=['-r', f'__ns:=/{robot}'])
     prefix = f'/{robot}/pkm_dynamics'
     result = {}
     try:
@@ -351,7 +352,7 @@ def bench_robot(robot, args, workdir, client_node):
     result['node_exit'] = code
     if code != 0:
         print(f'the {robot} node did not exit cleanly: {code}\n{dyn.log()[-3000:]}')
-    result['node_cost'] = bench_node_cost(robot, args.count)
+    result['node_cost'] = bench_node_cost(robot, args.count, args.outputs)
     return result
 
 
@@ -397,7 +398,13 @@ def main():
     parser.add_argument('--sweep-seconds', type=float, default=60.0)
     parser.add_argument('--calls', type=int, default=1000)
     parser.add_argument('--count', type=int, default=1000)
+    parser.add_argument('--outputs', default='commands,joint_state',
+                        help='the feedforward outputs (feedforward.outputs; joint_state is the one '
+                             'timed): the crane\'s hydraulic side with commands,joint_state,pressure,valve')
     args = parser.parse_args()
+    args.outputs = [o for o in args.outputs.split(',') if o]
+    if 'joint_state' not in args.outputs:
+        parser.error('--outputs must include joint_state (the output whose latency is measured)')
     args.sweep = [float(r) for r in args.sweep.split(',') if r]
     use_loopback_ros(int(os.environ['ROS_DOMAIN_ID']) if 'ROS_DOMAIN_ID' in os.environ else None)
     import rclpy

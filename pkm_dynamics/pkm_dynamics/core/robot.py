@@ -25,7 +25,17 @@ def load_robot(description: str, gravity=None, options: SolverOptions | None = N
 
 def robot_from_description(desc: RobotDescription, options: SolverOptions | None = None):
     """The robot object of an already parsed description (see :func:`load_robot`), with the
-    kernels of its kind in memory (:func:`.robot_warmup.load_kernels`, once per process)."""
+    kernels of its kind in memory (:func:`.robot_warmup.load_kernels`, once per process), and
+    those of the valve model where it has cylinders (``<hydraulics>``)."""
+    robot = robot_of_kind(desc, options)
+    if desc.hydraulics is not None:
+        load_kernels("hydraulics")
+    return robot
+
+
+def robot_of_kind(desc: RobotDescription, options: SolverOptions | None = None):
+    """The robot object of ``desc`` by its kind (see :func:`load_robot`), with that kind's
+    kernels in memory."""
     if desc.platform is not None:
         from .pkm.parallel_robot import ParallelRobot
         robot = ParallelRobot(desc, options=options)

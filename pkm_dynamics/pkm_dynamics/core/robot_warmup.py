@@ -16,7 +16,7 @@ import numpy as np
 from .identification.regressor import regressor
 from .module_chain.chain_friction import chain_friction_forces
 from .module_chain.module_chain_robot import ModuleChainRobot
-from .numba_support.warmup import warm_hoid, warm_tree
+from .numba_support.warmup import warm_hoid, warm_hydraulics, warm_tree
 from .pkm.parallel_robot import ParallelRobot
 
 #: where :func:`load_kernels` reports kernels it had to compile (the node forwards it to ROS)
@@ -28,10 +28,12 @@ def installed_robots() -> str:
     return os.path.join(sys.prefix, "share", "pkm_dynamics", "robots")
 
 
-def warm(trees: bool = True, families: tuple = ("chain", "pkm", "hoid"), robots: str | None = None) -> float:
+def warm(trees: bool = True, families: tuple = ("chain", "pkm", "hoid", "hydraulics"),
+         robots: str | None = None) -> float:
     """Run every compiled call of the kernel ``families`` once: ``"chain"`` (:func:`warm_chain`),
     ``"pkm"`` the limb kernels (:func:`warm_pkm`, on the 3-RRR of ``robots``, default the
-    installed examples), ``"hoid"`` the higher-order ID kernels of paper 002, and with ``trees``
+    installed examples), ``"hoid"`` the higher-order ID kernels of paper 002, ``"hydraulics"``
+    the valve-cylinder kernels (:func:`~.numba_support.warmup.warm_hydraulics`), and with ``trees``
     the tree kernels (FK, kinematics, RNEA, CRBA, ABA, frame Jacobian) on the spanning tree of a
     generated chain.  Returns seconds."""
     t = time.perf_counter()
@@ -42,6 +44,8 @@ def warm(trees: bool = True, families: tuple = ("chain", "pkm", "hoid"), robots:
         warm_pkm(robots or installed_robots())
     if "hoid" in families:
         warm_hoid()
+    if "hydraulics" in families:
+        warm_hydraulics()
     if trees:
         if tree is None:
             from .description.robot_description import parse_description
@@ -105,20 +109,23 @@ def warm_pkm(robots: str) -> None:
 def kernels_in_memory(family: str) -> bool:
     """Whether the kernels of ``family`` are in memory in this process: the kernel its warm-up
     calls last (:func:`warm_chain`: the IK solve, :func:`warm_pkm`: the forward dynamics,
-    :func:`~.numba_support.warmup.warm_hoid`: the recursion alone) has a signature -- numba's
-    dispatcher keeps what it compiled or loaded, so no record of its own is kept here."""
+    :func:`~.numba_support.warmup.warm_hoid`: the recursion alone, ``"hydraulics"``: the reverse
+    map) has a signature -- numba's dispatcher keeps what it compiled or loaded, so no record of
+    its own is kept here."""
     if family == "chain":
         from .module_chain.chain_ik_kernels import pose_newton as last
     elif family == "pkm":
         from .pkm.robot_dynamics import robot_forward_dynamics as last
+    elif family == "hydraulics":
+        from .hydraulics.valve_kernels import cylinder_forces as last
     else:
         from .hoid.hoid_kernels import hoid_recursion_call as last
     return bool(last.signatures)
 
 
 def load_kernels(family: str | None = None) -> int:
-    """The kernels of one ``family`` (``"chain"``, ``"pkm"``, ``"hoid"``; None: every family)
-    in memory (loaded from numba's cache, or compiled where there is none) once per process
+    """The kernels of one ``family`` (``"chain"``, ``"pkm"``, ``"hoid"``, ``"hydraulics"``; None:
+    every family) in memory (loaded from numba's cache, or compiled where there is none) once per process
     (:func:`kernels_in_memory`: a second call warms nothing; it spared building the example
     robot again, 13-18 ms for ``"pkm"``), when :func:`.robot.robot_from_description` builds the
     first robot of that kind: its first call (a service's first request) then does not pay the
@@ -127,7 +134,7 @@ def load_kernels(family: str | None = None) -> int:
     about 0.05 s).  Returns how many kernel signatures had to be compiled (no valid cache);
     when any, a line on :data:`LOG` says so, how long it took and where they are kept."""
     from numba.core import event
-    wanted = tuple(f for f in (("chain", "pkm", "hoid") if family is None else (family,))
+    wanted = tuple(f for f in (("chain", "pkm", "hoid", "hydraulics") if family is None else (family,))
                    if not kernels_in_memory(f))
     if not wanted:
         return 0

@@ -155,6 +155,7 @@ class DynamicsNode(ParameterHandling, Services, PayloadEstimation, Streaming, Gr
         self._streams = []
         self._state_buffer = None     # the measured states for ~/estimate_payload (payload_service)
         self._stream_ready = None       # the model build the streaming thread is prepared for
+        self._refusal_warning = None    # when a stream's refusal was last warned of (monotonic s)
 
     # -- lifecycle ----------------------------------------------------------------------------
     def on_configure(self, state):

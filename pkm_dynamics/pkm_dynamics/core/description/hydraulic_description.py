@@ -37,6 +37,7 @@ import math
 from dataclasses import dataclass
 
 from ..errors import DescriptionError
+from .validation import attribute_number
 
 #: Pa (10 kbar: beyond any hydraulic supply)
 MAX_PRESSURE = 1e9
@@ -93,27 +94,8 @@ class HydraulicsSpec:
         return tuple(c.joint for c in self.cylinders)
 
 
-def _number(el, attr, what, bound, default=None, positive=True):
-    """Attribute ``attr`` of ``el`` as a float in (0, bound] (``positive``) or [0, bound];
-    ``default`` when absent (None: required)."""
-    text = el.get(attr)
-    if text is None:
-        if default is None:
-            raise DescriptionError(f"{what}: missing attribute '{attr}'")
-        return default
-    try:
-        v = float(text)
-    except ValueError:
-        raise DescriptionError(f"{what}: {attr}=\"{text:.80}\" is not a number") from None
-    low_ok = v > 0 if positive else v >= 0
-    if not (math.isfinite(v) and low_ok and v <= bound):
-        rng = "(0" if positive else "[0"
-        raise DescriptionError(f"{what}: {attr}={v!r} must be in {rng}, {bound:g}]")
-    return v
-
-
 def _optional(el, attr, what, bound):
-    return None if el.get(attr) is None else _number(el, attr, what, bound)
+    return None if el.get(attr) is None else attribute_number(el, attr, what, bound)
 
 
 def _parse_cylinder(el, tree, actuated) -> CylinderSpec:
@@ -130,34 +112,27 @@ def _parse_cylinder(el, tree, actuated) -> CylinderSpec:
     if el.get("bore") is not None or el.get("rod") is not None:
         if el.get("area_a") is not None or el.get("area_b") is not None:
             raise DescriptionError(f"{what}: give bore and rod, or area_a and area_b, not both")
-        bore = _number(el, "bore", what, MAX_LENGTH)
-        rod = _number(el, "rod", what, MAX_LENGTH)
+        bore = attribute_number(el, "bore", what, MAX_LENGTH)
+        rod = attribute_number(el, "rod", what, MAX_LENGTH)
         if rod >= bore:
             raise DescriptionError(f"{what}: rod {rod!r} m must be smaller than bore {bore!r} m")
         area_a = math.pi * bore * bore / 4.0
         area_b = area_a - math.pi * rod * rod / 4.0
     else:
-        area_a = _number(el, "area_a", what, MAX_AREA)
-        area_b = _number(el, "area_b", what, MAX_AREA)
+        area_a = attribute_number(el, "area_a", what, MAX_AREA)
+        area_b = attribute_number(el, "area_b", what, MAX_AREA)
         if area_b >= area_a:
             raise DescriptionError(f"{what}: area_b {area_b!r} m^2 must be smaller than area_a {area_a!r} m^2")
-    stroke = _number(el, "stroke", what, MAX_LENGTH)
+    stroke = attribute_number(el, "stroke", what, MAX_LENGTH)
     lower, upper = tree.lower[j], tree.upper[j]
-    retracted = lower
-    if el.get("retracted") is not None:
-        try:
-            retracted = float(el.get("retracted"))
-        except ValueError:
-            raise DescriptionError(f"{what}: retracted=\"{el.get('retracted'):.80}\" is not a number") from None
-        if not (math.isfinite(retracted) and abs(retracted) <= MAX_LENGTH):
-            raise DescriptionError(f"{what}: retracted={retracted!r} must be finite, at most {MAX_LENGTH:g} m")
+    retracted = attribute_number(el, "retracted", what, MAX_LENGTH, sign="signed", default=lower)
     if not (math.isfinite(lower) and math.isfinite(upper)):
         raise DescriptionError(f"{what}: joint '{joint}' needs finite limits (the cylinder's stroke)")
     if lower < retracted - STROKE_SLACK or upper > retracted + stroke + STROKE_SLACK:
         raise DescriptionError(f"{what}: the joint limits [{lower!r}, {upper!r}] m leave the stroke "
                                f"[{retracted!r}, {retracted + stroke!r}] m (retracted, retracted + stroke)")
-    dead_a = _number(el, "dead_volume_a", what, MAX_VOLUME, default=0.0, positive=False)
-    dead_b = _number(el, "dead_volume_b", what, MAX_VOLUME, default=0.0, positive=False)
+    dead_a = attribute_number(el, "dead_volume_a", what, MAX_VOLUME, sign="non-negative", default=0.0)
+    dead_b = attribute_number(el, "dead_volume_b", what, MAX_VOLUME, sign="non-negative", default=0.0)
     return CylinderSpec(joint, area_a, area_b, stroke, retracted, dead_a, dead_b)
 
 
@@ -170,12 +145,12 @@ def _parse_valve(el) -> ValveSpec:
         if el.get("nominal_flow") is not None or el.get("nominal_pressure_drop") is not None:
             raise DescriptionError(f"{what}: give flow_coefficient, or nominal_flow and nominal_pressure_drop, "
                                    "not both")
-        k = _number(el, "flow_coefficient", what, MAX_FLOW_COEFFICIENT)
+        k = attribute_number(el, "flow_coefficient", what, MAX_FLOW_COEFFICIENT)
     else:
-        qn = _number(el, "nominal_flow", what, MAX_FLOW)
-        dpn = _number(el, "nominal_pressure_drop", what, MAX_PRESSURE)
+        qn = attribute_number(el, "nominal_flow", what, MAX_FLOW)
+        dpn = attribute_number(el, "nominal_pressure_drop", what, MAX_PRESSURE)
         k = qn / math.sqrt(dpn)
-    return ValveSpec(joint, k, _number(el, "spool_limit", what, MAX_SPOOL, default=1.0),
+    return ValveSpec(joint, k, attribute_number(el, "spool_limit", what, MAX_SPOOL, default=1.0),
                      _optional(el, "spool_natural_frequency", what, MAX_FREQUENCY),
                      _optional(el, "spool_damping", what, MAX_DAMPING),
                      _optional(el, "spool_slew_rate", what, MAX_SLEW))
@@ -186,11 +161,11 @@ def parse_hydraulics(el, tree, actuated: tuple) -> HydraulicsSpec:
     tree ``tree`` whose actuated joints are ``actuated``; cylinders and valves in the order of
     ``actuated``.  Raises :class:`DescriptionError` naming the element and attribute."""
     what = "<hydraulics>"
-    p_s = _number(el, "supply_pressure", what, MAX_PRESSURE)
-    p_t = _number(el, "return_pressure", what, MAX_PRESSURE, default=0.0, positive=False)
+    p_s = attribute_number(el, "supply_pressure", what, MAX_PRESSURE)
+    p_t = attribute_number(el, "return_pressure", what, MAX_PRESSURE, sign="non-negative", default=0.0)
     if p_t >= p_s:
         raise DescriptionError(f"{what}: return_pressure {p_t!r} Pa must be below supply_pressure {p_s!r} Pa")
-    beta = _number(el, "bulk_modulus", what, MAX_BULK_MODULUS)
+    beta = attribute_number(el, "bulk_modulus", what, MAX_BULK_MODULUS)
     cylinders, valves = {}, {}
     for child in el:
         if child.tag == "cylinder":

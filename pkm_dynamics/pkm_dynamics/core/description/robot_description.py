@@ -50,7 +50,7 @@ from ..errors import DescriptionError
 from ..spatial.se3 import pose, pose_inv, rpy_matrix
 from ..tree.tree_model import TreeModel, build_tree, read_description
 from .hydraulic_description import HydraulicsSpec, parse_hydraulics
-from .validation import MAX_COORDINATE, MAX_MASS, MAX_STIFFNESS, check_numbers, check_positive, unit_axis
+from .validation import MAX_COORDINATE, MAX_MASS, MAX_STIFFNESS, attribute_number, check_numbers, unit_axis
 from ..tree.tree_dynamics import forward_kinematics
 from ..friction.friction_model import JointFriction, parse_friction
 
@@ -146,17 +146,6 @@ def _axis(el, what):
     if el is None:
         return None
     return unit_axis(_floats(el, "xyz", 3, what, bound=np.inf), what)
-
-
-def _positive(el, attr, what, bound):
-    v = el.get(attr)
-    if v is None:
-        raise DescriptionError(f"{what}: missing attribute '{attr}'")
-    try:
-        x = float(v)
-    except ValueError:
-        raise DescriptionError(f"{what}: {attr}=\"{v:.80}\" is not a number") from None
-    return check_positive(x, f"{what} {attr}", bound)
 
 
 def _parse_cut_joint(el, tree: TreeModel) -> CutJoint:
@@ -271,8 +260,8 @@ def parse_description(description: str, gravity=None, files: bool = True) -> Rob
                     actuators.append(ActuatorSpec(joint))
                 else:
                     actuators.append(ActuatorSpec(
-                        joint, _positive(sea, "stiffness", what, MAX_STIFFNESS),
-                        _positive(sea, "motor_inertia", what, MAX_MASS)))
+                        joint, attribute_number(sea, "stiffness", f"{what} <series_elastic>", MAX_STIFFNESS),
+                        attribute_number(sea, "motor_inertia", f"{what} <series_elastic>", MAX_MASS)))
             elif el.tag == "passive":
                 joint = el.get("joint")
                 if joint not in tree.joint_names:

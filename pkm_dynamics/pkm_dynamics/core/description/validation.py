@@ -172,12 +172,30 @@ def check_limit(lower, upper, velocity, effort, what: str) -> None:
         raise DescriptionError(f"{what}: limit lower {lower:g} exceeds upper {upper:g}")
 
 
-def check_positive(value, what: str, bound: float) -> float:
-    """A positive number at most ``bound``."""
-    x = check_numbers([value], what, np.inf)[0]
-    if not 0.0 < x <= bound:
-        raise DescriptionError(f"{what}: {x:g} is not in (0, {bound:g}]")
-    return float(x)
+def attribute_number(el, attr: str, what: str, bound: float, sign: str = "positive", default=None) -> float:
+    """The attribute ``attr`` of the XML element ``el`` (``what`` names it: its tag and joint) as
+    a finite float in the range ``sign``: ``"positive"`` (0, bound], ``"non-negative"``
+    [0, bound], ``"signed"`` at most ``bound`` in magnitude; ``default``
+    when the attribute is absent (None: it is required).  Raises :class:`DescriptionError`
+    naming the element, the attribute and its text."""
+    text = el.get(attr)
+    if text is None:
+        if default is None:
+            raise DescriptionError(f"{what}: missing attribute '{attr}'")
+        return default
+    try:
+        v = float(text)
+    except ValueError:
+        raise DescriptionError(f"{what}: {attr}=\"{text:.80}\" is not a number") from None
+    if sign == "positive":
+        inside, words = 0.0 < v <= bound, f"(0, {bound:g}]"
+    elif sign == "non-negative":
+        inside, words = 0.0 <= v <= bound, f"[0, {bound:g}]"
+    else:
+        inside, words = abs(v) <= bound, f"[-{bound:g}, {bound:g}]"
+    if not (np.isfinite(v) and inside):
+        raise DescriptionError(f"{what}: {attr}=\"{text:.80}\" must be in {words}")
+    return v
 
 
 def check_urdf(robot) -> None:

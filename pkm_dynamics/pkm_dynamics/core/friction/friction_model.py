@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import DescriptionError
-from ..description.validation import MAX_EFFORT, MAX_VELOCITY
+from ..description.validation import MAX_EFFORT, MAX_VELOCITY, attribute_number
 from .friction_kernels import (COULOMB, FRICTION_COLUMNS, SMOOTHING_VELOCITY, STRIBECK, STRIBECK_VELOCITY,
                                VISCOUS)
 
@@ -56,18 +56,6 @@ class JointFriction:
         return self.table[self.joint_names.index(joint)]
 
 
-def _number(el, attr, what, lower_open: bool, bound: float) -> float:
-    text = el.get(attr)
-    try:
-        v = float(text)
-    except (TypeError, ValueError):
-        raise DescriptionError(f"{what}: {attr}=\"{text!s:.40}\" is not a number") from None
-    if not (np.isfinite(v) and (v > 0 if lower_open else v >= 0) and v <= bound):
-        rule = "positive" if lower_open else "non-negative"
-        raise DescriptionError(f"{what}: {attr}=\"{text}\" must be {rule} and at most {bound:g}")
-    return v
-
-
 def _element_row(el, tree) -> tuple:
     """``(joint index, row (5,))`` of one ``<friction>`` element, every value checked."""
     joint = el.get("joint")
@@ -86,7 +74,8 @@ def _element_row(el, tree) -> tuple:
     for attr, col in FRICTION_ATTRIBUTES.items():
         if el.get(attr) is not None:
             velocity = col in (STRIBECK_VELOCITY, SMOOTHING_VELOCITY)
-            row[col] = _number(el, attr, what, velocity, MAX_VELOCITY if velocity else MAX_EFFORT)
+            row[col] = attribute_number(el, attr, what, MAX_VELOCITY if velocity else MAX_EFFORT,
+                                        sign="positive" if velocity else "non-negative")
     return tree.joint_names.index(joint), row
 
 

@@ -46,10 +46,9 @@ def force_rate(robot, x, xd, xdd, xddd=None) -> tuple:
     if xddd is None:
         return robot.inverse_dynamics(x, xd, xdd), None
     d = robot.inverse_dynamics_derivatives(x, xd, xdd)
-    rate = (np.einsum("...ij,...j->...i", d.d_x, np.asarray(xd, dtype=float))
-            + np.einsum("...ij,...j->...i", d.d_xd, np.asarray(xdd, dtype=float))
-            + np.einsum("...ij,...j->...i", d.d_u, np.asarray(xddd, dtype=float)))
-    return d.value, rate
+    rate = (d.d_x @ np.asarray(xd, dtype=float)[..., None] + d.d_xd @ np.asarray(xdd, dtype=float)[..., None]
+            + d.d_u @ np.asarray(xddd, dtype=float)[..., None])
+    return d.value, rate[..., 0]
 
 
 def cylinder_limits(limits, model):

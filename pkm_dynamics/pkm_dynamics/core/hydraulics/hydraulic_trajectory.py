@@ -5,24 +5,35 @@ which jumps when the motion reverses while the real chambers move to the new lev
 their compressibility.  Along a trajectory the level is a state: starting from the steady
 level at the first sample (or given pressures), :func:`pressure_trajectory` carries ``p_A`` from
 sample to sample with the rate (H6) gives (Heun's method on the samples), and answers the spool
-commands that deliver the motion at the pressures the chambers then have."""
+commands that deliver the motion at the pressures the chambers then have.  Both are one compiled
+call (:func:`~.valve_kernels.pressure_step_state`, :func:`~.valve_kernels.pressure_steps`)."""
 from __future__ import annotations
 
 import numpy as np
 
 from ..errors import StateError
-from .valve_cylinder import HydraulicLimitError, HydraulicState, hydraulic_limits, hydraulic_state
+from .valve_cylinder import (HydraulicState, actuator_samples, cylinder_samples, hydraulic_answer,
+                             new_answer)
+from .valve_kernels import pressure_step_state, pressure_steps
 
 
-def pressure_step(m, previous: HydraulicState, dt: float, x, xd, force, force_rate=None) -> HydraulicState:
+def pressure_step(m, previous: HydraulicState, dt: float, x, xd, force, force_rate=None,
+                  restart: bool = False, limits: bool = True) -> HydraulicState:
     """The :class:`~.valve_cylinder.HydraulicState` of the next sample (its motion ``x``, ``xd``,
     forces and force rates (n_act,)) ``dt`` [s] after ``previous`` (one sample): ``p_A`` carried
     by Heun's method, ``p_A + dt/2 (r(previous) + r(next, p_A + dt r(previous)))`` with ``r`` the
-    rate (H6), the spool and flows of (H6) there; limits listed, not raised."""
-    pa, rate = previous.pressure_a, previous.pressure_rate_a
-    guess = hydraulic_state(m, x, xd, force, force_rate, check=False, pressure_a=pa + dt * rate, limits=False)
-    return hydraulic_state(m, x, xd, force, force_rate, check=False,
-                           pressure_a=pa + 0.5 * dt * (rate + guess.pressure_rate_a))
+    rate (H6), the spool and flows of (H6) there; limits listed, not raised.  ``restart``: where
+    a carried pressure is not finite or beyond what the valve holds (a pressure limit of
+    ``violations``), the sample at the steady level of (H5) instead (a stream that starts anew).
+    ``limits`` False: ``violations`` left empty (not listed; ``restart`` still sees them)."""
+    lead, (x, xd, F, Fd) = actuator_samples(m, x, xd, force, force_rate)
+    if lead != ():
+        raise StateError(f"pressure_step takes one sample (n_act,), not {lead + (m.actuators,)}")
+    pa, rate = cylinder_samples(m, previous.pressure_a, ())[0], cylinder_samples(m, previous.pressure_rate_a, ())[0]
+    out, flags = new_answer(1, m)
+    count = pressure_step_state(m.table, m.fluid, m.index, x, xd, F, Fd, 0, pa, rate, float(dt), bool(restart),
+                                out, flags)
+    return hydraulic_answer(m, out, flags, count, lead, check=False, limits=limits)
 
 
 def pressure_trajectory(m, times, x, xd, force, force_rate=None, pressure_a0=None,
@@ -33,29 +44,13 @@ def pressure_trajectory(m, times, x, xd, force, force_rate=None, pressure_a0=Non
     then :func:`pressure_step` from sample to sample.  ``check``: raise
     :class:`~.valve_cylinder.HydraulicLimitError` naming the first limit passed (else they are
     listed in ``violations``, with their sample)."""
-    t = np.asarray(times, dtype=float)
-    x, xd, F = (np.asarray(a, dtype=float) for a in (x, xd, force))
-    Fd = np.zeros_like(F) if force_rate is None else np.asarray(force_rate, dtype=float)
-    if t.ndim != 1 or x.shape[:1] != t.shape or not (np.diff(t) > 0).all():
-        raise StateError(f"times has shape {t.shape} for {x.shape[:1]} samples: give increasing times, "
+    t = np.ascontiguousarray(times, dtype=float)
+    lead, (x, xd, F, Fd) = actuator_samples(m, x, xd, force, force_rate)
+    if t.ndim != 1 or lead != t.shape or not (np.diff(t) > 0).all():
+        raise StateError(f"times has shape {t.shape} for {lead[:1]} samples: give increasing times, "
                          "one per sample")
-    first = hydraulic_state(m, x[0], xd[0], F[0], Fd[0], check=False)
-    if pressure_a0 is not None:
-        first = hydraulic_state(m, x[0], xd[0], F[0], Fd[0], check=False, pressure_a=pressure_a0)
-    rows = [first]
-    for k in range(1, len(t)):
-        rows.append(pressure_step(m, rows[-1], t[k] - t[k - 1], x[k], xd[k], F[k], Fd[k]))
-    fields = {name: np.stack([getattr(r, name) for r in rows]) for name in
-              ("force", "force_rate", "pressure_a", "pressure_b", "flow_a", "flow_b", "spool",
-               "hydraulic_power", "volume_a", "volume_b", "pressure_rate_a", "pressure_rate_b")}
-    out = HydraulicState(m.joints, **fields)
-    sigma = np.sign(out.spool)
-    beyond = np.zeros(out.spool.shape, bool)
-    for k, r in enumerate(rows):
-        for v in r.violations:
-            if v.quantity != "spool" and v.limit == m.p_s:
-                beyond[k, m.joints.index(v.joint)] = True
-    out.violations = hydraulic_limits(m, out, beyond, sigma)
-    if check and out.violations:
-        raise HydraulicLimitError("the valve cannot deliver the motion: " + "; ".join(map(str, out.violations)))
-    return out
+    carried = pressure_a0 is not None
+    pa = cylinder_samples(m, pressure_a0, ()) if carried else np.empty((0, 0))
+    out, flags = new_answer(len(t), m)
+    count = pressure_steps(m.table, m.fluid, m.index, t, x, xd, F, Fd, pa, carried, out, flags)
+    return hydraulic_answer(m, out, flags, count, lead, check)

@@ -89,14 +89,21 @@ with ``g_A``, ``g_B`` the square roots of the edges' pressure drops of (H3) in t
 level moves back to it (at a rate growing with ``|v|``).
 
 **Reverse map**: measured ``p_A, p_B`` give the force by (H1), :func:`cylinder_force`.
+
+**Routes**: the map is compiled (:mod:`.valve_kernels`, every cylinder of every sample in one
+call, loaded when a robot with cylinders is built); :mod:`.valve_reference` is the same in numpy,
+the independent check.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+import math
 
 import numpy as np
 
 from ..errors import StateError
+from . import valve_kernels as V
+from .valve_kernels import CYLINDER_ROWS, LIMIT_BITS, STATE_ROWS, cylinder_forces, hydraulic_states
 
 
 class HydraulicLimitError(StateError):
@@ -130,7 +137,9 @@ class HydraulicModel:
     positions in the actuator vector ``u``; areas ``area_a``, ``area_b`` [m^2]; ``retracted``,
     ``stroke`` [m]; ``dead_a``, ``dead_b`` [m^3]; ``K`` [m^3/s/sqrt(Pa)]; ``spool_limit``;
     ``p_s``, ``p_t``, ``beta`` [Pa]; ``c_a``, ``c_b`` the pressures' slopes in ``F`` (H5) [1/m^2];
-    ``root_d`` = sqrt(A_A^3 + A_B^3); ``p_rest`` the holding level of ``p_A`` at ``F = 0`` [Pa]."""
+    ``root_d`` = sqrt(A_A^3 + A_B^3); ``p_rest`` the holding level of ``p_A`` at ``F = 0`` [Pa];
+    ``actuators`` the length of the actuator vector; ``table`` (CYLINDER_ROWS, nc) and ``fluid``
+    (3,): the same for the kernels (:mod:`.valve_kernels`, rows named there)."""
 
     joints: tuple
     index: np.ndarray
@@ -149,6 +158,9 @@ class HydraulicModel:
     c_b: np.ndarray
     root_d: np.ndarray
     p_rest: np.ndarray
+    actuators: int
+    table: np.ndarray
+    fluid: np.ndarray
 
     @property
     def n(self) -> int:
@@ -173,9 +185,17 @@ class HydraulicModel:
             *((hydraulics.supply_pressure, hydraulics.return_pressure, hydraulics.bulk_modulus)
               if hydraulics is not None else (np.nan, np.nan, np.nan)),
             A_a**2 / den if len(cyl) else A_a, A_b**2 / den if len(cyl) else A_b, np.sqrt(den),
-            np.zeros(0) if not len(cyl) else _holding_level(A_a / A_b, hydraulics))
+            np.zeros(0) if not len(cyl) else _holding_level(A_a / A_b, hydraulics), len(actuated_joints),
+            np.empty((CYLINDER_ROWS, len(cyl))), np.empty(3))
+        rows = {V.AREA_A: out.area_a, V.AREA_B: out.area_b, V.RETRACTED: out.retracted, V.STROKE: out.stroke,
+                V.DEAD_A: out.dead_a, V.DEAD_B: out.dead_b, V.FLOW_COEFFICIENT: out.K,
+                V.SPOOL_LIMIT: out.spool_limit, V.SLOPE_A: out.c_a, V.SLOPE_B: out.c_b, V.ROOT_D: out.root_d,
+                V.REST_LEVEL: out.p_rest}
+        for row, values in rows.items():
+            out.table[row] = values
+        out.fluid[[V.SUPPLY, V.RETURN, V.BULK_MODULUS]] = out.p_s, out.p_t, out.beta
         for a in (out.index, out.area_a, out.area_b, out.retracted, out.stroke, out.dead_a, out.dead_b,
-                  out.K, out.spool_limit, out.c_a, out.c_b, out.root_d, out.p_rest):
+                  out.K, out.spool_limit, out.c_a, out.c_b, out.root_d, out.p_rest, out.table, out.fluid):
             a.flags.writeable = False
         return out
 
@@ -212,14 +232,78 @@ class HydraulicState:
     violations: list = field(default_factory=list)
 
 
-def chamber_volumes(m: HydraulicModel, x) -> tuple:
-    """``(V_A, V_B)`` (..., nc) at the cylinder positions ``x`` (..., nc), (H2)."""
-    return m.dead_a + m.area_a * (x - m.retracted), m.dead_b + m.area_b * (m.retracted + m.stroke - x)
+#: the quantity named by each flag of :data:`~.valve_kernels.LIMIT_BITS`, in its order
+LIMIT_QUANTITIES = ("pressure_a", "pressure_b", "pressure_a", "pressure_b", "spool")
+
+
+def actuator_samples(m: HydraulicModel, *arrays) -> tuple:
+    """``(lead, rows)``: the leading shape of the actuator arrays ``arrays`` (..., n_act) (None:
+    zeros; broadcast together) and each as a C-contiguous (B, n_act) float array for the kernels.
+    Raises :class:`StateError` for arrays that are not of the robot's actuators."""
+    given = [None if a is None else np.asarray(a, dtype=float) for a in arrays]
+    shapes = [a.shape for a in given if a is not None]
+    shape = shapes[0]
+    if any(s != shape for s in shapes):
+        shape = np.broadcast_shapes(*shapes)
+        given = [None if a is None else np.broadcast_to(a, shape) for a in given]
+    if shape[-1:] != (m.actuators,):
+        raise StateError(f"the actuator arrays have shape {shape}, expected (..., {m.actuators}) "
+                         f"(one value per actuator)")
+    count = math.prod(shape[:-1])
+    rows = [np.zeros((count, m.actuators)) if a is None else np.ascontiguousarray(a.reshape(count, m.actuators))
+            for a in given]
+    return shape[:-1], rows
+
+
+def cylinder_samples(m: HydraulicModel, values, lead: tuple) -> np.ndarray:
+    """``values`` (..., nc) broadcast to ``lead + (nc,)``, as a C-contiguous (B, nc) float array."""
+    values, shape = np.asarray(values, dtype=float), lead + (m.n,)
+    if values.shape != shape:
+        values = np.broadcast_to(values, shape)
+    return np.ascontiguousarray(values.reshape(-1, m.n))
+
+
+def new_answer(samples: int, m: HydraulicModel) -> tuple:
+    """The kernels' answer and limit flags for ``samples`` samples (:mod:`.valve_kernels`)."""
+    return np.empty((STATE_ROWS, samples, m.n)), np.zeros((samples, m.n), dtype=np.int64)
+
+
+def hydraulic_answer(m: HydraulicModel, out, flags, count: int, lead: tuple, check: bool,
+                     limits: bool = True) -> HydraulicState:
+    """The :class:`HydraulicState` of the kernels' answer ``out`` (STATE_ROWS, B, nc), each field
+    shaped ``lead + (nc,)``, with its ``violations`` (:func:`hydraulic_limits`; ``count``: how
+    many cylinders and samples the ``flags`` mark) where ``limits`` or ``check``; ``check``:
+    raise :class:`HydraulicLimitError` naming them instead."""
+    h = HydraulicState(m.joints, *out.reshape((STATE_ROWS,) + lead + (m.n,)))
+    if count and (limits or check):
+        h.violations = hydraulic_limits(m, out, flags)
+        if check:
+            raise HydraulicLimitError("the valve cannot deliver the motion: " + "; ".join(map(str, h.violations)))
+    return h
+
+
+def hydraulic_limits(m: HydraulicModel, out, flags) -> list:
+    """The :class:`HydraulicLimit` of every flag (:data:`~.valve_kernels.LIMIT_BITS`) of the
+    kernels' ``flags`` (B, nc) on their answer ``out``: in sample order, then cylinder, then
+    quantity (as listed in :data:`LIMIT_QUANTITIES`)."""
+    points, cylinders = np.nonzero(flags)
+    rows = (V.PRESSURE_A, V.PRESSURE_B, V.PRESSURE_A, V.PRESSURE_B, V.SPOOL)
+    values = out[:, points, cylinders].tolist()
+    bounds = (m.p_s, m.p_s, m.p_t, m.p_t)
+    found = []
+    for k, (point, c, f) in enumerate(zip(points.tolist(), cylinders.tolist(), flags[points, cylinders].tolist())):
+        for q, bit in enumerate(LIMIT_BITS):
+            if f & bit:
+                value = values[rows[q]][k]
+                limit = math.copysign(m.spool_limit[c], value) if bit == V.SPOOL_BEYOND else bounds[q]
+                found.append(HydraulicLimit(m.joints[c], LIMIT_QUANTITIES[q], value, float(limit), point))
+    return found
 
 
 def cylinder_force(m: HydraulicModel, pressure_a, pressure_b) -> np.ndarray:
     """The cylinder forces (H1) of measured chamber pressures ``p_A``, ``p_B`` (..., nc) [Pa]
-    (positive extending) [N].  Raises :class:`StateError` naming a non-finite pressure."""
+    (positive extending) [N]; compiled (:func:`~.valve_kernels.cylinder_forces`).  Raises
+    :class:`StateError` naming a non-finite pressure."""
     pa, pb = np.asarray(pressure_a, dtype=float), np.asarray(pressure_b, dtype=float)
     for name, p in (("pressure_a", pa), ("pressure_b", pb)):
         if p.shape[-1:] != (m.n,):
@@ -227,7 +311,11 @@ def cylinder_force(m: HydraulicModel, pressure_a, pressure_b) -> np.ndarray:
         bad = np.argwhere(~np.isfinite(p))
         if len(bad):
             raise StateError(f"{name} of cylinder '{m.joints[bad[0][-1]]}' is {p[tuple(bad[0])]} (not finite)")
-    return m.area_a * pa - m.area_b * pb
+    lead = np.broadcast_shapes(pa.shape, pb.shape)[:-1]
+    pa, pb = cylinder_samples(m, pa, lead), cylinder_samples(m, pb, lead)
+    force = np.empty(pa.shape)
+    cylinder_forces(m.table, pa, pb, force)
+    return force.reshape(lead + (m.n,))
 
 
 def hydraulic_state(m: HydraulicModel, x, xd, force, force_rate=None, check: bool = True,
@@ -240,61 +328,11 @@ def hydraulic_state(m: HydraulicModel, x, xd, force, force_rate=None, check: boo
     (H5): the spool then meets (H1)-(H3) at those pressures, (H6), and ``pressure_rate_a`` is
     the rate the level moves at.  ``check``: raise :class:`HydraulicLimitError` naming the
     first limit passed (else they are listed in ``violations``); ``limits`` False: no limit
-    check at all (``violations`` empty; an intermediate evaluation)."""
-    idx = m.index
-    x, xd, F = (np.asarray(a, dtype=float)[..., idx] for a in (x, xd, force))
-    Fd = np.zeros_like(F) if force_rate is None else np.asarray(force_rate, dtype=float)[..., idx]
-    A_a, A_b, p_s, p_t = m.area_a, m.area_b, m.p_s, m.p_t
-    V_a, V_b = chamber_volumes(m, x)
-    stiffness = A_a**2 / V_a + A_b**2 / V_b                         # k_h / beta
-    v = xd + Fd / (m.beta * stiffness)                               # xd + e, (H4)
-    sigma = np.sign(v)
-    extending, moving = v > 0, v != 0
-    if pressure_a is None:
-        # (H5) in closed form: w Q_A^2 = c_A num, w Q_B^2 = c_B num, s = v sqrt(A_A^3 + A_B^3) / (K sqrt(num))
-        num = np.where(v >= 0, A_a * p_s - A_b * p_t - F, F - A_a * p_t + A_b * p_s)
-        reach = num > 0
-        pa = np.where(extending, p_s - m.c_a * num, p_t + m.c_a * num)
-        pa = np.where(moving, pa, m.c_a * F + m.p_rest)                  # at rest: the holding level
-        pb = np.where(moving, np.where(extending, p_t + m.c_b * num, p_s - m.c_b * num), (A_a * pa - F) / A_b)
-        spool = np.where(reach, v * m.root_d / (m.K * np.sqrt(np.where(reach, num, 1.0))), sigma * m.spool_limit)
-        flow_a, flow_b = A_a * v, A_b * v
-    else:
-        # (H6): the pressures as given, p_B by (H1); the edges' pressure drops then fix the spool
-        pa = np.broadcast_to(np.asarray(pressure_a, dtype=float), F.shape)
-        pb = (A_a * pa - F) / A_b
-        drop_a = np.where(extending, p_s - pa, pa - p_t)
-        drop_b = np.where(extending, pb - p_t, p_s - pb)
-        reach = np.where(extending, drop_a > 0, drop_b > 0)             # the meter-in edge passes
-        g_a, g_b = np.sqrt(np.maximum(drop_a, 0.0)), np.sqrt(np.maximum(drop_b, 0.0))
-        den = A_a * g_a / V_a + A_b * g_b / V_b
-        spool = np.where(reach & (den > 0), stiffness * v / (m.K * np.where(den > 0, den, 1.0)),
-                         sigma * m.spool_limit)
-        flow_a, flow_b = m.K * spool * g_a, m.K * spool * g_b
-    power = np.where(sigma > 0, p_s * flow_a - p_t * flow_b, p_t * flow_a - p_s * flow_b)
-    out = HydraulicState(m.joints, F, Fd, pa, pb, flow_a, flow_b, spool, power, V_a, V_b,
-                         m.beta / V_a * (flow_a - A_a * xd), m.beta / V_b * (A_b * xd - flow_b))
-    out.violations = hydraulic_limits(m, out, moving & ~reach, sigma) if limits or check else []
-    if check and out.violations:
-        raise HydraulicLimitError("the valve cannot deliver the motion: " + "; ".join(map(str, out.violations)))
-    return out
-
-
-def hydraulic_limits(m: HydraulicModel, h: HydraulicState, beyond, sigma) -> list:
-    """The :class:`HydraulicLimit` of every cylinder and sample of ``h`` (``beyond``: where the
-    force needs a pressure above the supply, ``w <= 0`` of (H5); ``sigma`` the spool
-    direction): per cylinder, quantity and point, in sample order."""
-    masks = np.stack(np.broadcast_arrays(beyond & (sigma > 0), beyond & (sigma < 0), h.pressure_a < m.p_t,
-                                         h.pressure_b < m.p_t, ~beyond & (np.abs(h.spool) > m.spool_limit)))
-    if not masks.any():
-        return []
-    values = np.stack(np.broadcast_arrays(h.pressure_a, h.pressure_b, h.pressure_a, h.pressure_b, h.spool))
-    masks, values = masks.reshape(5, -1, m.n), values.reshape(5, -1, m.n)
-    names = ("pressure_a", "pressure_b", "pressure_a", "pressure_b", "spool")
-    bounds = (m.p_s, m.p_s, m.p_t, m.p_t, None)
-    found = []
-    for q, point, c in np.argwhere(masks):
-        value = float(values[q, point, c])
-        lim = float(np.copysign(m.spool_limit[c], value)) if bounds[q] is None else float(bounds[q])
-        found.append(HydraulicLimit(m.joints[c], names[q], value, lim, int(point)))
-    return sorted(found, key=lambda v: (v.point, m.joints.index(v.joint)))
+    check at all (``violations`` empty; an intermediate evaluation).  One compiled call for
+    every cylinder and sample (:func:`~.valve_kernels.hydraulic_states`)."""
+    lead, (x, xd, F, Fd) = actuator_samples(m, x, xd, force, force_rate)
+    out, flags = new_answer(x.shape[0], m)
+    carried = pressure_a is not None
+    pa = cylinder_samples(m, pressure_a, lead) if carried else np.empty((0, 0))
+    count = hydraulic_states(m.table, m.fluid, m.index, x, xd, F, Fd, pa, carried, out, flags)
+    return hydraulic_answer(m, out, flags, count, lead, check, limits)

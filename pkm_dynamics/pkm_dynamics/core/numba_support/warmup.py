@@ -1,11 +1,14 @@
-"""Warm-up of the kernels that need no robot: the tree kernels on a given spanning tree and the
-higher-order ID kernels of paper 002 on a minimal model (imports kernels and their Python layers
-only).  Compiling everything, robots included: :mod:`pkm_dynamics.core.precompile`."""
+"""Warm-up of the kernels that need no robot: the tree kernels on a given spanning tree, the
+higher-order ID kernels of paper 002 and the valve-cylinder kernels of the hydraulics on minimal
+models (imports kernels and their Python layers only).  Compiling everything, robots included:
+:mod:`pkm_dynamics.core.precompile`."""
 from __future__ import annotations
 
 import numpy as np
 
 from ..hoid.hoid_model import HoidKernelModel, hoid_full_call, hoid_recursion
+from ..hydraulics.hydraulic_trajectory import pressure_step, pressure_trajectory
+from ..hydraulics.valve_cylinder import HydraulicModel, cylinder_force, hydraulic_state
 from ..tree import compiled_tree as T
 
 
@@ -38,3 +41,19 @@ def warm_hoid() -> None:
     hoid_full_call(model, np.eye(4)[None], np.zeros((1, 4, 1)), np.zeros(1), np.zeros(3))
     hoid_full_call(model, np.eye(4)[None], np.zeros((1, 4, 1)), np.zeros(1), np.zeros(3), threshold=-1.0)
     hoid_recursion(model, np.zeros(1), np.zeros((4, 1)), np.zeros(3))
+
+
+def warm_hydraulics() -> None:
+    """The valve-cylinder kernels (:mod:`..hydraulics.valve_kernels`: the steady and the given
+    pressures' map, the carried step and trajectory, the reverse map) on one cylinder (the
+    kernels' types do not depend on the sizes: one compilation covers every robot)."""
+    from ..description.hydraulic_description import CylinderSpec, HydraulicsSpec, ValveSpec
+    spec = HydraulicsSpec(190e5, 10e5, 800e6, (CylinderSpec("x", 5e-3, 3e-3, 0.5, 0.0, 1e-3, 1e-3),),
+                          (ValveSpec("x", 1e-6, 1.0),))
+    m = HydraulicModel.build(spec, ("x",))
+    x, z, f = np.full(1, 0.25), np.zeros(1), np.full(1, 1e3)
+    h = hydraulic_state(m, x, z, f, z, check=False)
+    hydraulic_state(m, x, z, f, z, check=False, pressure_a=h.pressure_a)
+    pressure_step(m, h, 1e-3, x, z, f, z, restart=True)
+    pressure_trajectory(m, np.arange(2.0), np.stack([x, x]), np.stack([z, z]), np.stack([f, f]), check=False)
+    cylinder_force(m, h.pressure_a, h.pressure_b)

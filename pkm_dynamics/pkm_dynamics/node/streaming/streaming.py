@@ -113,9 +113,16 @@ class Streaming:
         self._state_buffer = None
 
     def _warn(self, what, exc):
+        """A warning that ``what`` was ignored for ``exc``, at most one per ``warning_period``
+        (throttled here: rclpy's throttle inspects the caller first, ~0.5 ms, which made a
+        refused reference cost more than an answered one, so that a node ``feedforward.max_age``
+        behind at 1 kHz stayed behind, dropping about half the references); returns the
+        reason."""
         code, message = core_error(exc)
-        self.get_logger().warning(f'{what} ignored: {message}',
-                                  throttle_duration_sec=self._p('warning_period'))
+        now = time.monotonic()
+        if self._refusal_warning is None or now - self._refusal_warning >= self._p('warning_period'):
+            self._refusal_warning = now
+            self.get_logger().warning(f'{what} ignored: {message}')
         return message
 
     def _stream(self, msg_type, role, qos, what, handle, reference=False):
@@ -281,29 +288,29 @@ class Streaming:
         (:func:`~pkm_dynamics.core.hydraulics.hydraulic_trajectory.pressure_step`, over the
         time between their ``header.stamp + time_from_start``; the steady level at the stream's
         start, for unstamped references, after a gap as for the jerk estimate, and where the
-        carried pressures leave the range the valve holds). What the
-        valves cannot deliver gets a throttled warning naming it; the outputs are published all
-        the same (the spool beyond its limit as computed: the controller saturates it)."""
+        carried pressures leave the range the valve holds: ``restart``). One compiled call of
+        the valve model for all cylinders. What the valves cannot deliver gets a warning naming
+        it, at most one per ``warning_period`` (the limits are listed only when one is due); the
+        outputs are published all the same (the spool beyond its limit as computed: the
+        controller saturates it)."""
         u, du = force_rate(model.robot, *motion)
         m = model.robot.hydraulic_model
         stamp, start = msg.header.stamp, msg.points[0].time_from_start
         t = None
         if stamp.sec or stamp.nanosec:
             t = (stamp.sec + start.sec) * 10**9 + stamp.nanosec + start.nanosec
+        # throttled here: rclpy's throttle inspects the caller first (~1 ms)
+        now = time.monotonic()
+        due = model.ff_hydraulic_warning is None or now - model.ff_hydraulic_warning >= self._p('warning_period')
         last = model.ff_pressure
-        h = None
         if t is not None and last is not None and 0 < t - last[0] <= MAX_GAP * 1e9:
-            h = pressure_step(m, last[1], (t - last[0]) * 1e-9, x, xd, u, du)
-            if not np.isfinite(h.pressure_a).all() or any(v.quantity != 'spool' for v in h.violations):
-                h = None            # the carried pressures left what the valve holds: start anew
-        if h is None:
-            h = hydraulic_state(m, x, xd, u, du, check=False)
+            h = pressure_step(m, last[1], (t - last[0]) * 1e-9, x, xd, u, du, restart=True, limits=due)
+        else:
+            h = hydraulic_state(m, x, xd, u, du, check=False, limits=due)
         model.ff_pressure = None if t is None else (t, h)
-        if h.violations:            # throttled here: rclpy's throttle inspects the caller first (~1 ms)
-            now = time.monotonic()
-            if model.ff_hydraulic_warning is None or now - model.ff_hydraulic_warning >= self._p('warning_period'):
-                model.ff_hydraulic_warning = now
-                self.get_logger().warning(f'feedforward{hydraulic_note(h.violations)}')
+        if h.violations:
+            model.ff_hydraulic_warning = now
+            self.get_logger().warning(f'feedforward{hydraulic_note(h.violations)}')
         return h
 
     def _motion_rates(self, model, msg, first, second):

@@ -84,6 +84,39 @@ BAD = {
 }
 
 
+#: one attribute of each extension element read by the one reader of numeric attributes
+#: (validation.attribute_number): the cylinder, the friction and the series-elastic actuator
+BAD_ATTRIBUTES = {
+    "cylinder_bore_words": ("heavy_duty_4dof", '<cylinder joint="lift" bore="0.08"',
+                            '<cylinder joint="lift" bore="8 cm"',
+                            ['<cylinder joint="lift">', 'bore="8 cm" is not a number']),
+    "cylinder_retracted_far": ("heavy_duty_4dof", '"lift" bore="0.08" rod="0.045" stroke="0.59" retracted="0.0"',
+                               '"lift" bore="0.08" rod="0.045" stroke="0.59" retracted="-1e9"',
+                               ['<cylinder joint="lift">', 'retracted="-1e9" must be in [-100, 100]']),
+    "friction_coulomb_words": ("linear_4bar_1dof", "<pkm_dynamics>",
+                               '<pkm_dynamics><friction joint="lift" coulomb="much"/>',
+                               ['<friction joint="lift">', 'coulomb="much" is not a number']),
+    "sea_stiffness_words": ("gough_stewart_6ups", '<actuator joint="leg1_p"><series_elastic stiffness="100000"',
+                            '<actuator joint="leg1_p"><series_elastic stiffness="stiff"',
+                            ["actuator 'leg1_p'", 'stiffness="stiff" is not a number']),
+    "sea_motor_inertia_zero": ("gough_stewart_6ups",
+                               '<actuator joint="leg2_p"><series_elastic stiffness="100000" motor_inertia="10"',
+                               '<actuator joint="leg2_p"><series_elastic stiffness="100000" motor_inertia="0"',
+                               ["actuator 'leg2_p'", 'motor_inertia="0" must be in (0, 1e+06]']),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_ATTRIBUTES))
+def test_a_bad_attribute_is_refused_alike_by_every_element(case):
+    """The same words for the same fault whichever extension element holds the attribute: the
+    element (and its joint), the attribute and its text as written, the range."""
+    name, old, new, words = BAD_ATTRIBUTES[case]
+    with pytest.raises(DescriptionError) as info:
+        load_robot(edit(name, old, new))
+    for word in words:
+        assert word in str(info.value), str(info.value)
+
+
 @pytest.mark.parametrize("case", sorted(BAD))
 def test_a_bad_number_is_refused_naming_its_element(case):
     name, old, new, words = BAD[case]
