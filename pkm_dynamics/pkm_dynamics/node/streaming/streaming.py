@@ -36,6 +36,7 @@ from pkm_dynamics.core.hydraulics.valve_cylinder import hydraulic_state
 from pkm_dynamics.node.messages.hydraulic_messages import hydraulic_note
 from pkm_dynamics.node.messages.passive_states import measured_passive, passive_states, with_passive
 from pkm_dynamics.node.streaming.feedforward_outputs import check_finite
+from pkm_dynamics.node.streaming.rehearsal import rehearse
 
 #: the streaming topics by role, under fixed names resolved as the main node's (``~`` is
 #: ``<namespace>/<name>``); remapped the ROS way (``--ros-args -r``, launch ``remappings=``)
@@ -176,7 +177,8 @@ class Streaming:
     def prepare_stream(self):
         """Run by the streaming executor in its thread before it waits (``LeanExecutor``
         ``prepare``): the first time it sees a model, the core calls the stream makes, once at
-        the robot's reference state (:func:`rehearse`), so that the kernels' per-thread scratch
+        the robot's reference state (:func:`~pkm_dynamics.node.streaming.rehearsal.rehearse`), so
+        that the kernels' per-thread scratch
         of this thread exists before the first reference arrives (a thread's first call
         allocates it: ~1-1.5 ms more than the next on a parallel robot). Nothing is published
         and the model's warm starts are left as they are."""
@@ -440,29 +442,3 @@ def queued(subscription, first):
             return
         yield taken[0]
 
-
-def rehearse(robot, completion, hydraulics=False):
-    """The core calls of the feedforward stream (and of the joint-state completion when
-    ``completion``, of the pressure / valve outputs when ``hydraulics``), made once at the
-    robot's reference state: the actuators where inverse kinematics starts
-    (``robot.seed_reference``; a module chain mid-stroke, a parallel robot its reference
-    configuration), at rest. Results are dropped."""
-    start = dict(zip(robot.seed_joints, robot.seed_reference))
-    x = np.array([start[joint] for joint in robot.actuated_joints])
-    rest = np.zeros_like(x)
-    if robot.passive_joints:            # the passive joints at zero, at rest
-        x, rest = np.concatenate([x, np.zeros(len(robot.passive_joints))]), np.zeros(robot.n)
-    if robot.state_space == 'task':
-        task = np.zeros(len(robot.task_space))
-        pose = robot.forward_kinematics(x)
-        robot.reference_motion(pose, task, task, None)
-        motion = (pose, task, task, task)
-    else:
-        acc = np.zeros(len(robot.actuated_joints))
-        robot.inverse_dynamics(x, rest, acc)
-        motion = (x, rest, acc, acc)
-    if hydraulics:
-        u, du = force_rate(robot, *motion)
-        hydraulic_state(robot.hydraulic_model, x, rest, u, du, check=False)
-    if completion:
-        forward_state(robot, x, rest, joints_only=True)
