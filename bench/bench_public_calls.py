@@ -9,8 +9,13 @@ Rows (the figures ``bench/README.md`` quotes for them):
 * ``ref_motion``: ``reference_motion`` along the same path (warm: the previous ``theta``);
 * ``sim_rk4``, ``sim_semi``: ``simulate`` of the crane (heavy_duty_4dof), 0.5 s at 1 ms with
   constant efforts, RK4 and semi-implicit Euler, microseconds per step;
-* ``crane_fd`` / ``pin_crane_fd``: the crane's public ``forward_dynamics`` at
-  ``bench_module_chain``'s state against Pinocchio's ``constraintDynamics`` (``PinocchioPeer``);
+* ``sim_rk4_nf``: ``sim_rk4`` on the crane without friction (``testing.frictionless``);
+* ``crane_fd`` / ``pin_crane_fd``: the public ``forward_dynamics`` of the crane without friction
+  (``testing.frictionless``: the physics Pinocchio's ``constraintDynamics`` computes, which knows
+  no joint friction) at ``bench_module_chain``'s state against ``constraintDynamics``
+  (``PinocchioPeer``), like for like; ``crane_fd_friction``: the example crane as it is (its
+  cylinders' friction and pivot damping, ``robots/heavy_duty_4dof.urdf``) at the same state,
+  reported beside them (``crane_fd_friction_over_pin``: not a like-for-like ratio);
 * ``gs_fd`` / ``pin_gs_fd``: the 6-UPS ``forward_dynamics`` from an IK solution against
   ``constraintDynamics`` with five CONTACT_3D (``bench_pkm.fd_figures``' state).
 
@@ -47,13 +52,15 @@ def main(argv=None) -> int:
     from bench_module_chain import PinocchioPeer, case_state
     from bench_pkm import gough_stewart_path
     from pkm_dynamics.core.robot import load_robot
+    from pkm_dynamics.testing import frictionless
 
     robots = os.path.join(args.root, "pkm_dynamics", "robots")
     crane = load_robot(os.path.join(robots, "heavy_duty_4dof.urdf"))
+    crane_nf = load_robot(frictionless(os.path.join(robots, "heavy_duty_4dof.urdf")))
     gs = load_robot(os.path.join(robots, "gough_stewart_6ups.urdf"))
     x, xd, xdd = case_state(crane, np.random.default_rng(0))
     f = crane.inverse_dynamics(x, xd, xdd)
-    peer = PinocchioPeer(crane)
+    peer = PinocchioPeer(crane_nf)
     q, v, tau = peer.state(*crane.tree_state(x, xd, xdd)[:2], f)
     x0, xd0 = np.array([0.3, 0.3, 0.3, 0.55]), np.array([0.3, 0.0, 0.0, 0.0])
     hold = crane.inverse_dynamics(x0, np.zeros(4), np.zeros(4))
@@ -110,7 +117,9 @@ def main(argv=None) -> int:
         "sim_rk4": lambda: block(lambda: crane.simulate(x0, xd0, horizon, efforts=hold), 3) / steps,
         "sim_semi": lambda: block(lambda: crane.simulate(x0, xd0, horizon, efforts=hold,
                                                          method="semi_implicit"), 3) / steps,
-        "crane_fd": lambda: block(lambda: crane.forward_dynamics(x, xd, f), 400),
+        "sim_rk4_nf": lambda: block(lambda: crane_nf.simulate(x0, xd0, horizon, efforts=hold), 3) / steps,
+        "crane_fd": lambda: block(lambda: crane_nf.forward_dynamics(x, xd, f), 400),
+        "crane_fd_friction": lambda: block(lambda: crane.forward_dynamics(x, xd, f), 400),
         "pin_crane_fd": lambda: block(lambda: peer.forward_dynamics(q, v, tau), 400),
         "gs_fd": lambda: block(lambda: gs.forward_dynamics(sol3, V[i3], u3), 100),
         "pin_gs_fd": lambda: block(lambda: gpeer.forward_dynamics(gq, gv, gtau), 100),
@@ -123,6 +132,7 @@ def main(argv=None) -> int:
             times[k].append(run())
     out = {k: float(np.median(t)) for k, t in times.items()}
     out["crane_fd_over_pin"] = out["crane_fd"] / out["pin_crane_fd"]
+    out["crane_fd_friction_over_pin"] = out["crane_fd_friction"] / out["pin_crane_fd"]
     out["gs_fd_over_pin"] = out["gs_fd"] / out["pin_gs_fd"]
     print(json.dumps({"root": args.root, "clock": "thread CPU" if args.cpu else "wall", "load": os.getloadavg(),
                       "units": "us per call (sim_*: per step)", **{k: round(t, 3) for k, t in out.items()}}))

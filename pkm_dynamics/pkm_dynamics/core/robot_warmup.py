@@ -14,7 +14,7 @@ import time
 import numpy as np
 
 from .identification.regressor import regressor
-from .module_chain.chain_friction import chain_friction_forces
+from .module_chain.chain_friction import chain_friction_forces, friction_one
 from .module_chain.module_chain_robot import ModuleChainRobot
 from .numba_support.warmup import warm_hoid, warm_hydraulics, warm_tree
 from .pkm.parallel_robot import ParallelRobot
@@ -58,10 +58,11 @@ def warm(trees: bool = True, families: tuple = ("chain", "pkm", "hoid", "hydraul
 def warm_chain():
     """The module-chain kernels: FD, ID, their derivatives, tree state, the identification's
     regressor (:mod:`.identification.regressor_kernels`), FK and joint reactions, batched, FD for
-    one state, the joint friction in actuator space, the IK solve from one start and the compiled
-    integrators of ``simulate`` (:mod:`.simulation.simulation_kernels`: efforts from a table, and
-    from a compiled controller: :data:`~.simulation.simulation_kernels.CONTROLLER`), on a generated chain (one
-    compilation covers every module kind: the kernels branch at run time).  Returns the chain's
+    one state, the joint friction in actuator space (alone and in the FD / ID of one state), the
+    IK solve from one start and the compiled integrators of ``simulate``
+    (:mod:`.simulation.simulation_kernels`: efforts from a table, and from a compiled controller:
+    :data:`~.simulation.simulation_kernels.CONTROLLER`), on a generated chain (one compilation
+    covers every module kind: the kernels branch at run time).  Returns the chain's
     spanning tree."""
     from .description.examples import module_chain_urdf
     from .simulation.simulation_kernels import zero_controller     # loads integrate_controlled
@@ -83,6 +84,7 @@ def warm_chain():
     table = np.ones((robot.tree.nq, 5))                                      # joint friction rows
     table.setflags(write=False)
     chain_friction_forces(robot.compiled, table, x, x)                      # chain_friction_kernels
+    friction_one(robot.compiled, table, False, x[0], x[0], f[0])            # FD / ID of one state with it
     return robot.tree
 
 

@@ -39,6 +39,29 @@ def chain_friction_forces(model, table, x, xd):
     return out[:, 0], out[:, 1], out[:, 2]
 
 
+def friction_one(model, table, inverse: bool, x, xd, third):
+    """The dynamics with friction of one state in one kernel call
+    (:func:`.chain_friction_kernels.chain_dynamics_friction_one`): ``xdd`` of the forces ``third``
+    or (``inverse``) the forces of the accelerations ``third``, each (n,), as
+    :func:`forward_dynamics_with_friction` / :func:`inverse_dynamics_with_friction` compute them.
+    None where it does not apply (not one state of float arrays (n,)) or the kernel stops (a
+    bad state): the caller then takes those routes, which name the error."""
+    try:
+        x, xd = np.ascontiguousarray(x, float), np.ascontiguousarray(xd, float)
+        third = np.ascontiguousarray(third, float)
+    except (TypeError, ValueError):
+        return None
+    if not x.shape == xd.shape == third.shape == model.shape1:
+        return None
+    d = model.data()
+    work = model.thread_scratch("friction_work", lambda: np.zeros((FK.FRICTION_WORK_ROWS, model.n)))
+    out = np.empty(model.n)
+    if d.entries.run(FK.chain_dynamics_friction_one, inverse, model.flat, d.flat, table, x, xd, third, d.no_wrench,
+                     out, work, d.status) != OK:
+        return None
+    return out
+
+
 def _matches(a, x) -> bool:
     """``a`` has the shape of the state ``x`` (else the frictionless call names the error)."""
     return np.shape(a) == np.shape(x)

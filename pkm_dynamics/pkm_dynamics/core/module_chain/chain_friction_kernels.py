@@ -20,8 +20,9 @@ from ..friction.friction_kernels import friction_law
 from ..numba_support.cache import scratch_kernel
 from ..status import OK
 from .chain_closure import closure
+from .chain_kernels import chain_dynamics
 from .chain_layout import (GEO_L, GEO_L1, GEO_LC, GEO_LC0, JOINT_Q, JOINT_Q1, JOINT_X, K1, K2, K4, K5, KIND,
-                           PARALLEL, SIGN_Q, SIGN_Q1, SX)
+                           PARALLEL, SIGN_Q, SIGN_Q1, SX, model_arrays, scratch_arrays)
 
 
 @scratch_kernel
@@ -58,3 +59,35 @@ def chain_friction(geo, table, S, x, xd, out, status):
         else:
             add_joint(table[int(g[JOINT_Q])], 1.0, 0.0, xd[k], out, k)
     return OK
+
+
+#: rows of the work buffer of :func:`chain_dynamics_friction_one` (FRICTION_WORK_ROWS, n): ``u_f``
+#: and its two partials (:func:`chain_friction`), then the forces less ``u_f`` of the forward dynamics
+UF_ROWS, NET = 3, 3
+FRICTION_WORK_ROWS = 4
+
+
+@scratch_kernel
+def chain_dynamics_friction_one(inverse, model, data, table, x, xd, t, fe, out, work, status):
+    """One state of the dynamics with the joints' friction in one call (the short path of the
+    robot's ``forward_dynamics`` / ``inverse_dynamics``): ``u_f(x, xd)`` (:func:`chain_friction`)
+    into ``work[:3]``, then Algorithm 1 (:func:`.chain_kernels.chain_dynamics`, arguments as
+    :func:`.chain_kernels.chain_dynamics_one`) under ``t - u_f`` (forward: ``t`` the forces;
+    ``work[NET]`` holds the third input of Algorithm 1) or ``out = f_0 + u_f`` (``inverse``: ``t`` the accelerations);
+    the arithmetic of :mod:`.chain_friction`'s Python layer, so both agree bit for bit.  ``table``
+    (nq, 5) the friction rows, ``work`` (:data:`FRICTION_WORK_ROWS`, n).  Returns the status of
+    the first call that fails (the Python layer then words the named error)."""
+    n = x.shape[0]
+    geo, mats, nud0 = model_arrays(model, n)
+    A, V, S, W, w = scratch_arrays(data, n)
+    code = chain_friction(geo, table, S, x, xd, work[:UF_ROWS], status)
+    if code != OK:
+        return code
+    for k in range(n):                           # one array type for both: the third input in work[NET]
+        work[NET, k] = t[k] if inverse else t[k] - work[0, k]
+    code = chain_dynamics(inverse, geo, mats, nud0, A, V, S, W, w, x.reshape((1, n)), xd.reshape((1, n)),
+                          work[NET:NET + 1], fe, out.reshape((1, n)), status)
+    if code == OK and inverse:
+        for k in range(n):
+            out[k] = out[k] + work[0, k]
+    return code

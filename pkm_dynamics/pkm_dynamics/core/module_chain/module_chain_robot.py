@@ -9,7 +9,7 @@ from functools import partial
 
 import numpy as np
 
-from .chain_friction import (derivatives_with_friction, forward_dynamics_with_friction,
+from .chain_friction import (derivatives_with_friction, forward_dynamics_with_friction, friction_one,
                              inverse_dynamics_with_friction)
 from .chain_model import ChainModel
 from ..reactions.chain_reactions_model import ReactionsModel, chain_joint_reactions
@@ -119,8 +119,12 @@ class ModuleChainRobot:
         point (the calling thread's ``compiled.one_call()``, :func:`~pkm_dynamics.core.module_chain.chain_model._one`);
         everything else, and a state the kernel refuses (to raise the named exception), through
         :func:`~pkm_dynamics.core.module_chain.chain_model.chain_forward_dynamics`.  With joint
-        friction (``friction``): under ``u - u_f(x, xd)`` (:mod:`.chain_friction`)."""
+        friction (``friction``): under ``u - u_f(x, xd)`` (:mod:`.chain_friction`), one state
+        in one kernel call (:func:`.chain_friction.friction_one`)."""
         if self.friction is not None:
+            out = None if wrench is not None else friction_one(self.compiled, self.friction.table, False, x, xd, u)
+            if out is not None:
+                return out
             return forward_dynamics_with_friction(partial(compiled_forward_dynamics, self.compiled),
                                                   self.compiled, self.friction.table, x, xd, u, wrench)
         try:
@@ -142,6 +146,9 @@ class ModuleChainRobot:
         if self.friction is not None:
             if isinstance(x, IKSolution):
                 x = x.actuators
+            out = None if wrench is not None else friction_one(self.compiled, self.friction.table, True, x, xd, xdd)
+            if out is not None:
+                return out
             return inverse_dynamics_with_friction(partial(compiled_inverse_dynamics, self.compiled),
                                                   self.compiled, self.friction.table, x, xd, xdd, wrench)
         try:

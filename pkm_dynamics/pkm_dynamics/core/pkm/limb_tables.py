@@ -29,6 +29,7 @@ from ..limb.limb_layout import (LD_ALL, LD_A, LD_B, LD_C, LD_COUNT, LD_DTHETA, L
                                 LX_STACKED, LX_TASK, LX_TAU, LX_V, LX_VS, LX_ZEROS, SIZE_DELTA, SIZE_DL, SIZE_DP,
                                 SIZE_NC, SIZE_NL, SIZE_PLATFORM_BODY, SIZE_SQUARE)
 from . import robot_kernels as KR
+from ..numba_support.entry_points import EntryPoints
 from ..status import BAD_INPUT, LIMB_STATUS, OK, RATES_STATUS
 
 #: kinds of the model entries (:mod:`.limb_layout`): 1 for int arrays
@@ -198,6 +199,7 @@ class LimbTables:
             dp = self.limbs[0].D_t.shape[1]
             self._local.Wl = np.zeros(dp)
             self._local.rs = np.zeros(84 + 2 * dp * dp + dp)     # robot_kernels.robot_views
+            self._local.entries = EntryPoints()
         return d
 
     def split(self, flat) -> list:
@@ -277,7 +279,8 @@ def robot_constants(reference_pose, P_p, M_p, gravity) -> np.ndarray:
 
 def compiled_reference(tables: LimbTables, rc, K_rows, pose, theta0, nested: bool, tol: float, threshold,
                        loop_threshold, V_t, Vdot_t, level: int, keep: bool = True) -> CompiledIK:
-    """One reference in one kernel call (:func:`.robot_kernels.robot_reference`): the IK of
+    """One reference in one kernel call (:func:`.robot_kernels.robot_reference`, through its entry
+    point once this thread has called it: :mod:`..numba_support.entry_points`): the IK of
     every limb for ``pose`` (4, 4) from the flat ``theta0``, ``J_IK``, and with ``level`` 1 the
     rates of the task twist ``V_t``, with ``level`` 2 those of ``Vdot_t`` too, the limbs' share
     ``W`` of eq. 45 and the actuator forces ``u``.  ``code``: OK (:mod:`..status`) or
@@ -290,9 +293,11 @@ def compiled_reference(tables: LimbTables, rc, K_rows, pose, theta0, nested: boo
     n, (na, dp) = tables.n, K_rows.shape
     theta, J = np.empty(n), np.empty((na, dp))
     thd, thdd, W, u = np.empty(n), np.empty(n), np.empty(dp), np.empty(na)
-    code = KR.robot_reference(tables.fm, tables.im, tables.hm, fd, idt, hd, tables.toff, pose, theta0, theta,
-                              nested, tol, tables.max_iter, threshold, loop_threshold, loc.out, loc.status, rc,
-                              loc.rs, K_rows, V_t, Vdot_t, level, thd, thdd, loc.Wl, W, J, u)
+    pose, theta0 = np.ascontiguousarray(pose, float), np.ascontiguousarray(theta0, float)   # the entry
+    V_t, Vdot_t = np.ascontiguousarray(V_t, float), np.ascontiguousarray(Vdot_t, float)     # point's layout
+    code = loc.entries.run(KR.robot_reference, tables.fm, tables.im, tables.hm, fd, idt, hd, tables.toff, pose,
+                           theta0, theta, nested, tol, tables.max_iter, threshold, loop_threshold, loc.out,
+                           loc.status, rc, loc.rs, K_rows, V_t, Vdot_t, level, thd, thdd, loc.Wl, W, J, u)
     if code == BAD_INPUT:
         return CompiledIK(theta, loc.status, loc.out, idt, fd, code)
     loc.theta = theta.copy()                    # the scratch holds the state of these limbs

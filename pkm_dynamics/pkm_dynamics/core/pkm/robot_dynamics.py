@@ -280,7 +280,8 @@ def compiled_forward_dynamics(tables, theta, V_t, u, wrench, P_p, M_p, pose, g, 
     """``(Vdot_t (dp,) fresh, status, culprit)`` of :func:`robot_forward_dynamics` at the flat IK
     solution ``theta`` (the limb scratch of the calling thread, :meth:`.limb_tables.LimbTables.data`,
     is prepared again where it holds another state); ``wrench`` None: none; ``threshold`` None: no
-    conditioning check."""
+    conditioning check.  Through the kernel's entry point once this thread has called it
+    (:mod:`..numba_support.entry_points`: numba's type matching of its 30 arguments skipped)."""
     fd, idt, hd = tables.data()
     loc = tables._local
     dp = len(V_t)
@@ -292,9 +293,12 @@ def compiled_forward_dynamics(tables, theta, V_t, u, wrench, P_p, M_p, pose, g, 
         loc.theta = np.array(theta, dtype=float)
     acc = np.empty(dp)
     has_wrench = wrench is not None
-    status, culprit = robot_forward_dynamics(
-        tables.fm, tables.im, tables.hm, fd, idt, hd, tables.toff, theta, loc.theta, loc.prepare, V_t, u,
-        wrench if has_wrench else s.Wl, has_wrench, P_p, M_p, pose, g, J_IK,
+    c = np.ascontiguousarray                     # the entry point's one layout (C-contiguous float64)
+    theta, V_t, u, pose, g = c(theta, float), c(V_t, float), c(u, float), c(pose, float), c(g, float)
+    wrench = c(wrench, float) if has_wrench else s.Wl
+    status, culprit = loc.entries.run(
+        robot_forward_dynamics, tables.fm, tables.im, tables.hm, fd, idt, hd, tables.toff, theta, loc.theta,
+        loc.prepare, V_t, u, wrench, has_wrench, P_p, M_p, pose, g, J_IK,
         -1.0 if threshold is None else float(threshold), s.Mt, s.bias, s.Wl, s.W, s.S, s.thd, s.thdd, acc,
         loc.status)
     return acc, status, culprit

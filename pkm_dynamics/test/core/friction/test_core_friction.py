@@ -202,6 +202,29 @@ def test_round_trip_and_batches_with_friction(crane):
         assert _rel(robot.forward_dynamics(X[i], XD[i], U[i], wrench=W[i]), XDD[i]) < 1e-11
 
 
+def test_one_state_with_friction_is_one_kernel_call_with_the_layered_numbers(crane):
+    """One state of FD and ID with friction runs in one kernel call (the thread knows the entry
+    point of ``chain_dynamics_friction_one`` after it) and gives the numbers of the layered route
+    (``u_f`` by the friction kernel alone, then the frictionless robot's call) bit for bit, and
+    those of the numpy reference route (:mod:`module_chain_dynamics`) plus ``u_f`` to 1e-12."""
+    from pkm_dynamics.core.module_chain import chain_friction_kernels as FK
+    from pkm_dynamics.core.module_chain.chain_friction import chain_friction_forces
+    from pkm_dynamics.core.module_chain.module_chain_dynamics import (chain_inverse_dynamics,
+                                                                     parallel_serial_forward_dynamics)
+    plain, robot, _ = crane
+    rng = np.random.default_rng(13)
+    for x, xd, xdd, _ in zip(*chain_states(robot, rng, 6, (0.2, 0.8), rate_scale=0.3)):
+        uf = chain_friction_forces(robot.compiled, robot.friction.table, x, xd)[0]
+        u = robot.inverse_dynamics(x, xd, xdd)
+        assert np.array_equal(u, plain.inverse_dynamics(x, xd, xdd) + uf)
+        assert _rel(u, chain_inverse_dynamics(robot.chain, x, xd, xdd) + uf) < 1e-12
+        f = u + rng.normal(scale=2000.0, size=robot.n)
+        a = robot.forward_dynamics(x, xd, f)
+        assert np.array_equal(a, plain.forward_dynamics(x, xd, f - uf))
+        assert _rel(a, parallel_serial_forward_dynamics(robot.chain, x, xd, f - uf)) < 1e-12
+    assert robot.compiled.data().entries.known(FK.chain_dynamics_friction_one) is not None
+
+
 @pytest.mark.parametrize("which", ["inverse", "forward"])
 def test_derivatives_with_friction_against_central_differences(crane, which):
     _, robot, _ = crane
