@@ -18,6 +18,7 @@ from .module_chain.chain_friction import chain_friction_forces
 from .module_chain.module_chain_robot import ModuleChainRobot
 from .numba_support.warmup import warm_hoid, warm_tree
 from .pkm.parallel_robot import ParallelRobot
+from .sweeps.chain_static import static_payload_forces
 
 #: where :func:`load_kernels` reports kernels it had to compile (the node forwards it to ROS)
 LOG = logging.getLogger("pkm_dynamics.core")
@@ -54,11 +55,12 @@ def warm(trees: bool = True, families: tuple = ("chain", "pkm", "hoid"), robots:
 def warm_chain():
     """The module-chain kernels: FD, ID, their derivatives, tree state, the identification's
     regressor (:mod:`.identification.regressor_kernels`), FK and joint reactions, batched, FD for
-    one state, the joint friction in actuator space, the IK solve from one start and the compiled
-    integrators of ``simulate`` (:mod:`.simulation.simulation_kernels`: efforts from a table, and
-    from a compiled controller: :data:`~.simulation.simulation_kernels.CONTROLLER`), on a generated chain (one
-    compilation covers every module kind: the kernels branch at run time).  Returns the chain's
-    spanning tree."""
+    one state, the joint friction in actuator space, the static payload forces of a load chart
+    (:mod:`.sweeps`), the IK solve from one start and the compiled integrators of ``simulate``
+    (:mod:`.simulation.simulation_kernels`: efforts from a table, and from a compiled controller:
+    :data:`~.simulation.simulation_kernels.CONTROLLER`), on a generated chain (one compilation
+    covers every module kind: the kernels branch at run time).  Returns the chain's spanning
+    tree."""
     from .description.examples import module_chain_urdf
     from .simulation.simulation_kernels import zero_controller     # loads integrate_controlled
     robot = ModuleChainRobot(module_chain_urdf(2))
@@ -79,6 +81,7 @@ def warm_chain():
     table = np.ones((robot.tree.nq, 5))                                      # joint friction rows
     table.setflags(write=False)
     chain_friction_forces(robot.compiled, table, x, x)                      # chain_friction_kernels
+    static_payload_forces(robot, x)                                          # sweeps.chain_static_kernels
     return robot.tree
 
 
