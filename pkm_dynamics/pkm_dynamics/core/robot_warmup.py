@@ -19,6 +19,7 @@ from .module_chain.module_chain_robot import ModuleChainRobot
 from .numba_support.warmup import warm_hoid, warm_tree
 from .pkm.parallel_robot import ParallelRobot
 from .sweeps.chain_static import static_payload_forces
+from .sweeps.pkm_workspace import workspace_sweep
 
 #: where :func:`load_kernels` reports kernels it had to compile (the node forwards it to ROS)
 LOG = logging.getLogger("pkm_dynamics.core")
@@ -87,9 +88,9 @@ def warm_chain():
 
 def warm_pkm(robots: str) -> None:
     """The limb kernels (:mod:`.limb.limb_ik_kernels`, :mod:`.pkm.robot_kernels`: both IK schemes,
-    rates, ID; the identification's regressor; :mod:`.pkm.robot_dynamics`: FD, with and without a
-    wrench) on the example planar
-    3-RRR of the directory ``robots`` (skipped where it is not there: the kernels then compile
+    rates, ID; the workspace sweep (:mod:`.sweeps`); the identification's regressor;
+    :mod:`.pkm.robot_dynamics`: FD, with and without a wrench) on the example planar 3-RRR of the
+    directory ``robots`` (skipped where it is not there: the kernels then compile
     when the first parallel robot is built)."""
     path = os.path.join(robots, "planar_3rrr.urdf")
     if not os.path.exists(path):
@@ -101,6 +102,7 @@ def warm_pkm(robots: str) -> None:
         sol = robot.inverse_kinematics(pose, z, z, scheme=scheme)
     u = robot.inverse_dynamics(sol, z, z)
     regressor(robot, pose, z, z)                             # the identification's tree regressor
+    workspace_sweep(robot, pose[None])                       # sweeps.pkm_workspace_kernels
     robot.forward_dynamics(sol, z, u)
     robot.forward_dynamics(sol, z, u, wrench=np.zeros(6))
 
