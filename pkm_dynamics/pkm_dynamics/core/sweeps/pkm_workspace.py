@@ -9,6 +9,7 @@ import numpy as np
 
 from ..errors import PkmDynamicsError
 from ..limb.ik_refinement import loop_conditions
+from ..limb.limb_layout import LD_G_JAC
 from . import pkm_workspace_kernels as K
 
 
@@ -34,6 +35,31 @@ def worst_loop_condition(robot, limb_states) -> float:
     for limb, state in zip(robot.limbs, limb_states):
         if limb.loops:
             worst = max(worst, float(loop_conditions(limb, state).max()))
+    return worst
+
+
+def worst_loop_conditions(robot, FD) -> np.ndarray:
+    """:func:`worst_loop_condition` (B,) of the limb scratches ``FD`` (B, len(fd)) of B solved
+    poses (:func:`.pkm_workspace_kernels.workspace_rows`): each loop's ``G_y`` (the selected rows
+    and dependent columns of its Jacobian, eq. 18, as
+    :func:`~pkm_dynamics.core.limb.ik_refinement.loop_conditions`) of every pose, one batched SVD
+    per loop."""
+    T = robot._limb_tables
+    worst = np.ones(len(FD))
+    for l, limb in enumerate(robot.limbs):
+        if not limb.loops:
+            continue
+        o, *shape = (int(v) for v in T.layout[l, LD_G_JAC])
+        shape = [s for s in shape if s]
+        G = FD[:, o:o + int(np.prod(shape))].reshape([len(FD)] + shape)
+        for k, lp in enumerate(limb.loops):
+            Gy = G[:, k, :lp.size][:, lp.rows][:, :, lp.dependent]
+            if Gy.size == 0:
+                continue
+            s = np.linalg.svd(Gy, compute_uv=False)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                kappa = np.where(s[:, -1] > 0, s[:, 0] / s[:, -1], np.inf)
+            worst = np.maximum(worst, kappa)
     return worst
 
 
@@ -83,9 +109,8 @@ def workspace_sweep(robot, poses) -> WorkspaceSweep:
                                 its, FD, keep)
         loc.theta = None                                  # the scratch no longer holds a known state
         solved[i:stop] = True
-        if keep:
-            for k in range(i, stop):
-                kG[k] = worst_loop_condition(robot, [T.state(l, FD[k])[0] for l in range(len(robot.limbs))])
+        if keep and stop > i:
+            kG[i:stop] = worst_loop_conditions(robot, FD[i:stop])
         if stop == B:
             break
         sol = solve_from(robot, poses[stop], warm if solved[:stop].any() else None)
