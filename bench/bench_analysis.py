@@ -1,21 +1,25 @@
 """Benchmark of the analysis maps (pkm_dynamics.analysis), the full-size examples of issue 29.
 
 * Crane load chart (``robots/heavy_duty_4dof.urdf``, illustrative force limits lift 80 kN, tilt
-  60 kN, extension 15 kN): configuration states per second on one core (one chunk of
-  ``LOAD_CHART_CHUNK`` states: a batched forward kinematics and two batched static inverse
-  dynamics, the closed-form payload and the cell reduction), and the wall time of a 10^6-state
+  60 kN, extension 15 kN): configuration states per CPU-second of this process and per wall
+  second (one chunk of ``LOAD_CHART_CHUNK`` states: one compiled call for the static forces
+  ``u_0``, ``u_1`` (core/sweeps), a batched forward kinematics, the closed-form payload and the
+  cell reduction), and the wall time of a 10^6-state
   chart (100 samples per stroke of lift, tilt and extension) over reach 0:6:0.05 x height
-  -2:5:0.05 in this process and on a LocalCluster of 1 and of 2 worker processes (the scaling;
-  the cluster's start, the workers' robot builds included and reported apart).
+  -2:5:0.05 in this process and on a LocalCluster of 1 and of 2 worker processes (the scaling:
+  clusters of 1, 2, 1, 2 workers in turns, two charts on each, the median wall time per count;
+  the cluster's start reported apart).
 * Workspace + kappa maps of the Gough-Stewart platform (x, y grid) and the IRSBot-2 (x, z grid):
-  poses per second with the grid continuation (``workspace_chunk``: warm-started inverse
-  kinematics, kappa(J_IK), worst loop kappa(G_y), static forces, lambda_max(M_t)), timed in turns
+  poses per CPU-second of this process (the machine is shared: wall time counts the others' load)
+  with the grid continuation (``workspace_chunk``: one compiled sweep of warm-started inverse
+  kinematics, J_IK, forces and M_t, then kappa(J_IK), worst loop kappa(G_y), lambda_max(M_t)), timed in turns
   with a plain Python loop over the one-pose API doing the same from a cold start at every pose
   (``inverse_kinematics(pose)``, ``np.linalg.cond``, the loop condition numbers,
   ``inverse_dynamics``, ``mass_matrix``) and with Pinocchio in a loop (``test/pinocchio_loops.py``:
   Newton on the loop closure and the platform pose warm-started from the previous pose, and the
   KKT static forces; no condition numbers).
 * The cost of a worker process: start to a built robot (kernels from the numba cache).
+* The load average next to every figure (``os.getloadavg``).
 
     python bench/bench_analysis.py [--quick]
 
@@ -42,8 +46,8 @@ from pkm_dynamics.analysis.grids import grid_points, parse_axis  # noqa: E402
 from pkm_dynamics.analysis.limits import actuator_force_limits  # noqa: E402
 from pkm_dynamics.analysis.chart import chart_setup, load_chart_chunk  # noqa: E402
 from pkm_dynamics.analysis.maps import LOAD_CHART_CHUNK  # noqa: E402
-from pkm_dynamics.analysis.workspace import (WorkspaceSetup, grid_pose, workspace_chunk,  # noqa: E402
-                                             worst_loop_condition)
+from pkm_dynamics.analysis.workspace import WorkspaceSetup, grid_pose, workspace_chunk  # noqa: E402
+from pkm_dynamics.core.sweeps.pkm_workspace import worst_loop_condition  # noqa: E402
 from pkm_dynamics.core import load_robot  # noqa: E402
 
 ROBOTS = os.path.join(HERE, "..", "pkm_dynamics", "robots")
@@ -58,31 +62,47 @@ def crane_figures(quick: bool) -> dict:
     setup = chart_setup(robot, reach, height, samples, lower, upper, 1.3, 200.0)
     chunk = min(LOAD_CHART_CHUNK, setup.count)
     load_chart_chunk(robot, setup, 0, 1024)
-    times = []
+    times, cpu = [], []
     for k in range(5):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         load_chart_chunk(robot, setup, k * chunk % setup.count, k * chunk % setup.count + chunk)
         times.append(time.perf_counter() - t)
+        cpu.append(time.process_time() - c)
     out = {"states": setup.count, "chunk": chunk, "chunk_s": float(np.median(times)),
-           "states_per_s_per_core": chunk / float(np.median(times))}
+           "chunk_cpu_s": float(np.median(cpu)), "states_per_s_per_core": chunk / float(np.median(times)),
+           "states_per_cpu_s": chunk / float(np.median(cpu)), "load_chunks": load()}
     kw = dict(samples=samples, limits=LIMITS, dynamic_factor=1.3, payload=200.0)
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     load_chart(robot, reach, height, workers=0, **kw)
     out["wall_in_process_s"] = time.perf_counter() - t
+    out["cpu_in_process_s"] = time.process_time() - c
+    out["load_in_process"] = load()
     from distributed import Client, LocalCluster
-    for n in (1, 2):
+    walls = {1: [], 2: []}
+    for n in (1, 2, 1, 2):                               # in turns: the machine's load falls on both
         t0 = time.perf_counter()
         cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None)
         client = Client(cluster)
         client.register_plugin(RobotPlugin(RobotSpec.of(robot)), name=RobotSpec.of(robot).key)
         out[f"cluster_{n}_start_s"] = time.perf_counter() - t0
-        t = time.perf_counter()
-        load_chart(robot, reach, height, client=client, **kw)
-        out[f"wall_{n}_workers_s"] = time.perf_counter() - t
+        before = load()
+        for _ in range(2):
+            t = time.perf_counter()
+            load_chart(robot, reach, height, client=client, **kw)
+            walls[n].append(time.perf_counter() - t)
+        out[f"load_{n}_workers"] = [before, load()]
         client.close()
         cluster.close()
+    for n in (1, 2):
+        out[f"wall_{n}_workers_s"] = float(np.median(walls[n]))
+        out[f"walls_{n}_workers_s"] = walls[n]
     out["scaling_2_over_1"] = out["wall_1_workers_s"] / out["wall_2_workers_s"]
     return out
+
+
+def load() -> list:
+    """The machine's load average (1, 5, 15 min): the figures are shared-machine figures."""
+    return [round(v, 2) for v in os.getloadavg()]
 
 
 def plain_loop(robot, poses, W):
@@ -93,7 +113,7 @@ def plain_loop(robot, poses, W):
         except Exception:
             continue
         np.linalg.cond(sol.J_IK)
-        worst_loop_condition(robot, sol)
+        worst_loop_condition(robot, sol.limb_states)
         robot.inverse_dynamics(sol, z, z, W)
         np.linalg.eigvalsh(robot.mass_matrix(sol))
 
@@ -128,15 +148,15 @@ def workspace_figures(name: str, axes: dict, reps: int) -> dict:
     pinocchio_loop(peer, poses[:8], W, robot.dof)
     t_map, t_loop, t_pin = [], [], []
     for _ in range(reps):                                  # in turns: the load falls on all
-        t = time.perf_counter()
+        c = time.process_time()
         part = workspace_chunk(robot, setup, points, order)
-        t_map.append(time.perf_counter() - t)
-        t = time.perf_counter()
+        t_map.append(time.process_time() - c)
+        c = time.process_time()
         plain_loop(robot, poses, W)
-        t_loop.append(time.perf_counter() - t)
-        t = time.perf_counter()
+        t_loop.append(time.process_time() - c)
+        c = time.process_time()
         pinocchio_loop(peer, poses, W, robot.dof)
-        t_pin.append(time.perf_counter() - t)
+        t_pin.append(time.process_time() - c)
     n = len(points)
     return {"poses": n, "reachable": int(part.reachable.sum()),
             "map_poses_per_s_per_core": n / float(np.median(t_map)),
@@ -144,7 +164,7 @@ def workspace_figures(name: str, axes: dict, reps: int) -> dict:
             "map_us_per_pose": float(np.median(t_map)) / n * 1e6,
             "plain_loop_us_per_pose": float(np.median(t_loop)) / n * 1e6,
             "pinocchio_loop_poses_per_s": n / float(np.median(t_pin)),
-            "iterations_mean": float(np.nanmean(part.iterations))}
+            "iterations_mean": float(np.nanmean(part.iterations)), "load": load()}
 
 
 def timed_build(spec) -> float:
@@ -178,17 +198,19 @@ def main(argv) -> int:
     res["irsbot2"] = workspace_figures("irsbot2.urdf", {"x": "-0.1:0.1:0.01", "z": "-0.1:0.1:0.01"}, reps)
     res["crane"] = crane_figures(quick)
     c = res["crane"]
-    print(f"crane load chart: {c['states_per_s_per_core']:.3g} states/s/core (chunk {c['chunk']}, "
-          f"{c['chunk_s'] * 1e3:.1f} ms); {c['states']} states: {c['wall_in_process_s']:.1f} s in process, "
-          f"{c['wall_1_workers_s']:.1f} s on 1 worker, {c['wall_2_workers_s']:.1f} s on 2 "
-          f"(x{c['scaling_2_over_1']:.2f}); cluster start {c['cluster_1_start_s']:.1f} / "
-          f"{c['cluster_2_start_s']:.1f} s")
+    print(f"crane load chart: {c['states_per_cpu_s']:.3g} states per CPU-second, "
+          f"{c['states_per_s_per_core']:.3g} per wall second (chunk {c['chunk']}: {c['chunk_cpu_s'] * 1e3:.0f} ms "
+          f"CPU, {c['chunk_s'] * 1e3:.0f} ms wall, load {c['load_chunks'][0]}); {c['states']} states: "
+          f"{c['wall_in_process_s']:.1f} s in process, {c['wall_1_workers_s']:.1f} s on 1 worker, "
+          f"{c['wall_2_workers_s']:.1f} s on 2 (x{c['scaling_2_over_1']:.2f}; load {c['load_1_workers'][0]} / "
+          f"{c['load_2_workers'][0]}); cluster start {c['cluster_1_start_s']:.1f} / {c['cluster_2_start_s']:.1f} s")
     for key in ("gough_stewart", "irsbot2"):
         r = res[key]
         print(f"{key}: map {r['map_poses_per_s_per_core']:.0f} poses/s/core ({r['map_us_per_pose']:.0f} us), "
               f"plain one-pose loop {r['plain_loop_poses_per_s']:.0f} poses/s ({r['plain_loop_us_per_pose']:.0f} us), "
               f"Pinocchio loop (IK + static forces) {r['pinocchio_loop_poses_per_s']:.0f} poses/s; "
-              f"{r['reachable']}/{r['poses']} reachable, {r['iterations_mean']:.1f} IK iterations per pose")
+              f"{r['reachable']}/{r['poses']} reachable, {r['iterations_mean']:.1f} IK iterations per pose; "
+              f"per CPU-second of this process, load {r['load'][0]}")
     w = res["worker"]
     print(f"worker: cluster of 1 up in {w['cluster_up_s']:.1f} s, robot built in the worker in "
           f"{w['robot_build_in_worker_s']:.2f} s")

@@ -47,7 +47,7 @@ CORE_LAYERS = (
     ("limb",),
     ("pkm",),
     ("hoid",),
-    ("reactions", "derivatives", "simulation", "forward_state", "identification", "hydraulics"),
+    ("reactions", "derivatives", "simulation", "forward_state", "identification", "hydraulics", "sweeps"),
     ("robot", "robot_warmup", "precompile", "numba_support.warmup", "module_chain.module_chain_robot",
      "pkm.parallel_robot", "loop_chain"),
 )

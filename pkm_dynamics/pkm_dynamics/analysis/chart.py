@@ -26,8 +26,8 @@ goes to the chart cell around its nearest grid point; a cell keeps its best conf
 value of a cell is therefore exact for the configuration stored with it (``actuators``), and the
 chart converges to the envelope as ``samples`` grows.
 
-A chunk of consecutive configuration samples is one batched call of the forward kinematics and
-two of the inverse dynamics (:func:`load_chart_chunk`); chunks combine by a maximum that keeps
+A chunk of consecutive configuration samples is one compiled call for ``u_0`` and ``u_1`` of every
+sample and one batched forward kinematics (:func:`load_chart_chunk`); chunks combine by a maximum that keeps
 the smallest sample index on ties (:func:`combine_parts`), so the result is the same for any
 split of the chunks over workers.
 """
@@ -38,6 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.errors import PkmDynamicsError
+from ..core.sweeps.chain_static import static_payload_forces as sweep_static_forces
 
 
 @dataclass(frozen=True)
@@ -99,25 +100,24 @@ def tool_weight_wrench(robot, poses) -> np.ndarray:
 def static_payload_forces(robot, x) -> tuple:
     """``(poses (B, 4, 4), u_0 (B, n), u_1 (B, n))`` at the configurations ``x`` (B, n): the
     tool poses, the static actuator forces of the crane alone and per kg of payload at the tool
-    (module docstring), three batched calls.  Rows the robot refuses (a loop at its singular
-    stretch, :class:`~pkm_dynamics.core.errors.SingularityError`) are NaN: a refused batch is
-    split in halves until the refused rows are found."""
+    (module docstring): one compiled call for ``u_0`` and ``u_1`` of every row
+    (:func:`~pkm_dynamics.core.sweeps.chain_static.static_payload_forces`, the robot's static
+    inverse dynamics without and with the weight of 1 kg, joint friction included: zero at rest)
+    and one batched forward kinematics of the rows it solved.  Rows the robot refuses (a loop at
+    its singular stretch) are NaN."""
     B, n = x.shape
-    poses, u0, u1 = np.full((B, 4, 4), np.nan), np.full((B, n), np.nan), np.full((B, n), np.nan)
-    stack = [(0, B)]
-    zero = np.zeros_like(x)
-    while stack:
-        a, b = stack.pop()
+    poses = np.full((B, 4, 4), np.nan)
+    u0, u1, ok = sweep_static_forces(robot, x)
+    stack = [np.flatnonzero(ok)]
+    while stack:                   # the forward kinematics of the solved rows (halves of a refused batch)
+        rows = stack.pop()
         try:
-            T = robot.forward_kinematics(x[a:b])
-            base = robot.inverse_dynamics(x[a:b], zero[a:b], zero[a:b])
-            loaded = robot.inverse_dynamics(x[a:b], zero[a:b], zero[a:b], tool_weight_wrench(robot, T))
+            poses[rows] = robot.forward_kinematics(x[rows])
         except PkmDynamicsError:
-            if b - a > 1:
-                mid = (a + b) // 2
-                stack += [(mid, b), (a, mid)]
-            continue
-        poses[a:b], u0[a:b], u1[a:b] = T, base, loaded - base
+            if len(rows) > 1:
+                stack += [rows[len(rows) // 2:], rows[:len(rows) // 2]]
+            else:
+                u0[rows], u1[rows] = np.nan, np.nan
     return poses, u0, u1
 
 
@@ -181,7 +181,7 @@ def cell_best(cells, values, index, ncell: int) -> tuple:
 
 def load_chart_chunk(robot, setup: LoadChartSetup, start: int, stop: int) -> LoadChartPart:
     """The chart of the configuration samples ``start..stop-1`` (:class:`LoadChartPart`): one
-    batched forward kinematics and two batched static inverse dynamics
+    compiled call for the static forces and one batched forward kinematics
     (:func:`static_payload_forces`), then per sample :func:`largest_payload` (static and with
     the dynamic factor) and :func:`utilisation` under ``setup.payload``, reduced per cell."""
     x = setup.configurations(start, stop)

@@ -14,8 +14,8 @@ from .limits import LimitError, actuator_force_limits
 from .chart import chart_setup, combine_parts, load_chart_chunk, static_payload_forces
 from .workspace import WORKSPACE_FIELDS, WorkspaceSetup, check_axes, combine_workspace, workspace_chunk
 
-#: configuration samples per chunk of a load chart: one batched forward kinematics and two
-#: batched inverse dynamics of this many states (about 0.1 s on one core)
+#: configuration samples per chunk of a load chart: one compiled call for the static forces
+#: (core/sweeps) and one batched forward kinematics of this many states
 LOAD_CHART_CHUNK = 65536
 #: grid points per chunk of a workspace map: one continuation of this many inverse kinematics
 WORKSPACE_CHUNK = 256

@@ -13,8 +13,11 @@ coordinates of the robot's task space may vary (a planar robot's grid lies in it
 (:mod:`.grids`), each inverse kinematics warm-started from the last solved point of the chunk
 (cheaper than a cold start: fewer iterations, and the solution stays on the working mode it
 continues); where that fails the point is solved once more from the reference configuration
-before it counts as out of reach.  Every chunk starts from the reference configuration, so its
-numbers do not depend on the other chunks.
+before it counts as out of reach.  A chunk is one compiled sweep of its points
+(:mod:`pkm_dynamics.core.sweeps.pkm_workspace`: the robot's one-pose IK kernel per point,
+``J_IK``, the forces at rest and ``M_t``; a point a limb hands over to the reference route goes
+through the robot's own calls), then vectorised condition numbers and eigenvalues.  Every chunk
+starts from the reference configuration, so its numbers do not depend on the other chunks.
 """
 from __future__ import annotations
 
@@ -22,8 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.errors import PkmDynamicsError
-from ..core.limb.ik_refinement import loop_conditions
+from ..core.sweeps.pkm_workspace import workspace_sweep
 
 #: the coordinates of a grid point and the task-space component each one moves
 POSE_AXES = {"x": "vx", "y": "vy", "z": "vz", "roll": "wx", "pitch": "wy", "yaw": "wz"}
@@ -98,74 +100,60 @@ def check_axes(robot, axes: dict) -> None:
                             f"'{robot.name}' ({' '.join(robot.task_space)})")
 
 
-def worst_loop_condition(robot, sol) -> float:
-    """The largest ``kappa(G_y)`` over every loop of every limb at the one-pose IK solution
-    ``sol`` (1 for a robot without intra-limb loops)."""
-    worst = 1.0
-    for l, limb in enumerate(robot.limbs):
-        if limb.loops:                           # the state of a limb is built when read
-            worst = max(worst, float(loop_conditions(limb, sol.limb_states[l]).max()))
-    return worst
+def grid_poses(robot, names, points) -> np.ndarray:
+    """The platform poses (B, 4, 4) of the grid points ``points`` (B, d) (columns ``names`` of
+    :data:`POSE_AXES`), each :func:`grid_pose`."""
+    return np.stack([grid_pose(robot, dict(zip(names, p))) for p in points]) if len(points) else np.zeros((0, 4, 4))
 
 
-def solve_point(robot, pose, warm):
-    """The IK solution of ``pose`` at rest (task twist and acceleration zero: the compiled IK then
-    solves eq. 45 in the same call, the static actuator forces ``efforts``) from ``warm`` (a
-    previous solution; None: the reference configuration), once more from the reference where
-    the warm start fails; None where both fail (out of reach, a limit, a singularity the robot's
-    options refuse)."""
-    zero = np.zeros(robot.dof)
-    for start in ((warm, None) if warm is not None else (None,)):
-        try:
-            return robot.inverse_kinematics(pose, zero, zero, initial=start)
-        except PkmDynamicsError:
-            continue
-    return None
-
-
-def static_forces(robot, sol, wrench) -> np.ndarray:
-    """The static actuator forces (n_act,) at the IK solution ``sol`` (of :func:`solve_point`)
-    under the platform ``wrench`` (6,): eq. 45 at rest is linear in the wrench,
-    ``u = u_0 - J_IK^-T P_p^T W`` with ``u_0`` the robot's inverse dynamics at rest (computed
-    with the IK); least squares for a redundantly actuated robot (as the robot's own solve)."""
-    zero = np.zeros(robot.dof)
-    u = robot.inverse_dynamics(sol, zero, zero)
-    if not np.any(wrench):
-        return u
-    J = np.asarray(sol.J_IK)
+def static_forces(robot, J, u0, wrench) -> np.ndarray:
+    """The static actuator forces (B, n_act) under the platform ``wrench`` (6,) at IK solutions
+    with Jacobians ``J`` (B, n_act, dp) and forces at rest ``u0`` (B, n_act) (eq. 45 at rest,
+    linear in the wrench): ``u = u_0 - J_IK^-T P_p^T W``; least squares for a redundantly
+    actuated robot (as the robot's own solve); NaN where ``J_IK`` is singular."""
+    if not np.any(wrench) or len(J) == 0:
+        return u0
     rhs = robot.P_p.T @ wrench
-    if J.shape[0] == J.shape[1]:
-        return u - np.linalg.solve(J.T, rhs)
-    return u - np.linalg.lstsq(J.T, rhs, rcond=None)[0]
+    out = np.full_like(u0, np.nan)
+    for i in range(len(J)):
+        if not np.isfinite(J[i]).all():
+            continue
+        try:
+            if J.shape[1] == J.shape[2]:
+                out[i] = u0[i] - np.linalg.solve(J[i].T, rhs)
+            else:
+                out[i] = u0[i] - np.linalg.lstsq(J[i].T, rhs, rcond=None)[0]
+        except np.linalg.LinAlgError:                     # J_IK singular
+            pass
+    return out
+
+
+def condition_numbers(J) -> np.ndarray:
+    """``kappa`` (B,) of the matrices ``J`` (B, m, k): the ratio of the extreme singular values
+    (inf where singular, NaN for a NaN matrix)."""
+    out = np.full(len(J), np.nan)
+    ok = np.isfinite(J).all(axis=(1, 2))
+    if ok.any():
+        s = np.linalg.svd(J[ok], compute_uv=False)
+        with np.errstate(divide="ignore"):
+            out[ok] = np.where(s[:, -1] > 0, s[:, 0] / s[:, -1], np.inf)
+    return out
 
 
 def workspace_chunk(robot, setup: WorkspaceSetup, points, order) -> WorkspacePart:
     """The map of the grid points ``points`` (B, d) (columns: ``setup.axes``; serpentine order,
-    flat grid indices ``order`` (B,)): per point the IK with continuation (:func:`solve_point`),
-    ``kappa(J_IK)``, the worst loop ``kappa(G_y)``, the static actuator forces under
-    ``setup.wrench`` (:func:`static_forces`) and ``lambda_max(M_t)``."""
-    names = list(setup.axes)
-    B, n_act = len(points), len(robot.actuated_joints)
-    reach = np.zeros(B, dtype=bool)
-    kJ, kG, lam, its = (np.full(B, np.nan) for _ in range(4))
-    forces = np.full((B, n_act), np.nan)
-    warm = None
-    for i, p in enumerate(points):
-        sol = solve_point(robot, grid_pose(robot, dict(zip(names, p))), warm)
-        if sol is None:
-            continue
-        warm = sol
-        reach[i] = True
-        its[i] = float(np.sum(sol.iterations))
-        s = np.linalg.svd(sol.J_IK, compute_uv=False)
-        kJ[i] = s[0] / s[-1] if s[-1] > 0 else np.inf
-        kG[i] = worst_loop_condition(robot, sol)
-        lam[i] = np.linalg.eigvalsh(robot.mass_matrix(sol))[-1]
-        try:
-            forces[i] = static_forces(robot, sol, setup.wrench)
-        except (PkmDynamicsError, np.linalg.LinAlgError):     # J_IK singular
-            pass
-    return WorkspacePart(np.asarray(order), reach, kJ, kG, lam, its, forces)
+    flat grid indices ``order`` (B,)): the IK of every point with continuation, ``J_IK``, the
+    forces at rest and ``M_t`` (:func:`~pkm_dynamics.core.sweeps.pkm_workspace.workspace_sweep`:
+    runs of points in one compiled call), then ``kappa(J_IK)`` (:func:`condition_numbers`), the
+    static forces under ``setup.wrench`` (:func:`static_forces`) and ``lambda_max(M_t)``."""
+    sw = workspace_sweep(robot, grid_poses(robot, list(setup.axes), points))
+    ok = sw.solved
+    lam = np.full(len(ok), np.nan)
+    if ok.any():
+        lam[ok] = np.linalg.eigvalsh(sw.M_t[ok])[:, -1]
+    forces = static_forces(robot, sw.J_IK, sw.efforts, setup.wrench)
+    return WorkspacePart(np.asarray(order), ok, condition_numbers(sw.J_IK), sw.kappa_G, lam, sw.iterations,
+                         np.where(ok[:, None], forces, np.nan))
 
 
 def combine_workspace(parts, shape: tuple, n_act: int) -> WorkspacePart:

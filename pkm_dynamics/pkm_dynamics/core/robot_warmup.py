@@ -18,6 +18,8 @@ from .module_chain.chain_friction import chain_friction_forces, friction_one
 from .module_chain.module_chain_robot import ModuleChainRobot
 from .numba_support.warmup import warm_hoid, warm_hydraulics, warm_tree
 from .pkm.parallel_robot import ParallelRobot
+from .sweeps.chain_static import static_payload_forces
+from .sweeps.pkm_workspace import workspace_sweep
 
 #: where :func:`load_kernels` reports kernels it had to compile (the node forwards it to ROS)
 LOG = logging.getLogger("pkm_dynamics.core")
@@ -59,11 +61,11 @@ def warm_chain():
     """The module-chain kernels: FD, ID, their derivatives, tree state, the identification's
     regressor (:mod:`.identification.regressor_kernels`), FK and joint reactions, batched, FD for
     one state, the joint friction in actuator space (alone and in the FD / ID of one state), the
-    IK solve from one start and the compiled integrators of ``simulate``
-    (:mod:`.simulation.simulation_kernels`: efforts from a table, and from a compiled controller:
-    :data:`~.simulation.simulation_kernels.CONTROLLER`), on a generated chain (one compilation
-    covers every module kind: the kernels branch at run time).  Returns the chain's
-    spanning tree."""
+    static payload forces of a load chart (:mod:`.sweeps`), the IK solve from one start and the
+    compiled integrators of ``simulate`` (:mod:`.simulation.simulation_kernels`: efforts from a
+    table, and from a compiled controller: :data:`~.simulation.simulation_kernels.CONTROLLER`), on
+    a generated chain (one compilation covers every module kind: the kernels branch at run time).
+    Returns the chain's spanning tree."""
     from .description.examples import module_chain_urdf
     from .simulation.simulation_kernels import zero_controller     # loads integrate_controlled
     robot = ModuleChainRobot(module_chain_urdf(2))
@@ -85,14 +87,15 @@ def warm_chain():
     table.setflags(write=False)
     chain_friction_forces(robot.compiled, table, x, x)                      # chain_friction_kernels
     friction_one(robot.compiled, table, False, x[0], x[0], f[0])            # FD / ID of one state with it
+    static_payload_forces(robot, x)                                          # sweeps.chain_static_kernels
     return robot.tree
 
 
 def warm_pkm(robots: str) -> None:
     """The limb kernels (:mod:`.limb.limb_ik_kernels`, :mod:`.pkm.robot_kernels`: both IK schemes,
-    rates, ID; the identification's regressor; :mod:`.pkm.robot_dynamics`: FD, with and without a
-    wrench) on the example planar
-    3-RRR of the directory ``robots`` (skipped where it is not there: the kernels then compile
+    rates, ID; the workspace sweep (:mod:`.sweeps`); the identification's regressor;
+    :mod:`.pkm.robot_dynamics`: FD, with and without a wrench) on the example planar 3-RRR of the
+    directory ``robots`` (skipped where it is not there: the kernels then compile
     when the first parallel robot is built)."""
     path = os.path.join(robots, "planar_3rrr.urdf")
     if not os.path.exists(path):
@@ -104,6 +107,7 @@ def warm_pkm(robots: str) -> None:
         sol = robot.inverse_kinematics(pose, z, z, scheme=scheme)
     u = robot.inverse_dynamics(sol, z, z)
     regressor(robot, pose, z, z)                             # the identification's tree regressor
+    workspace_sweep(robot, pose[None])                       # sweeps.pkm_workspace_kernels
     robot.forward_dynamics(sol, z, u)
     robot.forward_dynamics(sol, z, u, wrench=np.zeros(6))
 
