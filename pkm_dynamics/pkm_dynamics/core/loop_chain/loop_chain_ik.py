@@ -34,11 +34,22 @@ def stroke_distance(robot, a, b) -> float:
 def end_effector_jacobian(robot, x) -> tuple:
     """``J`` (6, n) with ``V_E = J xd`` (body-fixed twist of the end-effector frame) and ``q``:
     the tree Jacobian of the end effector times ``H`` (the tree rates of unit actuator rates,
-    eq. 20)."""
+    eq. 20), on the compiled route (:meth:`.loop_chain_compiled.CompiledLoopChain.pose_and_jacobian`);
+    on the reference route where it stops."""
+    _, J, q = robot.compiled.pose_and_jacobian(x)
+    if J is not None:
+        return J, q
     n = robot.n
     Q, Hc, _ = robot.route.tree_state(np.broadcast_to(x, (n, n)).copy(), np.eye(n), np.zeros((n, n)))
     C = forward_kinematics(robot.tree, Q[0])
     return body_jacobian(robot.tree, C, robot.ee_body, robot.ee_offset) @ Hc.T, Q[0]
+
+
+def end_effector_pose(robot, x) -> np.ndarray:
+    """The end-effector pose (4, 4) at the actuators ``x`` (n,) (compiled route; the reference
+    route where it stops, which raises the named exception beyond a loop's feasible range)."""
+    T = robot.compiled.pose_and_jacobian(x)[0]
+    return robot.end_effector_pose(robot.route.tree_state(x)[0]) if T is None else T
 
 
 def pose_newton(robot, T_star, x, tol: float, max_iter: int) -> tuple:
@@ -48,7 +59,7 @@ def pose_newton(robot, T_star, x, tol: float, max_iter: int) -> tuple:
     lo, hi = robot.lower, robot.upper
 
     def error(xv):
-        return log_se3(pose_inv(robot.end_effector_pose(robot.route.tree_state(xv)[0])) @ T_star)
+        return log_se3(pose_inv(end_effector_pose(robot, xv)) @ T_star)
 
     x = np.clip(np.array(x, dtype=float), lo, hi)
     e = error(x)
@@ -124,7 +135,7 @@ def loop_chain_inverse_kinematics(robot, pose, twist=None, acceleration=None, in
         if np.linalg.norm(J @ xd - V) > REALISABLE * max(1.0, np.linalg.norm(V)):
             raise StateError(f"twist {V.tolist()} is not realisable by the {robot.n} actuators of "
                              f"'{robot.name}' at this pose (residual {np.linalg.norm(J @ xd - V):.3g})")
-        q, qd, qdd0 = robot.route.tree_state(x, xd, np.zeros(robot.n))
+        q, qd, qdd0 = robot.tree_state(x, xd, np.zeros(robot.n))
         if acceleration is not None:
             Vd = np.asarray(acceleration, dtype=float)
             if Vd.shape != (6,) or not np.all(np.isfinite(Vd)):
@@ -135,7 +146,7 @@ def loop_chain_inverse_kinematics(robot, pose, twist=None, acceleration=None, in
             if np.linalg.norm(J @ xdd + bias - Vd) > REALISABLE * max(1.0, np.linalg.norm(Vd)):
                 raise StateError(f"acceleration {Vd.tolist()} is not realisable by the {robot.n} actuators "
                                  f"of '{robot.name}' at this pose and twist")
-            q, qd, qdd = robot.route.tree_state(x, xd, xdd)
+            q, qd, qdd = robot.tree_state(x, xd, xdd)
     elif acceleration is not None:
         raise StateError("an acceleration needs a twist")
     return IKSolution(pose=T_star, actuators=x, q=q, iterations=np.array([it]), residual=residual,
