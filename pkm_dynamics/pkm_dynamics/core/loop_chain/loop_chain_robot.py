@@ -20,6 +20,7 @@ from ..limits import ActuatorLimits
 from ..pkm.limb_chain import LimbChainRobot
 from ..reactions.reactions import ReactionModel, joint_reactions
 from ..spatial.se3 import Ad_inv
+from ..status import LIMIT_SLACK
 from ..tree.tree_dynamics import forward_kinematics
 from .loop_chain_checks import check_loop_chain
 from .loop_chain_compiled import CompiledLoopChain
@@ -72,6 +73,7 @@ class LoopChainRobot:
         self.coordinate_index = np.array([self.tree.joint_index(j) for j in self.coordinates], dtype=int)
         self.lower = np.array(self.tree.lower, dtype=float)[self.coordinate_index]
         self.upper = np.array(self.tree.upper, dtype=float)[self.coordinate_index]
+        self._floor, self._ceiling = self.lower - LIMIT_SLACK, self.upper + LIMIT_SLACK    # check_limits'
         self.hoid_model = build_hoid_model(desc)
         self.reaction_model = ReactionModel(self)
         self.ee_body, off = self.tree.frame(self.end_effector)
@@ -121,6 +123,9 @@ class LoopChainRobot:
         :class:`StateError` naming it."""
         size = self.n if size is None else size
         a = np.asarray(v.actuators if isinstance(v, IKSolution) else v, dtype=float)
+        if a.shape[-1:] == (size,) and a.ndim in (1, 2) and (batch is None or a.shape[:-1] == batch) and \
+                np.isfinite(a).all() and (not limits or ((a >= self._floor) & (a <= self._ceiling)).all()):
+            return a                             # the common case, in two array tests
         names = self.coordinates[:size]
         if a.shape[-1:] != (size,) or a.ndim not in (1, 2) or (batch is not None and a.shape[:-1] != batch):
             want = f"({size},)" if batch in (None, ()) else f"{batch + (size,)}"
