@@ -9,9 +9,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import PkmDynamicsError
 from ..pkm.limb_tables import LimbTables
 from ..status import OK
 from .loop_chain_kernels import MODE_FD, MODE_ID, MODE_MASS, MODE_POSE, MODE_STATE, loop_chain_calls
+
+#: samples of the closed configurations tabulated over the stroke of an FC's independent joint
+#: (the closure's start, :func:`.loop_chain_kernels.start_configuration`): from the cubic
+#: interpolant one Newton step closes the loop to round-off
+START_SAMPLES = 65
 
 class CompiledLoopChain:
     """The compiled calls of the constraint-embedding route ``route`` (a
@@ -35,6 +41,41 @@ class CompiledLoopChain:
         else:
             self.table, self.with_friction = np.ascontiguousarray(route.friction.table[limb.whole_index]), True
         self.table.setflags(write=False)
+        # without tables (to sample them), then with them; read-only both: one kernel signature
+        self.seeds, self.tabled = _read_only(np.zeros((0, 1 + 2 * START_SAMPLES, limb.n)),
+                                             -np.ones(max(len(limb.loops), 1), dtype=np.int64))
+        self.seeds, self.tabled = _read_only(*self._start_tables())
+
+    def _start_tables(self) -> tuple:
+        """``(seeds, tabled)`` of :func:`.loop_chain_kernels.start_configuration`: for every FC
+        whose one independent joint is a coordinate with limits, the closed configurations and
+        their slopes ``d theta / d q`` (the FC's column of ``H``) at :data:`START_SAMPLES` values
+        across its stroke (the other coordinates mid-stroke), closed from the reference
+        configuration, the angles unwrapped along the stroke.  An FC that does not close
+        somewhere on its stroke (a stroke beyond the loop's feasible range) keeps the reference
+        configuration as its start."""
+        limb, lo, hi = self.route.limb, self.route.limb.tree.lower, self.route.limb.tree.upper
+        coordinate = {int(c): k for k, c in enumerate(self.cols)}
+        tabled = -np.ones_like(self.tabled)
+        lc, hc = lo[self.cols], hi[self.cols]
+        mid = np.where(np.isfinite(lc) & np.isfinite(hc), 0.5 * (np.nan_to_num(lc) + np.nan_to_num(hc)), 0.0)
+        seeds = []
+        for i, lp in enumerate(limb.loops):
+            j = int(lp.independent[0])
+            if len(lp.independent) != 1 or j not in coordinate or not np.isfinite(lo[j]) or not np.isfinite(hi[j]):
+                continue
+            X = np.tile(mid, (START_SAMPLES, 1))
+            X[:, coordinate[j]] = np.linspace(lo[j], hi[j], START_SAMPLES)
+            try:
+                theta, slope, _ = self.tree_state(X, np.ones_like(X), np.zeros_like(X))
+            except PkmDynamicsError:
+                continue
+            seed = np.zeros((1 + 2 * START_SAMPLES, limb.n))
+            seed[0, :2] = lo[j], (hi[j] - lo[j]) / (START_SAMPLES - 1)
+            seed[1::2], seed[2::2] = np.unwrap(theta, axis=0), slope
+            tabled[i] = len(seeds)
+            seeds.append(seed)
+        return (np.stack(seeds) if seeds else self.seeds), tabled
 
     def _call(self, mode, X, XD, Z, W):
         """``(status, vec, mat, tree, pose, jac)`` of :func:`.loop_chain_kernels.loop_chain_calls`."""
@@ -48,8 +89,9 @@ class CompiledLoopChain:
         tree = np.zeros((B, 3, self.nq))
         pose, jac = (np.zeros((B, 4, 4)), np.zeros((B, 6, n))) if mode == MODE_POSE else (mat, mat)
         loop_chain_calls(self.tables.fm, self.tables.im, self.tables.hm, fd, idt, hd, self.cols, self.route.tol,
-                         self.branch, mode, X, XD, Z, W, with_wrench, self.table, self.with_friction,
-                         np.zeros((self.nq, 6, n)), np.zeros(self.nq), vec, mat, tree, pose, jac, status)
+                         self.branch, self.seeds, self.tabled, mode, X, XD, Z, W, with_wrench, self.table,
+                         self.with_friction, np.zeros((self.nq, 6, n)), np.zeros(self.nq), vec, mat, tree, pose,
+                         jac, status)
         return status, vec, mat, tree, pose, jac
 
     @staticmethod
@@ -93,6 +135,12 @@ class CompiledLoopChain:
         if status[0] != OK:
             return None, None, None
         return pose[0], jac[0], tree[0, 0]
+
+
+def _read_only(*arrays) -> tuple:
+    for a in arrays:
+        a.setflags(write=False)
+    return arrays
 
 
 def _row(W, r):

@@ -5,7 +5,9 @@ against) as loops over bodies with scalar arithmetic, on the limb kernels of :mo
 the RNEA and ``H^T M H`` of the limb tree).  One call of :func:`loop_chain_calls` serves a batch:
 
 1. the loop closure ``theta = psi(x)`` (Algorithm 2, eq. 33) from the reference configuration
-   ``theta = 0``, checked to be on its assembly branch (``sign det G_y`` of every FC);
+   ``theta = 0``, or, in an FC of one limited independent joint, from the closed
+   configurations tabulated over its stroke when the robot is built (interpolated: one Newton
+   step remains), checked to be on its assembly branch (``sign det G_y`` of every FC);
 2. ``H`` (eqs. 16-18, 20) and the end-effector Jacobian ``J_E`` (eq. 5, the limb's platform frame);
 3. ``thetad = H xd``, ``thetadd = H xdd + Hdot xd`` (eq. 20, ``Hdot xd`` from ``Gdot thetad``);
 4. by ``mode``: the actuator efforts ``u = H^T tau`` (eqs. 36-37) with ``tau = rnea(theta,
@@ -23,11 +25,12 @@ from __future__ import annotations
 
 from ..friction.friction_kernels import joint_friction
 from ..limb.limb_dynamics_kernels import body_motion, cut_bias, limb_task_inertia, rnea_spatial
-from ..limb.limb_kernels import limb_jacobians, limb_state, loop_matrix, platform_pose, solve_loops
+from ..limb.limb_kernels import limb_jacobians, limb_state, loop_correction, loop_matrix, platform_pose, solve_loops
 from ..limb.limb_layout import (LD_A, LD_B, LD_C, LD_FK, LD_H, LD_INNER, LD_J_P, LD_POSE, LD_Y, LM_BASE_ACCELERATION,
-                                LM_H_COLUMN, LM_INERTIA, LM_LOOP_DEPENDENT, LM_LOOP_ROWS, LM_LOOPS, LM_PARENT,
-                                LM_REVOLUTE, LM_SIZES, LM_SUPPORT, LOOP_END_CUT, LOOP_FIRST_CUT, LOOP_SIZE, LX_A,
-                                LX_AS, LX_BIAS, LX_QD, LX_RHS, LX_V, LX_VS, LX_ZEROS, SIZE_DELTA, SIZE_NL)
+                                LM_H_COLUMN, LM_INERTIA, LM_LOOP_DEPENDENT, LM_LOOP_INDEPENDENT, LM_LOOP_ROWS,
+                                LM_LOOPS, LM_PARENT, LM_REVOLUTE, LM_SIZES, LM_SUPPORT, LOOP_END_CUT, LOOP_FIRST_CUT,
+                                LOOP_NDEP, LOOP_SIZE, LX_A, LX_AS, LX_BIAS, LX_QD, LX_RHS, LX_V, LX_VS, LX_ZEROS,
+                                SIZE_DELTA, SIZE_NL)
 from ..numba_support.cache import kernel
 from ..pkm.robot_kernels import data_views, model_views
 from ..spatial.small_linalg import lu_solve
@@ -68,21 +71,56 @@ def branch_sign(lm, ld, lp):
 
 
 @kernel
-def close_chain(lm, ld, cols, x, tol, branch, theta):
-    """``theta = psi(x)`` (n_l,) by Algorithm 2 from ``theta = 0`` (the predictor of eq. 33, then
-    Newton per FC until ``|g| <= tol``; :func:`..limb.limb_kernels.solve_loops`), the state of
-    the solution left in ``ld``; OTHER_BRANCH when an FC's ``sign det G_y`` is not ``branch``
-    (nl,); the dependent revolute angles then wrapped to [-pi, pi).  Returns a status."""
-    n = len(theta)
-    for i in range(n):
+def start_configuration(lm, ld, x, seeds, tabled, theta):
+    """The start of the closure for the coordinates ``x`` (in ``ld`` b[:delta, 0] on return:
+    ``Delta q`` from ``theta``): the reference configuration ``theta = 0``, except in each FC
+    ``lp`` with a table (``tabled[lp] = t >= 0``: one independent joint, limited): there ``theta``
+    is the cubic Hermite interpolant of the closed configurations ``seeds[t]`` tabulated over the
+    joint's stroke (``seeds[t, 0]`` = (first value, step), rows ``2k`` and ``2k + 1`` of
+    ``seeds[t, 1:]`` the closed ``theta`` (n_l,) at sample ``k`` and its slope), its independent
+    joint at ``x`` (``Delta q = 0``)."""
+    b, hcol = ld[LD_B], lm[LM_H_COLUMN]
+    for i in range(len(theta)):
         theta[i] = 0.0
-    limb_state(lm, ld, theta)
+    for lp in range(lm[LM_SIZES][SIZE_NL]):
+        t = tabled[lp]
+        if t < 0:
+            continue
+        j = lm[LM_LOOP_INDEPENDENT][lp, 0]
+        q = b[hcol[j], 0]
+        q0, h = seeds[t, 0, 0], seeds[t, 0, 1]
+        last = (seeds.shape[1] - 1) // 2 - 2         # the last interval
+        k = min(max(int((q - q0) / h), 0), last)
+        s = (q - q0) / h - k
+        s2, s3 = s * s, s * s * s
+        h00, h10, h01, h11 = 2 * s3 - 3 * s2 + 1.0, (s3 - 2 * s2 + s) * h, -2 * s3 + 3 * s2, (s3 - s2) * h
+        p0, m0, p1, m1 = seeds[t, 1 + 2 * k], seeds[t, 2 + 2 * k], seeds[t, 3 + 2 * k], seeds[t, 4 + 2 * k]
+        for i in range(lm[LM_LOOPS][lp, LOOP_NDEP]):
+            d = lm[LM_LOOP_DEPENDENT][lp, i]
+            theta[d] = h00 * p0[d] + h10 * m0[d] + h01 * p1[d] + h11 * m1[d]
+        theta[j] = q
+        b[hcol[j], 0] = 0.0
+
+
+@kernel
+def close_chain(lm, ld, cols, x, tol, branch, seeds, tabled, theta):
+    """``theta = psi(x)`` (n_l,) by Algorithm 2 from :func:`start_configuration` (the predictor
+    of eq. 33, then Newton per FC until ``|g| <= tol``; :func:`..limb.limb_kernels.solve_loops`)
+    and one Newton step more (the solution to round-off, whatever the start: independent of the
+    path to it), the state of the solution left in ``ld``; OTHER_BRANCH when an FC's ``sign det G_y`` is not
+    ``branch`` (nl,); the dependent revolute angles then wrapped to [-pi, pi).  Returns a status."""
+    n = len(theta)
     b, hcol = ld[LD_B], lm[LM_H_COLUMN]
     for k in range(len(cols)):                   # Delta q from the reference (zero) configuration
         b[hcol[cols[k]], 0] = x[k]
+    start_configuration(lm, ld, x, seeds, tabled, theta)
+    limb_state(lm, ld, theta)
     status = solve_loops(lm, ld, theta, tol, ld[LD_INNER][0])
     if status != OK:
         return status
+    if not loop_correction(lm, ld, theta, -1.0):  # one Newton step beyond tol: round-off
+        return SINGULAR
+    limb_state(lm, ld, theta)
     for lp in range(lm[LM_SIZES][SIZE_NL]):
         if branch_sign(lm, ld, lp) != branch[lp]:
             return OTHER_BRANCH
@@ -166,10 +204,11 @@ def chain_forces(lm, ld, lx, thd, thdd, wrench, with_wrench, table, with_frictio
 
 
 @kernel
-def loop_chain_calls(fm, im, hm, fd, idt, hd, cols, tol, branch, mode, X, XD, Z, W, with_wrench, table,
-                     with_friction, T, tf, vec, mat, tree, pose, jac, status):
+def loop_chain_calls(fm, im, hm, fd, idt, hd, cols, tol, branch, seeds, tabled, mode, X, XD, Z, W, with_wrench,
+                     table, with_friction, T, tf, vec, mat, tree, pose, jac, status):
     """One ``mode`` (``MODE_*``) over the batch ``X``, ``XD``, ``Z`` (B, n) (``Z``: ``xdd`` or
-    ``u``, in the coordinates' order), wrenches ``W`` (B, 6) (``with_wrench``), friction rows
+    ``u``, in the coordinates' order), the closure's start tables ``seeds``, ``tabled``
+    (:func:`start_configuration`), wrenches ``W`` (B, 6) (``with_wrench``), friction rows
     ``table`` (n_l, 5) (``with_friction``); ``T`` (n_l, 6, n), ``tf`` (n_l,) scratch.  Outputs
     (B, ...): ``vec`` (n,) the efforts, the accelerations or the bias ``H^T tau(xdd = 0)``;
     ``mat`` (n, n) ``H^T M H`` (MODE_MASS, also left by MODE_FD before its solve); ``tree`` (3,
@@ -182,7 +221,7 @@ def loop_chain_calls(fm, im, hm, fd, idt, hd, cols, tol, branch, mode, X, XD, Z,
     H = ld[LD_H]
     for r in range(X.shape[0]):
         th, thd, thdd = tree[r, 0], tree[r, 1], tree[r, 2]
-        st = close_chain(lm, ld, cols, X[r], tol, branch, th)
+        st = close_chain(lm, ld, cols, X[r], tol, branch, seeds, tabled, th)
         if st == OK:
             st = limb_jacobians(lm, ld, -1.0, False)[0]
         if st == OK and mode == MODE_POSE:
