@@ -89,7 +89,8 @@ def warm_chain():
 def warm_loop_chain() -> None:
     """The kernel of a chain of loops (:mod:`.loop_chain.loop_chain_kernels`: one signature serves
     every call) on a generated module chain served as a chain of loops: ID with a wrench, FD,
-    the tree state, ``(H^T M H, bias)`` and the IK's pose and Jacobian."""
+    the tree state, ``(H^T M H, bias)`` and the IK (its pose and Jacobian; the tree kinematics
+    of its acceleration, :mod:`.tree.compiled_tree`)."""
     from .description.examples import module_chain_urdf
     from .description.robot_description import parse_description
     from .loop_chain.loop_chain_robot import LoopChainRobot
@@ -100,7 +101,7 @@ def warm_loop_chain() -> None:
     robot.forward_dynamics(x[0], z[0], u[0])
     robot.tree_state(x, z, z)
     robot.compiled.mass_and_bias(x, z)
-    robot.compiled.pose_and_jacobian(x[0])
+    robot.inverse_kinematics(robot.forward_kinematics(x[0]), np.zeros(6), np.zeros(6), search=False)
 
 
 def warm_pkm(robots: str) -> None:

@@ -14,7 +14,8 @@ from ..errors import ConvergenceError, PkmDynamicsError, StateError
 from ..interface import IKSolution
 from ..module_chain.chain_ik import REALISABLE, SAME_SOLUTION, SEARCH_MAX_STROKES, bounded_step
 from ..spatial.se3 import Ad_inv, log_se3, pose_inv
-from ..tree.tree_dynamics import body_jacobian, forward_kinematics, kinematics
+from ..tree.compiled_tree import kinematics as compiled_kinematics
+from ..tree.tree_dynamics import body_jacobian, forward_kinematics
 
 
 def stroke_scale(robot) -> tuple:
@@ -140,7 +141,7 @@ def loop_chain_inverse_kinematics(robot, pose, twist=None, acceleration=None, in
             Vd = np.asarray(acceleration, dtype=float)
             if Vd.shape != (6,) or not np.all(np.isfinite(Vd)):
                 raise StateError(f"acceleration must be 6 finite values, got shape {Vd.shape}")
-            A = kinematics(robot.tree, q, qd, qdd0)[3]
+            A = compiled_kinematics(robot.compiled_tree, q, qd, qdd0)[2]      # body accelerations
             bias = _frame_acceleration(robot, A)
             xdd = np.linalg.lstsq(J, Vd - bias, rcond=None)[0]
             if np.linalg.norm(J @ xdd + bias - Vd) > REALISABLE * max(1.0, np.linalg.norm(Vd)):

@@ -21,6 +21,7 @@ from ..pkm.limb_chain import LimbChainRobot
 from ..reactions.reactions import ReactionModel, joint_reactions
 from ..spatial.se3 import Ad_inv
 from ..status import LIMIT_SLACK
+from ..tree.compiled_tree import CompiledTree
 from ..tree.tree_dynamics import forward_kinematics
 from .loop_chain_checks import check_loop_chain
 from .loop_chain_compiled import CompiledLoopChain
@@ -61,6 +62,7 @@ class LoopChainRobot:
         self.route = LimbChainRobot(desc, tol=CLOSURE_TOLERANCE, max_iter=self._options.max_iterations,
                                     warm_start=False, coordinates=self.coordinates)
         self.compiled = CompiledLoopChain(self.route)
+        self.compiled_tree = CompiledTree.build(self.tree)       # the IK's acceleration bias
         self.name = desc.name
         self.root_link = self.tree.root_link
         self.end_effector = desc.end_effector
