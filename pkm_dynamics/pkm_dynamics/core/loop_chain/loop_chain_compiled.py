@@ -7,6 +7,8 @@ a direct closure, another assembly branch, a singular ``G_y``) is handed to the 
 raises the named exception."""
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from ..errors import PkmDynamicsError
@@ -28,6 +30,7 @@ class CompiledLoopChain:
     def __init__(self, route):
         limb = route.limb
         self.route = route
+        self._local = threading.local()
         self.tables = LimbTables.build((limb,), route.max_iter)
         whole = list(limb.whole_index)
         self.cols = np.array([whole.index(route.tree.joint_index(nm)) for nm in route.actuated_joints],
@@ -77,25 +80,37 @@ class CompiledLoopChain:
             seeds.append(seed)
         return (np.stack(seeds) if seeds else self.seeds), tabled
 
+    def _scratch(self, n: int) -> tuple:
+        """The calling thread's scratch of the kernel (allocated on its first call): ``T`` (n_l, 6,
+        n), ``tf`` (n_l,), a zero wrench (1, 6) and an empty (0, n, n) for the unused outputs."""
+        d = getattr(self._local, "scratch", None)
+        if d is None:
+            d = self._local.scratch = (np.zeros((self.nq, 6, n)), np.zeros(self.nq), np.zeros((1, 6)),
+                                       np.zeros((0, n, n)))
+        return d
+
     def _call(self, mode, X, XD, Z, W):
         """``(status, vec, mat, tree, pose, jac)`` of :func:`.loop_chain_kernels.loop_chain_calls`."""
-        X, XD, Z = (np.array(v, dtype=float, ndmin=2, order="C") for v in (X, XD, Z))   # one signature
+        X, XD, Z = (_batch(v) for v in (X, XD, Z))
         B, n = X.shape
         fd, idt, hd = self.tables.data()
+        T, tf, no_wrench, empty = self._scratch(n)
         with_wrench = W is not None
-        W = np.array(np.broadcast_to(W, (B, 6)) if with_wrench else np.zeros((1, 6)), dtype=float, order="C")
+        W = np.array(np.broadcast_to(W, (B, 6)), dtype=float, order="C") if with_wrench else no_wrench
         status = np.zeros(B, dtype=np.int64)
-        vec, mat = np.zeros((B, n)), np.zeros((B, n, n))
-        tree = np.zeros((B, 3, self.nq))
-        pose, jac = (np.zeros((B, 4, 4)), np.zeros((B, 6, n))) if mode == MODE_POSE else (mat, mat)
+        vec, tree = np.zeros((B, n)), np.zeros((B, 3, self.nq))
+        mat = np.zeros((B, n, n)) if mode in (MODE_FD, MODE_MASS) else empty
+        pose, jac = (np.zeros((B, 4, 4)), np.zeros((B, 6, n))) if mode == MODE_POSE else (empty, empty)
         loop_chain_calls(self.tables.fm, self.tables.im, self.tables.hm, fd, idt, hd, self.cols, self.route.tol,
                          self.branch, self.seeds, self.tabled, mode, X, XD, Z, W, with_wrench, self.table,
-                         self.with_friction, np.zeros((self.nq, 6, n)), np.zeros(self.nq), vec, mat, tree, pose,
-                         jac, status)
+                         self.with_friction, T, tf, vec, mat, tree, pose, jac, status)
         return status, vec, mat, tree, pose, jac
 
     @staticmethod
     def _rows(status):
+        """The rows the kernel stopped at (``status`` (B,) not OK)."""
+        if len(status) == 1:                     # one state: no array reduction (microseconds)
+            return () if status[0] == OK else (0,)
         return np.flatnonzero(status != OK)
 
     def inverse_dynamics(self, X, XD, XDD, W=None) -> np.ndarray:
@@ -135,6 +150,15 @@ class CompiledLoopChain:
         if status[0] != OK:
             return None, None, None
         return pose[0], jac[0], tree[0, 0]
+
+
+def _batch(v) -> np.ndarray:
+    """``v`` as a writable C-contiguous float array (B, n) (the kernel's one signature): itself
+    where it is one, else a copy."""
+    if type(v) is np.ndarray and v.ndim == 2 and v.dtype == np.float64 and v.flags.c_contiguous \
+            and v.flags.writeable:
+        return v
+    return np.array(v, dtype=float, ndmin=2, order="C")
 
 
 def _read_only(*arrays) -> tuple:

@@ -169,7 +169,7 @@ class LoopChainRobot:
     def _batch(fn, arrays, *rest):
         """``fn`` of the compiled route on ``arrays`` (checked states) as batches (B, .) (one
         state: B = 1, the result without its leading axis)."""
-        out = fn(*(np.ascontiguousarray(np.atleast_2d(v)) for v in arrays), *rest)
+        out = fn(*(v if v.ndim == 2 else v[None] for v in arrays), *rest)
         if arrays[0].ndim == 2:
             return out
         return tuple(o[0] for o in out) if isinstance(out, tuple) else out[0]
