@@ -25,7 +25,8 @@ from __future__ import annotations
 
 from ..friction.friction_kernels import joint_friction
 from ..limb.limb_dynamics_kernels import body_motion, cut_bias, limb_task_inertia, rnea_spatial
-from ..limb.limb_kernels import limb_jacobians, limb_state, loop_correction, loop_matrix, platform_pose, solve_loops
+from ..limb.limb_kernels import (limb_jacobians, limb_state, loop_correction, loop_matrix, loop_norm, platform_pose,
+                                 solve_loops)
 from ..limb.limb_layout import (LD_A, LD_B, LD_C, LD_FK, LD_H, LD_INNER, LD_J_P, LD_POSE, LD_Y, LM_BASE_ACCELERATION,
                                 LM_H_COLUMN, LM_INERTIA, LM_LOOP_DEPENDENT, LM_LOOP_INDEPENDENT, LM_LOOP_ROWS,
                                 LM_LOOPS, LM_PARENT, LM_REVOLUTE, LM_SIZES, LM_SUPPORT, LOOP_END_CUT, LOOP_FIRST_CUT,
@@ -41,6 +42,9 @@ from ..status import OK, OTHER_BRANCH, SINGULAR
 MODE_ID, MODE_FD, MODE_MASS, MODE_STATE, MODE_POSE = 0, 1, 2, 3, 4
 
 _PI = 3.141592653589793
+#: a closure whose residuals are all below this fraction of its tolerance is at round-off (no
+#: polishing step)
+ROUND_OFF = 1e-3
 
 
 @kernel
@@ -106,8 +110,9 @@ def start_configuration(lm, ld, x, seeds, tabled, theta):
 def close_chain(lm, ld, cols, x, tol, branch, seeds, tabled, theta):
     """``theta = psi(x)`` (n_l,) by Algorithm 2 from :func:`start_configuration` (the predictor
     of eq. 33, then Newton per FC until ``|g| <= tol``; :func:`..limb.limb_kernels.solve_loops`)
-    and one Newton step more (the solution to round-off, whatever the start: independent of the
-    path to it), the state of the solution left in ``ld``; OTHER_BRANCH when an FC's ``sign det G_y`` is not
+    and one Newton step more unless every ``|g| <= ROUND_OFF tol`` already (the solution to
+    round-off, whatever the start: independent of the path to it), the state of the solution
+    left in ``ld``; OTHER_BRANCH when an FC's ``sign det G_y`` is not
     ``branch`` (nl,); the dependent revolute angles then wrapped to [-pi, pi).  Returns a status."""
     n = len(theta)
     b, hcol = ld[LD_B], lm[LM_H_COLUMN]
@@ -118,9 +123,13 @@ def close_chain(lm, ld, cols, x, tol, branch, seeds, tabled, theta):
     status = solve_loops(lm, ld, theta, tol, ld[LD_INNER][0])
     if status != OK:
         return status
-    if not loop_correction(lm, ld, theta, -1.0):  # one Newton step beyond tol: round-off
-        return SINGULAR
-    limb_state(lm, ld, theta)
+    worst = 0.0
+    for lp in range(lm[LM_SIZES][SIZE_NL]):
+        worst = max(worst, loop_norm(ld, lm, lp))
+    if worst > ROUND_OFF * tol:                  # one Newton step more: to round-off
+        if not loop_correction(lm, ld, theta, -1.0):
+            return SINGULAR
+        limb_state(lm, ld, theta)
     for lp in range(lm[LM_SIZES][SIZE_NL]):
         if branch_sign(lm, ld, lp) != branch[lp]:
             return OTHER_BRANCH
