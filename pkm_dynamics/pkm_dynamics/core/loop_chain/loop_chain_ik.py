@@ -46,11 +46,15 @@ def end_effector_jacobian(robot, x) -> tuple:
     return body_jacobian(robot.tree, C, robot.ee_body, robot.ee_offset) @ Hc.T, Q[0]
 
 
-def end_effector_pose(robot, x) -> np.ndarray:
-    """The end-effector pose (4, 4) at the actuators ``x`` (n,) (compiled route; the reference
-    route where it stops, which raises the named exception beyond a loop's feasible range)."""
-    T = robot.compiled.pose_and_jacobian(x)[0]
-    return robot.end_effector_pose(robot.route.tree_state(x)[0]) if T is None else T
+def pose_and_jacobian(robot, x) -> tuple:
+    """The end-effector pose (4, 4) and ``J`` (6, n) (:func:`end_effector_jacobian`) at the
+    actuators ``x`` (n,), in one compiled call (the reference route where it stops, which raises
+    the named exception beyond a loop's feasible range)."""
+    T, J, _ = robot.compiled.pose_and_jacobian(x)
+    if T is None:
+        J, q = end_effector_jacobian(robot, x)
+        T = robot.end_effector_pose(q)
+    return T, J
 
 
 def pose_newton(robot, T_star, x, tol: float, max_iter: int) -> tuple:
@@ -60,20 +64,22 @@ def pose_newton(robot, T_star, x, tol: float, max_iter: int) -> tuple:
     lo, hi = robot.lower, robot.upper
 
     def error(xv):
-        return log_se3(pose_inv(end_effector_pose(robot, xv)) @ T_star)
+        """The pose error at ``xv`` and the Jacobian there (one compiled call for both)."""
+        T, J = pose_and_jacobian(robot, xv)
+        return log_se3(pose_inv(T) @ T_star), J
 
     x = np.clip(np.array(x, dtype=float), lo, hi)
-    e = error(x)
+    e, J = error(x)
     it = 0
     while it < max_iter and np.linalg.norm(e) > 1e-3 * tol:
         polishing = np.linalg.norm(e) <= tol
         it += 1
-        dx = bounded_step(end_effector_jacobian(robot, x)[0], e, x, lo, hi)
+        dx = bounded_step(J, e, x, lo, hi)
         step = 1.0
         for _ in range(30):
             trial = np.clip(x + step * dx, lo, hi)
             try:
-                e_trial = error(trial)
+                e_trial, J_trial = error(trial)
             except PkmDynamicsError:                    # beyond a loop's feasible range
                 e_trial = None
             if e_trial is not None and np.linalg.norm(e_trial) < np.linalg.norm(e):
@@ -81,7 +87,7 @@ def pose_newton(robot, T_star, x, tol: float, max_iter: int) -> tuple:
             step *= 0.5
         else:
             break
-        x, e = trial, e_trial
+        x, e, J = trial, e_trial, J_trial
         if polishing:
             break
     return x, float(np.linalg.norm(e)), it
