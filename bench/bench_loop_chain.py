@@ -6,7 +6,11 @@ Per-call median microseconds of the public ``forward_dynamics`` / ``inverse_dyna
 states over the strokes, timed interleaved with Pinocchio's constrained forward dynamics of the
 same spanning tree and loops (one CONTACT_3D constraint per cut joint, ``pin.constraintDynamics``,
 :class:`bench_module_chain.PinocchioPeer`), whose actuated accelerations are compared with ours
-first (column ``|d| FD``).
+first (column ``|d| FD``).  The feedforward of one reference: the node's path for a
+``JointTrajectory`` (ID of the point, column ``ID us``), and for a pose reference the inverse
+kinematics from the previous solution (pose, twist and acceleration to ``x, xd, xdd``, no
+search) followed by the ID (column ``IK+ID us``); a 1 kHz stream fits when that stays well
+under 1000 us (the node's own cost per reference, ``bench_ros.py``, comes on top).
 
     python bench/bench_loop_chain.py [--quick]
 
@@ -41,6 +45,17 @@ def states(robot, count, seed=0):
             rng.normal(scale=0.5, size=robot.n)
 
 
+def task_reference(robot, x, xd, xdd) -> tuple:
+    """The end effector's pose (4, 4), body-fixed twist and acceleration (6,) of the actuator
+    motion ``(x, xd, xdd)`` (``J xd``, ``J xdd + Jdot xd`` from a central difference of ``J``
+    along ``xd``): the task reference whose IK returns that motion."""
+    from pkm_dynamics.core.loop_chain.loop_chain_ik import end_effector_jacobian
+    J = end_effector_jacobian(robot, x)[0]
+    h = 1e-6
+    Jd = (end_effector_jacobian(robot, x + h * xd)[0] - end_effector_jacobian(robot, x - h * xd)[0]) / (2 * h)
+    return robot.forward_kinematics(x), J @ xd, J @ xdd + Jd @ xd
+
+
 def case(name, robot, reps, inner):
     peer = PinocchioPeer(robot)
     rows = []
@@ -49,12 +64,23 @@ def case(name, robot, reps, inner):
         q, qd, _ = robot.tree_state(x, xd)
         pq, pv, ptau = peer.state(q, qd, u)
         diff = float(np.abs(peer.actuated(peer.forward_dynamics(pq, pv, ptau)) - xdd).max())
-        fd, id_, pin_fd = interleaved_us([lambda: robot.forward_dynamics(x, xd, u),
-                                          lambda: robot.inverse_dynamics(x, xd, xdd),
-                                          lambda: peer.forward_dynamics(pq, pv, ptau)], reps, inner)
-        rows.append({"fd_us": fd, "id_us": id_, "pin_constraint_dynamics_us": pin_fd, "fd_diff": diff})
+        pose, twist, accel = task_reference(robot, x, xd, xdd)
+        span = robot.upper - robot.lower
+        near = x + 1e-4 * np.where(np.isfinite(span), span, 1.0)      # the previous reference's solution
+
+        def feedforward():
+            sol = robot.inverse_kinematics(pose, twist, accel, initial=near, search=False)
+            return robot.inverse_dynamics(sol.actuators, sol.actuators_d, sol.actuators_dd)
+
+        ff_diff = float(np.abs(feedforward() - u).max() / np.abs(u).max())
+        fd, id_, ff, pin_fd = interleaved_us([lambda: robot.forward_dynamics(x, xd, u),
+                                              lambda: robot.inverse_dynamics(x, xd, xdd), feedforward,
+                                              lambda: peer.forward_dynamics(pq, pv, ptau)], reps, inner)
+        rows.append({"fd_us": fd, "id_us": id_, "ik_id_us": ff, "pin_constraint_dynamics_us": pin_fd,
+                     "fd_diff": diff, "ff_diff": ff_diff})
     med = {k: float(np.median([r[k] for r in rows])) for k in rows[0]}
     med["fd_diff"] = max(r["fd_diff"] for r in rows)
+    med["ff_diff"] = max(r["ff_diff"] for r in rows)
     med.update(robot=name, fd_ratio=med["fd_us"] / med["pin_constraint_dynamics_us"],
                id_ratio=med["id_us"] / med["pin_constraint_dynamics_us"])
     return med
@@ -70,10 +96,12 @@ def run(quick: bool = False) -> dict:
 
 if __name__ == "__main__":
     out = run("--quick" in sys.argv)
-    print(f"{'robot':38s} {'FD us':>9s} {'ID us':>9s} {'pin cD us':>10s} {'FD/pin':>8s} {'ID/pin':>8s} {'|d| FD':>9s}")
+    print(f"{'robot':38s} {'FD us':>9s} {'ID us':>9s} {'IK+ID us':>9s} {'pin cD us':>10s} {'FD/pin':>8s} "
+          f"{'ID/pin':>8s} {'|d| FD':>9s} {'|d| IK+ID':>10s}")
     for c in out["cases"]:
-        print(f"{c['robot']:38s} {c['fd_us']:9.0f} {c['id_us']:9.0f} {c['pin_constraint_dynamics_us']:10.1f} "
-              f"{c['fd_ratio']:8.0f} {c['id_ratio']:8.0f} {c['fd_diff']:9.2g}")
+        print(f"{c['robot']:38s} {c['fd_us']:9.1f} {c['id_us']:9.1f} {c['ik_id_us']:9.1f} "
+              f"{c['pin_constraint_dynamics_us']:10.1f} {c['fd_ratio']:8.2f} {c['id_ratio']:8.2f} {c['fd_diff']:9.2g} "
+              f"{c['ff_diff']:10.2g}")
     os.makedirs(os.path.join(ROOT, "bench", "results"), exist_ok=True)
     with open(os.path.join(ROOT, "bench", "results", "bench_loop_chain.json"), "w", encoding="utf-8") as f:
         json.dump(out, f, indent=1)

@@ -65,6 +65,8 @@ def loop_chain_robot(desc: RobotDescription, options, refused: DescriptionError)
     if not desc.cut_joints:
         raise refused
     try:
-        return LoopChainRobot(desc, options=options)
+        robot = LoopChainRobot(desc, options=options)
     except DescriptionError as err:
         raise DescriptionError(f"{refused}; as a chain of loops (paper 001): {err}") from err
+    load_kernels("loop_chain")
+    return robot

@@ -30,9 +30,14 @@ def installed_robots() -> str:
     return os.path.join(sys.prefix, "share", "pkm_dynamics", "robots")
 
 
-def warm(trees: bool = True, families: tuple = ("chain", "pkm", "hoid", "hydraulics"),
+#: the kernel families, each warmed by its own function below
+FAMILIES = ("chain", "pkm", "hoid", "hydraulics", "loop_chain")
+
+
+def warm(trees: bool = True, families: tuple = FAMILIES,
          robots: str | None = None) -> float:
     """Run every compiled call of the kernel ``families`` once: ``"chain"`` (:func:`warm_chain`),
+    ``"loop_chain"`` (:func:`warm_loop_chain`),
     ``"pkm"`` the limb kernels (:func:`warm_pkm`, on the 3-RRR of ``robots``, default the
     installed examples), ``"hoid"`` the higher-order ID kernels of paper 002, ``"hydraulics"``
     the valve-cylinder kernels (:func:`~.numba_support.warmup.warm_hydraulics`), and with ``trees``
@@ -48,6 +53,8 @@ def warm(trees: bool = True, families: tuple = ("chain", "pkm", "hoid", "hydraul
         warm_hoid()
     if "hydraulics" in families:
         warm_hydraulics()
+    if "loop_chain" in families:
+        warm_loop_chain()
     if trees:
         if tree is None:
             from .description.robot_description import parse_description
@@ -91,6 +98,24 @@ def warm_chain():
     return robot.tree
 
 
+def warm_loop_chain() -> None:
+    """The kernel of a chain of loops (:mod:`.loop_chain.loop_chain_kernels`: one signature serves
+    every call) on a generated module chain served as a chain of loops: ID with a wrench, FD,
+    the tree state, ``(H^T M H, bias)`` and the IK (its pose and Jacobian; the tree kinematics
+    of its acceleration, :mod:`.tree.compiled_tree`)."""
+    from .description.examples import module_chain_urdf
+    from .description.robot_description import parse_description
+    from .loop_chain.loop_chain_robot import LoopChainRobot
+    robot = LoopChainRobot(parse_description(module_chain_urdf(2)))
+    x = np.tile(robot.seed_reference, (2, 1))
+    z = np.zeros_like(x)
+    u = robot.inverse_dynamics(x, z, z, wrench=np.zeros(6))
+    robot.forward_dynamics(x[0], z[0], u[0])
+    robot.tree_state(x, z, z)
+    robot.compiled.mass_and_bias(x, z)
+    robot.inverse_kinematics(robot.forward_kinematics(x[0]), np.zeros(6), np.zeros(6), search=False)
+
+
 def warm_pkm(robots: str) -> None:
     """The limb kernels (:mod:`.limb.limb_ik_kernels`, :mod:`.pkm.robot_kernels`: both IK schemes,
     rates, ID; the workspace sweep (:mod:`.sweeps`); the identification's regressor;
@@ -120,6 +145,8 @@ def kernels_in_memory(family: str) -> bool:
     its own is kept here."""
     if family == "chain":
         from .module_chain.chain_ik_kernels import pose_newton as last
+    elif family == "loop_chain":
+        from .loop_chain.loop_chain_kernels import loop_chain_calls as last
     elif family == "pkm":
         from .pkm.robot_dynamics import robot_forward_dynamics as last
     elif family == "hydraulics":
@@ -130,8 +157,9 @@ def kernels_in_memory(family: str) -> bool:
 
 
 def load_kernels(family: str | None = None) -> int:
-    """The kernels of one ``family`` (``"chain"``, ``"pkm"``, ``"hoid"``, ``"hydraulics"``; None:
-    every family) in memory (loaded from numba's cache, or compiled where there is none) once per process
+    """The kernels of one ``family`` (``"chain"``, ``"pkm"``, ``"hoid"``, ``"hydraulics"``,
+    ``"loop_chain"``; None: every family) in memory (loaded from numba's cache, or compiled where
+    there is none) once per process
     (:func:`kernels_in_memory`: a second call warms nothing; it spared building the example
     robot again, 13-18 ms for ``"pkm"``), when :func:`.robot.robot_from_description` builds the
     first robot of that kind: its first call (a service's first request) then does not pay the
@@ -140,7 +168,7 @@ def load_kernels(family: str | None = None) -> int:
     about 0.05 s).  Returns how many kernel signatures had to be compiled (no valid cache);
     when any, a line on :data:`LOG` says so, how long it took and where they are kept."""
     from numba.core import event
-    wanted = tuple(f for f in (("chain", "pkm", "hoid", "hydraulics") if family is None else (family,))
+    wanted = tuple(f for f in (FAMILIES if family is None else (family,))
                    if not kernels_in_memory(f))
     if not wanted:
         return 0

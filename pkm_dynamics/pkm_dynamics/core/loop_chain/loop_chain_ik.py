@@ -15,7 +15,8 @@ from ..interface import IKSolution
 from ..module_chain.chain_ik import REALISABLE, SAME_SOLUTION, SEARCH_MAX_STROKES
 from ..spatial.pose_newton import pose_newton as newton
 from ..spatial.se3 import Ad_inv
-from ..tree.tree_dynamics import body_jacobian, forward_kinematics, kinematics
+from ..tree.compiled_tree import kinematics as compiled_kinematics
+from ..tree.tree_dynamics import body_jacobian, forward_kinematics
 
 
 def stroke_scale(robot) -> tuple:
@@ -35,20 +36,34 @@ def stroke_distance(robot, a, b) -> float:
 def end_effector_jacobian(robot, x) -> tuple:
     """``J`` (6, n) with ``V_E = J xd`` (body-fixed twist of the end-effector frame) and ``q``:
     the tree Jacobian of the end effector times ``H`` (the tree rates of unit actuator rates,
-    eq. 20)."""
+    eq. 20), on the compiled route (:meth:`.loop_chain_compiled.CompiledLoopChain.pose_and_jacobian`);
+    on the reference route where it stops."""
+    _, J, q = robot.compiled.pose_and_jacobian(x)
+    if J is not None:
+        return J, q
     n = robot.n
     Q, Hc, _ = robot.route.tree_state(np.broadcast_to(x, (n, n)).copy(), np.eye(n), np.zeros((n, n)))
     C = forward_kinematics(robot.tree, Q[0])
     return body_jacobian(robot.tree, C, robot.ee_body, robot.ee_offset) @ Hc.T, Q[0]
 
 
+def pose_and_jacobian(robot, x) -> tuple:
+    """The end-effector pose (4, 4) and ``J`` (6, n) (:func:`end_effector_jacobian`) at the
+    actuators ``x`` (n,), in one compiled call (the reference route where it stops, which raises
+    the named exception beyond a loop's feasible range)."""
+    T, J, _ = robot.compiled.pose_and_jacobian(x)
+    if T is None:
+        J, q = end_effector_jacobian(robot, x)
+        T = robot.end_effector_pose(q)
+    return T, J
+
+
 def pose_newton(robot, T_star, x, tol: float, max_iter: int) -> tuple:
     """Projected Gauss-Newton on ``log(T(x)^-1 T*)`` from ``x`` (n,) clipped to the strokes, with
-    the Jacobian of :func:`end_effector_jacobian` (:func:`..spatial.pose_newton.pose_newton`; a
-    trial where a loop does not close counts as no decrease).  Returns ``(x, residual,
-    iterations)``."""
-    return newton(lambda xv: robot.end_effector_pose(robot.route.tree_state(xv)[0]),
-                  lambda xv: end_effector_jacobian(robot, xv)[0], T_star,
+    the pose and the Jacobian of :func:`end_effector_jacobian` from one compiled call
+    (:func:`pose_and_jacobian`; :func:`..spatial.pose_newton.pose_newton`; a trial where a loop
+    does not close counts as no decrease).  Returns ``(x, residual, iterations)``."""
+    return newton(lambda xv: pose_and_jacobian(robot, xv), T_star,
                   np.clip(np.array(x, dtype=float), robot.lower, robot.upper), robot.lower, robot.upper,
                   tol, max_iter, infeasible=PkmDynamicsError)
 
@@ -102,18 +117,18 @@ def loop_chain_inverse_kinematics(robot, pose, twist=None, acceleration=None, in
         if np.linalg.norm(J @ xd - V) > REALISABLE * max(1.0, np.linalg.norm(V)):
             raise StateError(f"twist {V.tolist()} is not realisable by the {robot.n} actuators of "
                              f"'{robot.name}' at this pose (residual {np.linalg.norm(J @ xd - V):.3g})")
-        q, qd, qdd0 = robot.route.tree_state(x, xd, np.zeros(robot.n))
+        q, qd, qdd0 = robot.tree_state(x, xd, np.zeros(robot.n))
         if acceleration is not None:
             Vd = np.asarray(acceleration, dtype=float)
             if Vd.shape != (6,) or not np.all(np.isfinite(Vd)):
                 raise StateError(f"acceleration must be 6 finite values, got shape {Vd.shape}")
-            A = kinematics(robot.tree, q, qd, qdd0)[3]
+            A = compiled_kinematics(robot.compiled_tree, q, qd, qdd0)[2]      # body accelerations
             bias = _frame_acceleration(robot, A)
             xdd = np.linalg.lstsq(J, Vd - bias, rcond=None)[0]
             if np.linalg.norm(J @ xdd + bias - Vd) > REALISABLE * max(1.0, np.linalg.norm(Vd)):
                 raise StateError(f"acceleration {Vd.tolist()} is not realisable by the {robot.n} actuators "
                                  f"of '{robot.name}' at this pose and twist")
-            q, qd, qdd = robot.route.tree_state(x, xd, xdd)
+            q, qd, qdd = robot.tree_state(x, xd, xdd)
     elif acceleration is not None:
         raise StateError("an acceleration needs a twist")
     return IKSolution(pose=T_star, actuators=x, q=q, iterations=np.array([it]), residual=residual,

@@ -20,8 +20,11 @@ from ..limits import ActuatorLimits
 from ..pkm.limb_chain import LimbChainRobot
 from ..reactions.reactions import ReactionModel, joint_reactions
 from ..spatial.se3 import Ad_inv
+from ..status import LIMIT_SLACK
+from ..tree.compiled_tree import CompiledTree
 from ..tree.tree_dynamics import forward_kinematics
 from .loop_chain_checks import check_loop_chain
+from .loop_chain_compiled import CompiledLoopChain
 
 #: accuracy of the loop closure (largest constraint residual, m and rad)
 CLOSURE_TOLERANCE = 1e-12
@@ -36,8 +39,11 @@ class LoopChainRobot:
     actuator, an actuator has nothing to drive, or a joint is passive.
 
     Attributes: those of :class:`~..interface.Robot`, ``route`` (the constraint-embedding
-    route), ``hoid_model`` (the Taylor route of paper 002's quantities), ``reaction_model``
-    (:mod:`..reactions.reactions`), ``gravity`` (3,), ``lower`` / ``upper`` (n,): the strokes."""
+    route in numpy, the reference), ``compiled`` (the same route compiled,
+    :mod:`.loop_chain_compiled`: it serves the dynamics, the tree state and the IK's pose and
+    Jacobian, handing the route a state it cannot close directly), ``hoid_model`` (the Taylor
+    route of paper 002's quantities), ``reaction_model`` (:mod:`..reactions.reactions`),
+    ``gravity`` (3,), ``lower`` / ``upper`` (n,): the strokes."""
 
     kind = "loop_chain"
     state_space = "actuator"
@@ -55,6 +61,8 @@ class LoopChainRobot:
         self.coordinates = tuple(desc.actuated_joints) + self.passive_joints
         self.route = LimbChainRobot(desc, tol=CLOSURE_TOLERANCE, max_iter=self._options.max_iterations,
                                     warm_start=False, coordinates=self.coordinates)
+        self.compiled = CompiledLoopChain(self.route)
+        self.compiled_tree = CompiledTree.build(self.tree)       # the IK's acceleration bias
         self.name = desc.name
         self.root_link = self.tree.root_link
         self.end_effector = desc.end_effector
@@ -67,6 +75,7 @@ class LoopChainRobot:
         self.coordinate_index = np.array([self.tree.joint_index(j) for j in self.coordinates], dtype=int)
         self.lower = np.array(self.tree.lower, dtype=float)[self.coordinate_index]
         self.upper = np.array(self.tree.upper, dtype=float)[self.coordinate_index]
+        self._floor, self._ceiling = self.lower - LIMIT_SLACK, self.upper + LIMIT_SLACK    # check_limits'
         self.hoid_model = build_hoid_model(desc)
         self.reaction_model = ReactionModel(self)
         self.ee_body, off = self.tree.frame(self.end_effector)
@@ -83,8 +92,8 @@ class LoopChainRobot:
 
     def with_gravity(self, gravity) -> "LoopChainRobot":
         """This robot under ``gravity`` (3,) [m/s^2, root link frame] (see
-        :mod:`~pkm_dynamics.core.gravity`).  A chain of loops has no compiled model to share: the
-        copy is built again from the same description (numpy route, no kernel compiled).  Bad
+        :mod:`~pkm_dynamics.core.gravity`).  The copy is built again from the same description
+        (its packed model anew; the kernels, already in memory, are shared).  Bad
         gravity raises :class:`~pkm_dynamics.core.errors.StateError` naming it."""
         return LoopChainRobot(self.description, check_gravity(gravity), self._options)
 
@@ -116,6 +125,9 @@ class LoopChainRobot:
         :class:`StateError` naming it."""
         size = self.n if size is None else size
         a = np.asarray(v.actuators if isinstance(v, IKSolution) else v, dtype=float)
+        if a.shape[-1:] == (size,) and a.ndim in (1, 2) and (batch is None or a.shape[:-1] == batch) and \
+                np.isfinite(a).all() and (not limits or ((a >= self._floor) & (a <= self._ceiling)).all()):
+            return a                             # the common case, in two array tests
         names = self.coordinates[:size]
         if a.shape[-1:] != (size,) or a.ndim not in (1, 2) or (batch is not None and a.shape[:-1] != batch):
             want = f"({size},)" if batch in (None, ()) else f"{batch + (size,)}"
@@ -153,12 +165,14 @@ class LoopChainRobot:
         check_bound(w, np.inf, "wrench")
         return w
 
-    def _rows(self, fn, x, a, b, wrench):
-        """``fn`` row by row over a batch (leading axis), the wrench broadcast."""
-        if x.ndim == 1:
-            return fn(x, a, b, wrench)
-        ws = [wrench if wrench is None or wrench.ndim == 1 else wrench[i] for i in range(len(x))]
-        return np.stack([fn(x[i], a[i], b[i], ws[i]) for i in range(len(x))])
+    @staticmethod
+    def _batch(fn, arrays, *rest):
+        """``fn`` of the compiled route on ``arrays`` (checked states) as batches (B, .) (one
+        state: B = 1, the result without its leading axis)."""
+        out = fn(*(v if v.ndim == 2 else v[None] for v in arrays), *rest)
+        if arrays[0].ndim == 2:
+            return out
+        return tuple(o[0] for o in out) if isinstance(out, tuple) else out[0]
 
     # ------------------------------------------------------------------ dynamics
     def inverse_dynamics(self, x, xd, xdd, wrench=None):
@@ -171,7 +185,7 @@ class LoopChainRobot:
         x = self._state("x", x, limits=True)
         xd = self._state("xd", xd, x.shape[:-1])
         xdd = self._state("xdd", xdd, x.shape[:-1])
-        return self._rows(self.route.inverse_dynamics, x, xd, xdd, self._wrench(wrench, x.shape[:-1]))
+        return self._batch(self.compiled.inverse_dynamics, (x, xd, xdd), self._wrench(wrench, x.shape[:-1]))
 
     def hybrid_dynamics(self, x, xd, xdd, wrench=None) -> tuple:
         """Featherstone's hybrid dynamics in the chain's coordinates: given the state ``(x, xd)``
@@ -185,15 +199,12 @@ class LoopChainRobot:
         x = self._state("x", x, limits=True)
         xd = self._state("xd", xd, x.shape[:-1])
         xdd = self._state("xdd", xdd, x.shape[:-1], size=self.n_act)
-        w = self._wrench(wrench, x.shape[:-1])
-        if x.ndim == 2:
-            rows = [self.hybrid_dynamics(x[i], xd[i], xdd[i], w if w is None or w.ndim == 1 else w[i])
-                    for i in range(len(x))]
-            return np.stack([r[0] for r in rows]), np.stack([r[1] for r in rows])
-        Mt, b = self.route.mass_and_bias(x, xd, w)
+        Mt, b = self._batch(self.compiled.mass_and_bias, (x, xd), self._wrench(wrench, x.shape[:-1]))
         a = self.n_act
-        qdd_p = np.linalg.solve(Mt[a:, a:], -b[a:] - Mt[a:, :a] @ xdd)
-        return Mt[:a, :a] @ xdd + Mt[:a, a:] @ qdd_p + b[:a], qdd_p
+        rhs = -b[..., a:] - np.einsum("...ij,...j->...i", Mt[..., a:, :a], xdd)
+        qdd_p = np.linalg.solve(Mt[..., a:, a:], rhs[..., None])[..., 0]
+        u = np.einsum("...ij,...j->...i", Mt[..., :a, :a], xdd) + np.einsum("...ij,...j->...i", Mt[..., :a, a:], qdd_p)
+        return u + b[..., :a], qdd_p
 
     def forward_dynamics(self, x, xd, u, wrench=None):
         """Actuator accelerations ``xdd`` (n,) from ``H^T M H xdd = u - H^T rnea(theta, thetad,
@@ -205,7 +216,7 @@ class LoopChainRobot:
         u = self._state("u", u, x.shape[:-1], size=self.n_act)
         if self.passive_joints:
             u = np.concatenate([u, np.zeros(u.shape[:-1] + (len(self.passive_joints),))], axis=-1)
-        return self._rows(self.route.forward_dynamics, x, xd, u, self._wrench(wrench, x.shape[:-1]))
+        return self._batch(self.compiled.forward_dynamics, (x, xd, u), self._wrench(wrench, x.shape[:-1]))
 
     def forward_dynamics_derivatives(self, x, xd, u, wrench=None):
         """``xdd`` and its exact derivatives (forward-mode jets, :mod:`.loop_chain_derivatives`)."""
@@ -249,9 +260,9 @@ class LoopChainRobot:
         """``(q, qd, qdd)`` (nq,) of every tree joint with the loops closed (Algorithm 2 of paper
         001 on the assembly branch of the reference configuration; eq. 20 for the rates)."""
         x = self._state("x", x, limits=True)
-        xd = None if xd is None else self._state("xd", xd, x.shape[:-1])
-        xdd = None if xdd is None else self._state("xdd", xdd, x.shape[:-1])
-        return self.route.tree_state(x, xd, xdd)
+        xd = np.zeros_like(x) if xd is None else self._state("xd", xd, x.shape[:-1])
+        xdd = np.zeros_like(x) if xdd is None else self._state("xdd", xdd, x.shape[:-1])
+        return self._batch(self.compiled.tree_state, (x, xd, xdd))
 
     def joint_motion(self, x, xd=None, xdd=None, initial=None) -> IKSolution:
         """The whole chain at ``(x, xd, xdd)``: the actuators and every tree joint."""

@@ -103,7 +103,7 @@ def pose_newton(robot, T_star, x, tol: float, max_iter: int) -> tuple:
     from .module_chain_dynamics import chain_forward_kinematics
     chain = robot.chain
     lower, upper, _, _ = stroke_metric(chain)
-    return newton(lambda xv: chain_forward_kinematics(chain, xv), lambda xv: chain_jacobian(robot, xv)[0],
+    return newton(lambda xv: (chain_forward_kinematics(chain, xv), chain_jacobian(robot, xv)[0]),
                   T_star, x, lower, upper, tol, max_iter, infeasible=SingularityError)
 
 

@@ -1,7 +1,8 @@
 """Projected Gauss-Newton on a pose error, the search every inverse kinematics of a chain with
 stroke-limited actuators shares (module chains, :mod:`..module_chain.chain_ik`; chains of loops,
 :mod:`..loop_chain.loop_chain_ik`): the chain supplies its forward kinematics ``T(x)`` and its
-end-effector Jacobian, this module the iteration."""
+end-effector Jacobian (in one call, which a compiled chain evaluates together), this module the
+iteration."""
 from __future__ import annotations
 
 import numpy as np
@@ -22,31 +23,34 @@ def bounded_step(J, e, x, lower, upper) -> np.ndarray:
     return dx
 
 
-def pose_newton(pose, jacobian, T_star, x, lower, upper, tol: float, max_iter: int,
+def pose_newton(pose_and_jacobian, T_star, x, lower, upper, tol: float, max_iter: int,
                 infeasible=PkmDynamicsError) -> tuple:
     """Projected Gauss-Newton on the body-frame pose error ``e(x) = log(T(x)^-1 T*)`` (6,) from
-    ``x`` (n,): ``pose(x)`` gives ``T(x)`` (4, 4), ``jacobian(x)`` the body-fixed end-effector
-    Jacobian (6, n) with ``de = J dx``; each step :func:`bounded_step`, the trial clipped to the
-    strokes ``lower``, ``upper`` (n,) and halved until the error decreases (a trial where
-    ``pose`` raises ``infeasible``, beyond a loop's feasible range, counts as no decrease);
+    ``x`` (n,): ``pose_and_jacobian(x)`` gives ``T(x)`` (4, 4) and the body-fixed end-effector
+    Jacobian ``J`` (6, n) with ``de = J dx``; each step :func:`bounded_step`, the trial clipped to
+    the strokes ``lower``, ``upper`` (n,) and halved until the error decreases (a trial where
+    ``pose_and_jacobian`` raises ``infeasible``, beyond a loop's feasible range, counts as no
+    decrease);
     once the error is below ``tol`` one more step polishes it to round-off.  Returns
     ``(x, residual, iterations)``."""
 
     def error(xv):
-        return log_se3(pose_inv(pose(xv)) @ T_star)
+        """The pose error at ``xv`` (6,) and the Jacobian there (6, n)."""
+        T, J = pose_and_jacobian(xv)
+        return log_se3(pose_inv(T) @ T_star), J
 
     x = np.array(x, dtype=float)
-    e = error(x)
+    e, J = error(x)
     it = 0
     while it < max_iter and np.linalg.norm(e) > 1e-3 * tol:
         polishing = np.linalg.norm(e) <= tol       # converged: one more step to round-off
         it += 1
-        dx = bounded_step(jacobian(x), e, x, lower, upper)
+        dx = bounded_step(J, e, x, lower, upper)
         step = 1.0
         for _ in range(30):
             trial = np.clip(x + step * dx, lower, upper)
             try:
-                e_trial = error(trial)
+                e_trial, J_trial = error(trial)
             except infeasible:
                 e_trial = None
             if e_trial is not None and np.linalg.norm(e_trial) < np.linalg.norm(e):
@@ -54,7 +58,7 @@ def pose_newton(pose, jacobian, T_star, x, lower, upper, tol: float, max_iter: i
             step *= 0.5
         else:
             break                                  # no decrease: a local minimum (or done)
-        x, e = trial, e_trial
+        x, e, J = trial, e_trial, J_trial
         if polishing:
             break
     return x, float(np.linalg.norm(e)), it

@@ -1,0 +1,174 @@
+"""The thin Python layer of the compiled route of a chain of loops (:mod:`.loop_chain_kernels`):
+the limb's model packed once when the robot is built (:class:`~..pkm.limb_tables.LimbTables`,
+shared by every call; its scratch per thread), one kernel call per batch, fresh output arrays.
+A row whose kernel stops with a status (:mod:`..status`: a loop beyond the Newton iterations of
+a direct closure, another assembly branch, a singular ``G_y``) is handed to the reference route
+(:class:`~..pkm.limb_chain.LimbChainRobot`), which continues from the reference configuration or
+raises the named exception."""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from ..errors import PkmDynamicsError
+from ..pkm.limb_tables import LimbTables
+from ..status import OK
+from .loop_chain_kernels import MODE_FD, MODE_ID, MODE_MASS, MODE_POSE, MODE_STATE, loop_chain_calls
+
+#: samples of the closed configurations tabulated over the stroke of an FC's independent joint
+#: (the closure's start, :func:`.loop_chain_kernels.start_configuration`): from the cubic
+#: interpolant one Newton step closes the loop to round-off
+START_SAMPLES = 65
+
+class CompiledLoopChain:
+    """The compiled calls of the constraint-embedding route ``route`` (a
+    :class:`~..pkm.limb_chain.LimbChainRobot`): the same coordinates, loop closure tolerance,
+    assembly branch and joint friction.  Methods take a batch (B, n) and return (B, ...), rows
+    the kernel could not serve computed by ``route``."""
+
+    def __init__(self, route):
+        limb = route.limb
+        self.route = route
+        self._local = threading.local()
+        self.tables = LimbTables.build((limb,), route.max_iter)
+        whole = list(limb.whole_index)
+        self.cols = np.array([whole.index(route.tree.joint_index(nm)) for nm in route.actuated_joints],
+                             dtype=np.int64)
+        self.cols.setflags(write=False)
+        self.branch = np.array(route.branch, dtype=float)
+        self.branch.setflags(write=False)
+        self.nq = limb.n
+        if route.friction is None:
+            self.table, self.with_friction = np.zeros((limb.n, 5)), False
+        else:
+            self.table, self.with_friction = np.ascontiguousarray(route.friction.table[limb.whole_index]), True
+        self.table.setflags(write=False)
+        # without tables (to sample them), then with them; read-only both: one kernel signature
+        self.seeds, self.tabled = _read_only(np.zeros((0, 1 + 2 * START_SAMPLES, limb.n)),
+                                             -np.ones(max(len(limb.loops), 1), dtype=np.int64))
+        self.seeds, self.tabled = _read_only(*self._start_tables())
+
+    def _start_tables(self) -> tuple:
+        """``(seeds, tabled)`` of :func:`.loop_chain_kernels.start_configuration`: for every FC
+        whose one independent joint is a coordinate with limits, the closed configurations and
+        their slopes ``d theta / d q`` (the FC's column of ``H``) at :data:`START_SAMPLES` values
+        across its stroke (the other coordinates mid-stroke), closed from the reference
+        configuration, the angles unwrapped along the stroke.  An FC that does not close
+        somewhere on its stroke (a stroke beyond the loop's feasible range) keeps the reference
+        configuration as its start."""
+        limb, lo, hi = self.route.limb, self.route.limb.tree.lower, self.route.limb.tree.upper
+        coordinate = {int(c): k for k, c in enumerate(self.cols)}
+        tabled = -np.ones_like(self.tabled)
+        lc, hc = lo[self.cols], hi[self.cols]
+        mid = np.where(np.isfinite(lc) & np.isfinite(hc), 0.5 * (np.nan_to_num(lc) + np.nan_to_num(hc)), 0.0)
+        seeds = []
+        for i, lp in enumerate(limb.loops):
+            j = int(lp.independent[0])
+            if len(lp.independent) != 1 or j not in coordinate or not np.isfinite(lo[j]) or not np.isfinite(hi[j]):
+                continue
+            X = np.tile(mid, (START_SAMPLES, 1))
+            X[:, coordinate[j]] = np.linspace(lo[j], hi[j], START_SAMPLES)
+            try:
+                theta, slope, _ = self.tree_state(X, np.ones_like(X), np.zeros_like(X))
+            except PkmDynamicsError:
+                continue
+            seed = np.zeros((1 + 2 * START_SAMPLES, limb.n))
+            seed[0, :2] = lo[j], (hi[j] - lo[j]) / (START_SAMPLES - 1)
+            seed[1::2], seed[2::2] = np.unwrap(theta, axis=0), slope
+            tabled[i] = len(seeds)
+            seeds.append(seed)
+        return (np.stack(seeds) if seeds else self.seeds), tabled
+
+    def _scratch(self, n: int) -> tuple:
+        """The calling thread's scratch of the kernel (allocated on its first call): ``T`` (n_l, 6,
+        n), ``tf`` (n_l,), a zero wrench (1, 6) and an empty (0, n, n) for the unused outputs."""
+        d = getattr(self._local, "scratch", None)
+        if d is None:
+            d = self._local.scratch = (np.zeros((self.nq, 6, n)), np.zeros(self.nq), np.zeros((1, 6)),
+                                       np.zeros((0, n, n)))
+        return d
+
+    def _call(self, mode, X, XD, Z, W):
+        """``(status, vec, mat, tree, pose, jac)`` of :func:`.loop_chain_kernels.loop_chain_calls`."""
+        X, XD, Z = (_batch(v) for v in (X, XD, Z))
+        B, n = X.shape
+        fd, idt, hd = self.tables.data()
+        T, tf, no_wrench, empty = self._scratch(n)
+        with_wrench = W is not None
+        W = np.array(np.broadcast_to(W, (B, 6)), dtype=float, order="C") if with_wrench else no_wrench
+        status = np.zeros(B, dtype=np.int64)
+        vec, tree = np.zeros((B, n)), np.zeros((B, 3, self.nq))
+        mat = np.zeros((B, n, n)) if mode in (MODE_FD, MODE_MASS) else empty
+        pose, jac = (np.zeros((B, 4, 4)), np.zeros((B, 6, n))) if mode == MODE_POSE else (empty, empty)
+        loop_chain_calls(self.tables.fm, self.tables.im, self.tables.hm, fd, idt, hd, self.cols, self.route.tol,
+                         self.branch, self.seeds, self.tabled, mode, X, XD, Z, W, with_wrench, self.table,
+                         self.with_friction, T, tf, vec, mat, tree, pose, jac, status)
+        return status, vec, mat, tree, pose, jac
+
+    @staticmethod
+    def _rows(status):
+        """The rows the kernel stopped at (``status`` (B,) not OK)."""
+        if len(status) == 1:                     # one state: no array reduction (microseconds)
+            return () if status[0] == OK else (0,)
+        return np.flatnonzero(status != OK)
+
+    def inverse_dynamics(self, X, XD, XDD, W=None) -> np.ndarray:
+        """``u`` (B, n) (eqs. 20, 36-37); ``W`` (6,) or (B, 6) the end-effector wrench."""
+        status, u, *_ = self._call(MODE_ID, X, XD, XDD, W)
+        for r in self._rows(status):
+            u[r] = self.route.inverse_dynamics(X[r], XD[r], XDD[r], _row(W, r))
+        return u
+
+    def forward_dynamics(self, X, XD, F, W=None) -> np.ndarray:
+        """``xdd`` (B, n) from ``H^T M H xdd = f - H^T tau(xdd = 0)``."""
+        status, xdd, *_ = self._call(MODE_FD, X, XD, F, W)
+        for r in self._rows(status):
+            xdd[r] = self.route.forward_dynamics(X[r], XD[r], F[r], _row(W, r))
+        return xdd
+
+    def mass_and_bias(self, X, XD, W=None) -> tuple:
+        """``(H^T M H, H^T tau(xdd = 0))`` (B, n, n), (B, n) in the coordinates' order."""
+        status, b, M, *_ = self._call(MODE_MASS, X, XD, X, W)
+        for r in self._rows(status):
+            M[r], b[r] = self.route.mass_and_bias(X[r], XD[r], _row(W, r))
+        return M, b
+
+    def tree_state(self, X, XD, XDD) -> tuple:
+        """``(theta, thetad, thetadd)`` (B, n_l) each (eq. 20)."""
+        status, _, _, tree, *_ = self._call(MODE_STATE, X, XD, XDD, None)
+        for r in self._rows(status):
+            tree[r] = self.route.tree_state(X[r], XD[r], XDD[r])
+        return tree[:, 0], tree[:, 1], tree[:, 2]
+
+    def pose_and_jacobian(self, x) -> tuple:
+        """The end-effector pose (4, 4), its Jacobian ``J_E H`` (6, n) (body-fixed twist per unit
+        coordinate rate) and ``theta`` (n_l,) at one state ``x`` (n,); ``None`` for the first two
+        where the kernel stops (the caller takes the reference route)."""
+        X = np.asarray(x, dtype=float).reshape(1, -1)
+        status, _, _, tree, pose, jac = self._call(MODE_POSE, X, X, X, None)
+        if status[0] != OK:
+            return None, None, None
+        return pose[0], jac[0], tree[0, 0]
+
+
+def _batch(v) -> np.ndarray:
+    """``v`` as a writable C-contiguous float array (B, n) (the kernel's one signature): itself
+    where it is one, else a copy."""
+    if type(v) is np.ndarray and v.ndim == 2 and v.dtype == np.float64 and v.flags.c_contiguous \
+            and v.flags.writeable:
+        return v
+    return np.array(v, dtype=float, ndmin=2, order="C")
+
+
+def _read_only(*arrays) -> tuple:
+    for a in arrays:
+        a.setflags(write=False)
+    return arrays
+
+
+def _row(W, r):
+    if W is None:
+        return None
+    W = np.asarray(W, dtype=float)
+    return W if W.ndim == 1 else W[r]
