@@ -197,6 +197,36 @@ def refine_rates(Sm, m, n, x, rhs, QR, tau):
 
 
 @kernel
+def loop_acceleration_bias(lm, ld, C, V, A0, rhs, bias, n):
+    """``Hdot qd`` (n,) into ``bias`` (eq. 20): zero at the independent joints, the rows
+    ``-G_y^-1 (Gdot thd)`` at the dependent joints of every loop
+    (:func:`..limb.loop_constraints.loop_acceleration_bias`), ``Gdot thd`` stacked into ``rhs``
+    by :func:`cut_bias` of every cut joint from the body motion ``V``, ``A0`` of the limb tree at
+    ``thdd = 0`` without gravity and the frames ``C``; ``G_y`` of each loop factored in ``ld``
+    (:func:`..limb.limb_kernels.loop_matrix`).  Returns False where a ``G_y`` is singular."""
+    loops, S = lm[LM_LOOPS], ld[LD_FK]
+    nl = lm[LM_SIZES][SIZE_NL]
+    row = 0
+    for lp in range(nl):                         # Gdot thd of every cut joint
+        for c in range(loops[lp, LOOP_FIRST_CUT], loops[lp, LOOP_END_CUT]):
+            row += cut_bias(lm, c, C, V, A0, rhs, row, S)
+    for i in range(n):
+        bias[i] = 0.0
+    b = ld[LD_B]
+    row = 0
+    for lp in range(nl):                         # rows y: -G_y^-1 (Gdot thd)
+        r = loop_matrix(lm, ld, lp)
+        for i in range(r):
+            b[i, 0] = rhs[row + lm[LM_LOOP_ROWS][lp, i]]
+        if not lu_solve(ld[LD_A], r, b, 1):
+            return False
+        for i in range(r):
+            bias[lm[LM_LOOP_DEPENDENT][lp, i]] = -b[i, 0]
+        row += loops[lp, LOOP_SIZE]
+    return True
+
+
+@kernel
 def limb_rates_rnea(lm, ld, lx, Vt, At, Vp, Ap, with_acc, thd, thdd, Wl):
     """At the IK solution in ``ld``: ``thd`` (n,) (eqs. 27-28) and ``thdd`` (n,) (eq. 29), each
     refined on ``[G; J_p]``, and the limb's share ``Wl = K^T tau`` (dp,) of eq. 45 with the RNEA
@@ -209,8 +239,7 @@ def limb_rates_rnea(lm, ld, lx, Vt, At, Vp, Ap, with_acc, thd, thdd, Wl):
     qd, zeros, ap = lx[LX_QD], lx[LX_ZEROS], lx[LX_AP]
     C, Y, H, F, K, Lt = ld[LD_C], ld[LD_Y], ld[LD_H], ld[LD_F], ld[LD_K], ld[LD_L_T]
     sizes = lm[LM_SIZES]
-    pb, dl, dp, delta, nl = (sizes[SIZE_PLATFORM_BODY], sizes[SIZE_DL], sizes[SIZE_DP],
-                             sizes[SIZE_DELTA], sizes[SIZE_NL])
+    pb, dl, dp, delta = sizes[SIZE_PLATFORM_BODY], sizes[SIZE_DL], sizes[SIZE_DP], sizes[SIZE_DELTA]
     n = len(thd)
     for j in range(delta):                       # qd = F V_t, thd = H qd (eqs. 27-28)
         s = 0.0
@@ -232,24 +261,9 @@ def limb_rates_rnea(lm, ld, lx, Vt, At, Vp, Ap, with_acc, thd, thdd, Wl):
     if not with_acc:
         return OK
     body_motion(lm[LM_PARENT], C, Y, thd, zeros, zeros, V, A, Vs, As)     # A0: thdd = 0, no gravity
-    loops, S = lm[LM_LOOPS], ld[LD_FK]
-    row = 0
-    for lp in range(nl):                         # Gdot thd of every cut joint
-        for c in range(loops[lp, LOOP_FIRST_CUT], loops[lp, LOOP_END_CUT]):
-            row += cut_bias(lm, c, C, V, A, rhs, row, S)
-    for i in range(n):
-        bias[i] = 0.0
+    if not loop_acceleration_bias(lm, ld, C, V, A, rhs, bias, n):      # Hdot qd (eq. 20)
+        return SINGULAR
     b = ld[LD_B]
-    row = 0
-    for lp in range(nl):                         # Hdot qd: rows y -G_y^-1 (Gdot thd) (eq. 20)
-        r = loop_matrix(lm, ld, lp)
-        for i in range(r):
-            b[i, 0] = rhs[row + lm[LM_LOOP_ROWS][lp, i]]
-        if not lu_solve(ld[LD_A], r, b, 1):
-            return SINGULAR
-        for i in range(r):
-            bias[lm[LM_LOOP_DEPENDENT][lp, i]] = -b[i, 0]
-        row += loops[lp, LOOP_SIZE]
     a6 = ld[LD_DX]
     # A_p = Ad(C_p)^-1 As0_pb + J_p (Hdot qd): the platform frame's acceleration (eq. 29)
     _frame_acceleration(C, pb, lm[LM_PLATFORM_OFFSET], As, a6, ld[LD_VEC])

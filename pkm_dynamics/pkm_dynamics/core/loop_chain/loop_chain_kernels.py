@@ -24,14 +24,13 @@ row (which raises the named exception, or continues from the reference configura
 from __future__ import annotations
 
 from ..friction.friction_kernels import joint_friction
-from ..limb.limb_dynamics_kernels import body_motion, cut_bias, limb_task_inertia, rnea_spatial
+from ..limb.limb_dynamics_kernels import body_motion, limb_task_inertia, loop_acceleration_bias, rnea_spatial
 from ..limb.limb_kernels import (limb_jacobians, limb_state, loop_correction, loop_matrix, loop_norm, platform_pose,
                                  solve_loops)
-from ..limb.limb_layout import (LD_A, LD_B, LD_C, LD_FK, LD_H, LD_INNER, LD_J_P, LD_POSE, LD_Y, LM_BASE_ACCELERATION,
-                                LM_H_COLUMN, LM_INERTIA, LM_LOOP_DEPENDENT, LM_LOOP_INDEPENDENT, LM_LOOP_ROWS,
-                                LM_LOOPS, LM_PARENT, LM_REVOLUTE, LM_SIZES, LM_SUPPORT, LOOP_END_CUT, LOOP_FIRST_CUT,
-                                LOOP_NDEP, LOOP_SIZE, LX_A, LX_AS, LX_BIAS, LX_QD, LX_RHS, LX_V, LX_VS, LX_ZEROS,
-                                SIZE_DELTA, SIZE_NL)
+from ..limb.limb_layout import (LD_A, LD_B, LD_C, LD_H, LD_INNER, LD_J_P, LD_POSE, LD_Y, LM_BASE_ACCELERATION,
+                                LM_H_COLUMN, LM_INERTIA, LM_LOOP_DEPENDENT, LM_LOOP_INDEPENDENT, LM_LOOPS, LM_PARENT,
+                                LM_REVOLUTE, LM_SIZES, LM_SUPPORT, LOOP_NDEP, LX_A, LX_AS, LX_BIAS, LX_QD, LX_RHS,
+                                LX_V, LX_VS, LX_ZEROS, SIZE_DELTA, SIZE_NL)
 from ..numba_support.cache import kernel
 from ..pkm.robot_kernels import data_views, model_views
 from ..spatial.small_linalg import lu_solve
@@ -160,24 +159,8 @@ def chain_motion(lm, ld, lx, cols, xd, xdd, with_acc, thd, thdd):
         thd[i] = s
     V, A0 = lx[LX_V], lx[LX_A]
     body_motion(lm[LM_PARENT], C, Y, thd, zeros, zeros, V, A0, lx[LX_VS], lx[LX_AS])
-    loops, S = lm[LM_LOOPS], ld[LD_FK]
-    row = 0
-    for lp in range(lm[LM_SIZES][SIZE_NL]):      # Gdot thd of every cut joint
-        for c in range(loops[lp, LOOP_FIRST_CUT], loops[lp, LOOP_END_CUT]):
-            row += cut_bias(lm, c, C, V, A0, rhs, row, S)
-    for i in range(n):
-        bias[i] = 0.0
-    b = ld[LD_B]
-    row = 0
-    for lp in range(lm[LM_SIZES][SIZE_NL]):      # Hdot xd: rows y -G_y^-1 (Gdot thd)
-        r = loop_matrix(lm, ld, lp)
-        for i in range(r):
-            b[i, 0] = rhs[row + lm[LM_LOOP_ROWS][lp, i]]
-        if not lu_solve(ld[LD_A], r, b, 1):
-            return SINGULAR
-        for i in range(r):
-            bias[lm[LM_LOOP_DEPENDENT][lp, i]] = -b[i, 0]
-        row += loops[lp, LOOP_SIZE]
+    if not loop_acceleration_bias(lm, ld, C, V, A0, rhs, bias, n):     # Hdot xd (eq. 20)
+        return SINGULAR
     for k in range(len(cols)):
         q[hcol[cols[k]]] = xdd[k] if with_acc else 0.0
     for i in range(n):
