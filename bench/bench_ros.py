@@ -1,6 +1,7 @@
 """ROS-side benchmark of the installed node: the feedforward stream of the crane
-(``heavy_duty_4dof``), the IRSBot-2 (``irsbot2_paths``, task-space references) and the
-Gough-Stewart platform (``gough_stewart_6ups``), and the crane's services.
+(``heavy_duty_4dof``), the excavator (``excavator``, a chain of loops), the IRSBot-2
+(``irsbot2_paths``, task-space references) and the Gough-Stewart platform
+(``gough_stewart_6ups``), and the crane's services.
 
 Per robot, the node in its own process over loopback DDS (``NodeProcess``, default
 parameters but ``completion.enabled: false``):
@@ -23,7 +24,7 @@ in its own process, default executor) and the node's ``~/get_model_info``: media
 the ratio ID / empty; and ``~/inverse_dynamics`` of a 1000-point trajectory, next to the
 core's batched inverse dynamics of the same points.
 
-    .venv/bin/python bench/bench_ros.py [--robots crane,irsbot2,gough_stewart] [--minutes M]
+    .venv/bin/python bench/bench_ros.py [--robots crane,excavator,irsbot2,gough_stewart] [--minutes M]
         [--rate HZ] [--sweep HZ,HZ] [--sweep-seconds S] [--calls N] [--count N]
         [--outputs commands,joint_state,pressure,valve]
 
@@ -47,7 +48,7 @@ from pkm_dynamics.testing import NodeProcess, loopback_ros_env, use_loopback_ros
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 from common import machine  # noqa: E402
-from ros_streams import crane_states, description, reference_messages, topic  # noqa: E402
+from ros_streams import ACTUATOR_SPACE, crane_states, description, reference_messages, topic  # noqa: E402
 
 NAMES = ['slew', 'lift', 'tilt', 'extension']
 X0 = [0.3, 0.2, 0.25, 0.4]
@@ -311,7 +312,7 @@ def bench_node_cost(robot, count, outputs):
     times, warm = [], None
     for msg in msgs:
         p = msg.points[0]
-        if robot == 'crane':
+        if robot in ACTUATOR_SPACE:
             x, xd, xdd = (np.array(v) for v in (p.positions, p.velocities, p.accelerations))
             t = time.perf_counter()
             core.inverse_dynamics(x, xd, xdd)

@@ -3,6 +3,9 @@ reference messages (built once, so that sending one costs only its stamp and the
 
 - ``crane``: ``heavy_duty_4dof`` (module chain), JointTrajectory on ``~/reference``: the four
   actuators on sines about mid-stroke;
+- ``excavator``: ``excavator`` (a chain of loops: the bucket through its rocker and coupler),
+  JointTrajectory on ``~/reference``: the swing and the three cylinders on sines about
+  mid-stroke, a quarter of each stroke in amplitude;
 - ``irsbot2``: ``irsbot2_paths`` (paper 001), MultiDOFJointTrajectory on ``~/task_reference``:
   the parabolic path of paper 001 Sec. 6.4 (``parabolic_trajectory``), one cycle;
 - ``gough_stewart``: ``gough_stewart_6ups`` (6-UPS), MultiDOFJointTrajectory: the platform
@@ -15,8 +18,10 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
-ROBOTS = {'crane': 'heavy_duty_4dof', 'irsbot2': 'irsbot2_paths',
+ROBOTS = {'crane': 'heavy_duty_4dof', 'excavator': 'excavator', 'irsbot2': 'irsbot2_paths',
           'gough_stewart': 'gough_stewart_6ups'}
+#: the robots whose references are actuator states (JointTrajectory on ``~/reference``)
+ACTUATOR_SPACE = ('crane', 'excavator')
 
 
 def description(robot):
@@ -25,7 +30,7 @@ def description(robot):
 
 def topic(robot):
     """The node's input topic (relative to its ``~``) for ``robot``'s references."""
-    return 'reference' if robot == 'crane' else 'task_reference'
+    return 'reference' if robot in ACTUATOR_SPACE else 'task_reference'
 
 
 def crane_states(count):
@@ -38,6 +43,26 @@ def crane_states(count):
     xd = amp * w * np.cos(w * t[:, None] + phase)
     xdd = -amp * w**2 * np.sin(w * t[:, None] + phase)
     return x, xd, xdd
+
+
+def actuator_states(robot, count):
+    """``(names, (x, xd, xdd) (count, n) each)`` of an actuator-space ``robot``: the crane's
+    :func:`crane_states`; else every actuator on a sine about mid-stroke, a quarter of its
+    stroke in amplitude (an unbounded joint about zero, 0.5 rad: as if its stroke were ±1), one
+    period over ``count``."""
+    if robot == 'crane':
+        return ['slew', 'lift', 'tilt', 'extension'], crane_states(count)
+    from pkm_dynamics.core import load_robot
+    core = load_robot(description(robot))
+    t = np.arange(count) / count
+    w = 2 * np.pi
+    bounded = np.isfinite(core.lower) & np.isfinite(core.upper)      # else (a swing): 0 +- 0.5 rad
+    lo, hi = np.where(bounded, core.lower, -1.0), np.where(bounded, core.upper, 1.0)
+    mid, amp = (lo + hi) / 2, (hi - lo) / 4
+    phase = np.arange(len(mid))[None]
+    return list(core.actuated_joints), (mid + amp * np.sin(w * t[:, None] + phase),
+                                        amp * w * np.cos(w * t[:, None] + phase),
+                                        -amp * w**2 * np.sin(w * t[:, None] + phase))
 
 
 def task_states(robot, parallel, count):
@@ -57,11 +82,11 @@ def task_states(robot, parallel, count):
 def reference_messages(robot, count=1000):
     """``count`` reference messages of one period of ``robot``'s motion (see module doc)."""
     from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
-    if robot == 'crane':
-        names = ['slew', 'lift', 'tilt', 'extension']
+    if robot in ACTUATOR_SPACE:
+        names, states = actuator_states(robot, count)
         return [JointTrajectory(joint_names=names, points=[JointTrajectoryPoint(
             positions=list(x), velocities=list(xd), accelerations=list(xdd))])
-            for x, xd, xdd in zip(*crane_states(count))]
+            for x, xd, xdd in zip(*states)]
     from geometry_msgs.msg import Accel, Transform, Twist
     from trajectory_msgs.msg import MultiDOFJointTrajectory, MultiDOFJointTrajectoryPoint
     from pkm_dynamics.node.messages.conversions import matrix_pose, task_message
