@@ -1,12 +1,12 @@
 """The grapple crane (robots/grapple_crane.urdf: the HIAB crane with a rotator and a grapple on two
 passive swing axes) over DDS: the dynamics services take the passive joints' measured state in
-``passive_names`` / ``passive_positions`` / ``passive_velocities`` and answer with exactly the
-core's numbers (computed here on the same inputs: forward dynamics, Featherstone's hybrid
+``passive_names`` / ``passive_positions`` / ``passive_velocities`` and answer with the core's
+numbers to round-off (computed here on the same inputs: forward dynamics, Featherstone's hybrid
 dynamics with the passive accelerations, joint reactions); a passive joint missing or not finite
 is refused naming it and the node keeps serving; the joint-state completion reads the swing axes
 from the measured joint states and the feedforward uses the latest of them."""
 import numpy as np
-from numpy.testing import assert_array_equal
+from numpy.testing import assert_allclose
 import pytest
 
 X = np.array([0.3, 0.2, 0.25, 0.4, 0.3])
@@ -15,6 +15,14 @@ XDD = np.array([0.2, 0.1, -0.1, 0.3, -0.4])
 #: the swing axes (grapple_swing_y, grapple_swing_x): positions and velocities
 P = np.array([0.2, -0.1])
 PD = np.array([0.3, 0.15])
+
+
+def assert_round_off(got, expected):
+    """``got`` equals ``expected`` to round-off (1e-12 of the largest entry, at least 1e-12): the
+    node's answer and this process's call of the same robot on the same inputs are not always
+    equal bit for bit (seen once: one unit in the last place of an effort in the feedforward)."""
+    expected = np.asarray(expected, dtype=float)
+    assert_allclose(got, expected, rtol=1e-12, atol=1e-12 * max(np.abs(expected).max(initial=0.0), 1.0))
 
 
 @pytest.fixture(scope='module')
@@ -52,13 +60,13 @@ def test_forward_dynamics_and_reactions_take_the_passive_state(grapple):
     response = client.call(ForwardDynamics, 'forward_dynamics', request_of(ForwardDynamics, robot, X, XD, f))
     assert response.success, response.message
     expected = robot.forward_dynamics(x, xd, f)
-    assert_array_equal(response.acceleration, expected[:5])
+    assert_round_off(response.acceleration, expected[:5])
     assert list(response.passive_names) == list(robot.passive_joints)
-    assert_array_equal(response.passive_accelerations, expected[5:])
+    assert_round_off(response.passive_accelerations, expected[5:])
     response = client.call(JointReactions, 'joint_reactions', request_of(JointReactions, robot, X, XD, f))
     assert response.success, response.message
     got = [[w.torque.x, w.torque.y, w.torque.z, w.force.x, w.force.y, w.force.z] for w in response.joint_wrenches]
-    assert_array_equal(got, robot.joint_reactions(x, xd, f).joint_wrenches)
+    assert_round_off(got, robot.joint_reactions(x, xd, f).joint_wrenches)
 
 
 def test_inverse_dynamics_is_the_hybrid_dynamics(grapple):
@@ -81,9 +89,9 @@ def test_inverse_dynamics_is_the_hybrid_dynamics(grapple):
     assert response.success, response.message
     expected = [robot.hybrid_dynamics(np.concatenate([x, p]), np.concatenate([xd, pd]), xdd)
                 for x, xd, xdd, p, pd in rows]
-    assert_array_equal([p.effort for p in response.feedforward.points], [u for u, _ in expected])
+    assert_round_off([p.effort for p in response.feedforward.points], [u for u, _ in expected])
     assert list(response.passive_names) == list(robot.passive_joints)
-    assert_array_equal(response.passive_accelerations, np.concatenate([a for _, a in expected]))
+    assert_round_off(response.passive_accelerations, np.concatenate([a for _, a in expected]))
 
 
 def test_a_bad_passive_state_is_named_and_the_node_serves(grapple):
@@ -133,12 +141,12 @@ def test_completion_and_feedforward_use_the_measured_swing(grapple, module_ros_n
     out = [m for m in completed.messages if len(m.name) == len(robot.tree_joints)][-1]
     q, qd, _ = robot.tree_state(np.concatenate([X, P]), np.concatenate([XD, PD]))
     assert list(out.name) == list(robot.tree_joints)
-    assert_array_equal(out.position, q)
-    assert_array_equal(out.velocity, qd)
+    assert_round_off(out.position, q)
+    assert_round_off(out.velocity, qd)
     point = JointTrajectoryPoint(positions=list(X), velocities=list(XD), accelerations=list(XDD))
     ref = JointTrajectory(joint_names=list(robot.actuated_joints), points=[point])
     reference.publish(ref)
     assert spin_until(node, lambda: feedforward.messages)
     u = robot.inverse_dynamics(np.concatenate([X, P]), np.concatenate([XD, PD]), XDD)
     assert list(feedforward.messages[-1].name) == list(robot.actuated_joints)
-    assert_array_equal(feedforward.messages[-1].effort, u)
+    assert_round_off(feedforward.messages[-1].effort, u)
