@@ -137,7 +137,7 @@ def test_compiled_task_embedding_equals_the_numpy_route(name):
     G = task_embedding(robot, sol.limb_theta, len(P))
     reference = reference_task_embedding(robot, sol.limb_theta, len(P))
     assert np.abs(G - reference).max() <= 1e-12 * max(1.0, np.abs(reference).max())
-    one = robot.inverse_kinematics(P[0], V[0], A[0])
+    one = robot.inverse_kinematics(P[0])         # its rates and limb forces: from the scratch
     u = robot.inverse_dynamics(one, V[0], A[0])
     task_embedding(robot, sol.limb_theta, len(P))
     assert _rel(robot.inverse_dynamics(one, V[0], A[0]), u) <= 1e-13
