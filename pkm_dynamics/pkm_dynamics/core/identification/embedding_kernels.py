@@ -1,5 +1,5 @@
-"""The constraint embedding ``G`` of a parallel robot compiled (the numpy reference route:
-:func:`.regressor.task_embedding`): one call over a batch of inverse-kinematics solutions, per
+"""The constraint embedding ``G`` of a parallel robot compiled (the numpy route, its check:
+:func:`.regressor.reference_task_embedding`): one call over a batch of inverse-kinematics solutions, per
 sample and limb the limb kernels' ``K_l = H_l F_l`` (paper 001 eq. 28) on the packed limb model
 and the calling thread's scratch (:class:`..pkm.limb_tables.LimbTables`,
 :func:`..pkm.robot_kernels.model_views` / ``data_views``)."""
