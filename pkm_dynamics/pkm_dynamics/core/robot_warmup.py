@@ -118,7 +118,8 @@ def warm_loop_chain() -> None:
 
 def warm_pkm(robots: str) -> None:
     """The limb kernels (:mod:`.limb.limb_ik_kernels`, :mod:`.pkm.robot_kernels`: both IK schemes,
-    rates, ID; the workspace sweep (:mod:`.sweeps`); the identification's regressor;
+    rates, ID; the workspace sweep (:mod:`.sweeps`); the identification's regressor and its
+    constraint embedding (:mod:`.identification.embedding_kernels`);
     :mod:`.pkm.robot_dynamics`: FD, with and without a wrench) on the example planar 3-RRR of the
     directory ``robots`` (skipped where it is not there: the kernels then compile
     when the first parallel robot is built)."""
@@ -131,7 +132,7 @@ def warm_pkm(robots: str) -> None:
     for scheme in ("nested", "compound"):
         sol = robot.inverse_kinematics(pose, z, z, scheme=scheme)
     u = robot.inverse_dynamics(sol, z, z)
-    regressor(robot, pose, z, z)                             # the identification's tree regressor
+    regressor(robot, pose, z, z)              # the identification's tree regressor and embedding_kernels
     workspace_sweep(robot, pose[None])                       # sweeps.pkm_workspace_kernels
     robot.forward_dynamics(sol, z, u)
     robot.forward_dynamics(sol, z, u, wrench=np.zeros(6))

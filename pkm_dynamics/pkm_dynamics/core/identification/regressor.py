@@ -48,10 +48,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import StateError
+from ..errors import SingularityError, StateError
 from ..friction.friction_model import friction_basis, friction_torques
 from ..limb.limb_ik import limb_jacobians
+from ..status import OK
 from ..tree.tree_dynamics import frame_jacobian
+from .embedding_kernels import task_embedding_rows
 from .parameters import friction_joints
 from .tree_regressor import tree_regressor
 
@@ -112,9 +114,32 @@ def _task_motion(robot, x, xd, xdd):
 
 def task_embedding(robot, limb_theta, N) -> np.ndarray:
     """``G`` (N, n_q, delta) of a parallel robot: per sample each limb's ``K_l`` (n_l, delta),
-    ``thetad_l = K_l V_t`` (paper 001 eq. 28, :func:`~..limb.limb_ik.limb_jacobians` at the limb's
-    joints ``limb_theta[l]`` (N, n_l) of the inverse kinematics), its rows placed at the limb's
-    tree joints (``limb.whole_index``; tree joints of no limb: zero rows)."""
+    ``thetad_l = K_l V_t`` (paper 001 eq. 28 at the limb's joints ``limb_theta[l]`` (N, n_l) of
+    the inverse kinematics), its rows placed at the limb's tree joints (``limb.whole_index``;
+    tree joints of no limb: zero rows).  A robot with ``compiled`` runs
+    :func:`.embedding_kernels.task_embedding_rows` on its limb tables and raises
+    :class:`~..errors.SingularityError` naming the sample and limb where ``G_y`` or ``L_t`` is
+    singular; otherwise :func:`reference_task_embedding`."""
+    if not getattr(robot, "compiled", False):
+        return reference_task_embedding(robot, limb_theta, N)
+    tables = robot.limb_tables
+    G = np.zeros((N, robot.description.tree.nq, robot.dof))
+    theta = np.ascontiguousarray(np.concatenate([np.asarray(t, dtype=float).reshape(N, -1) for t in limb_theta],
+                                                axis=1)).ravel()
+    rows = np.concatenate([limb.whole_index for limb in robot.limbs]).astype(np.int64)
+    status = np.zeros((N, 2), dtype=np.int64)
+    task_embedding_rows(*tables.kernel_arguments(), theta, rows, G, status)
+    bad = np.flatnonzero(status[:, 0] != OK)
+    if len(bad):
+        i, l = int(bad[0]), int(status[bad[0], 1])
+        raise SingularityError(f"sample {i}: limb '{robot.limbs[l].name}' is singular (G_y or L_t, "
+                               f"status {int(status[i, 0])}): no constraint embedding")
+    return G
+
+
+def reference_task_embedding(robot, limb_theta, N) -> np.ndarray:
+    """:func:`task_embedding` on the numpy route (:func:`~..limb.limb_ik.limb_jacobians` per
+    sample and limb): the reference of the compiled one."""
     G = np.zeros((N, robot.description.tree.nq, robot.dof))
     for limb, theta in zip(robot.limbs, limb_theta):
         rows = limb.whole_index >= 0

@@ -202,6 +202,14 @@ class LimbTables:
             self._local.entries = EntryPoints()
         return d
 
+    def kernel_arguments(self) -> tuple:
+        """``(fm, im, hm, fd, idt, hd, toff)``: the model and the calling thread's scratch for a
+        kernel that runs the limb kernels at joints of its own (the scratch then no longer holds
+        the state of the last IK: the next rates or dynamics rebuild it)."""
+        fd, idt, hd = self.data()
+        self._local.theta = None
+        return self.fm, self.im, self.hm, fd, idt, hd, self.toff
+
     def split(self, flat) -> list:
         """Per limb views (n_l,) of a flat joint vector."""
         t = self.toff.tolist()                  # Python ints: quicker slicing

@@ -196,6 +196,11 @@ class ParallelRobot(PkmKinematics, PkmForwardKinematics, TaskSpaceDynamics):
 
     # -- names and solver options (read-only: ``options`` is fixed) ----------------------------
     @property
+    def limb_tables(self) -> LimbTables:
+        """The limbs' packed model and per-thread scratch of the compiled kernels (read only)."""
+        return self._limb_tables
+
+    @property
     def actuated_joints(self) -> tuple:
         return self.description.actuated_joints
 

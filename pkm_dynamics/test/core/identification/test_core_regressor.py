@@ -125,6 +125,24 @@ def test_compiled_tree_regressor_equals_the_numpy_route(name):
     assert _rel(tree_regressor(tree, q[0], qd[0], qdd[0], g), reference) <= 1e-13
 
 
+@pytest.mark.parametrize("name", sorted(PARALLEL))
+def test_compiled_task_embedding_equals_the_numpy_route(name):
+    """``G`` of the compiled limb kernels (eq. 28 per sample and limb) against the numpy
+    ``limb_jacobians`` route at the same inverse kinematics; the embedding leaves the limbs'
+    scratch to the next rates: the inverse dynamics of an IK solution taken before it is unchanged."""
+    from pkm_dynamics.core.identification.regressor import reference_task_embedding, task_embedding
+    robot = _robot(name)
+    P, V, A, _ = task_states(robot, np.random.default_rng(4), 5, PARALLEL[name])
+    sol = robot.inverse_kinematics(P, V, A)
+    G = task_embedding(robot, sol.limb_theta, len(P))
+    reference = reference_task_embedding(robot, sol.limb_theta, len(P))
+    assert np.abs(G - reference).max() <= 1e-12 * max(1.0, np.abs(reference).max())
+    one = robot.inverse_kinematics(P[0])         # its rates and limb forces: from the scratch
+    u = robot.inverse_dynamics(one, V[0], A[0])
+    task_embedding(robot, sol.limb_theta, len(P))
+    assert _rel(robot.inverse_dynamics(one, V[0], A[0]), u) <= 1e-13
+
+
 def test_chain_of_loops_regressor_reproduces_its_inverse_dynamics():
     """The crane as one hybrid limb (constraint embedding, paper 001: ``LimbChainRobot``, actuator
     space): ``Y pi + u_0`` equals its own inverse dynamics."""
