@@ -6,14 +6,12 @@ from the reference and the corners of the box at 1/4 and 3/4 of the strokes; the
 the end-effector's tree Jacobian times the constraint-embedding map ``H`` (paper 001 eq. 20)."""
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 
 from ..errors import ConvergenceError, PkmDynamicsError, StateError
 from ..interface import IKSolution
 from ..module_chain.chain_ik import REALISABLE, SAME_SOLUTION, SEARCH_MAX_STROKES
-from ..spatial.pose_newton import pose_newton as newton
+from ..spatial.pose_newton import box_starts, pose_newton as newton
 from ..spatial.se3 import Ad_inv
 from ..tree.compiled_tree import kinematics as compiled_kinematics
 from ..tree.tree_dynamics import body_jacobian, forward_kinematics
@@ -70,17 +68,8 @@ def pose_newton(robot, T_star, x, tol: float, max_iter: int) -> tuple:
 
 def ik_starts(robot, reference) -> list:
     """``reference`` (n,), then the corners of the box at 1/4 and 3/4 of every stroke
-    (``2^b`` for ``b <= SEARCH_MAX_STROKES`` limited actuators)."""
-    _, turns = stroke_scale(robot)
-    starts = [np.array(reference, dtype=float)]
-    limited = np.flatnonzero(~turns)
-    if len(limited) > SEARCH_MAX_STROKES:
-        return starts
-    for corner in itertools.product((0.25, 0.75), repeat=len(limited)):
-        x = starts[0].copy()
-        x[limited] = robot.lower[limited] + np.array(corner) * (robot.upper - robot.lower)[limited]
-        starts.append(x)
-    return starts
+    (``2^b`` for ``b <= SEARCH_MAX_STROKES`` limited actuators; :func:`..spatial.pose_newton.box_starts`)."""
+    return box_starts(reference, robot.lower, robot.upper, stroke_scale(robot)[1], SEARCH_MAX_STROKES)
 
 
 def loop_chain_inverse_kinematics(robot, pose, twist=None, acceleration=None, initial=None,

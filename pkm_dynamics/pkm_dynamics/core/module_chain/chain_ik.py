@@ -22,13 +22,11 @@ iteration:
 """
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 
 from ..errors import ConvergenceError, SingularityError, StateError
 from ..interface import IKSolution
-from ..spatial.pose_newton import pose_newton as newton
+from ..spatial.pose_newton import box_starts, pose_newton as newton
 from ..spatial.se3 import Ad_inv
 from ..tree.tree_dynamics import kinematics
 
@@ -82,17 +80,10 @@ def stroke_distance(chain, a, b) -> float:
 def ik_starts(chain, reference) -> list:
     """Start configurations of the solution search: ``reference`` (n,), then the corners of the
     box at 1/4 and 3/4 of every stroke (``2^b`` for ``b <= SEARCH_MAX_STROKES`` limited
-    actuators; a joint without limits keeps its reference value)."""
+    actuators; a joint without limits keeps its reference value;
+    :func:`..spatial.pose_newton.box_starts`)."""
     lower, upper, _, turns = stroke_metric(chain)
-    starts = [np.array(reference, dtype=float)]
-    limited = np.flatnonzero(~turns)
-    if len(limited) > SEARCH_MAX_STROKES:
-        return starts
-    for corner in itertools.product((0.25, 0.75), repeat=len(limited)):
-        x = starts[0].copy()
-        x[limited] = lower[limited] + np.array(corner) * (upper - lower)[limited]
-        starts.append(x)
-    return starts
+    return box_starts(reference, lower, upper, turns, SEARCH_MAX_STROKES)
 
 
 def pose_newton(robot, T_star, x, tol: float, max_iter: int) -> tuple:

@@ -5,6 +5,8 @@ end-effector Jacobian (in one call, which a compiled chain evaluates together), 
 iteration."""
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from ..errors import PkmDynamicsError
@@ -62,3 +64,19 @@ def pose_newton(pose_and_jacobian, T_star, x, lower, upper, tol: float, max_iter
         if polishing:
             break
     return x, float(np.linalg.norm(e)), it
+
+
+def box_starts(reference, lower, upper, turns, max_strokes: int) -> list:
+    """Start configurations of the IK's solution search: ``reference`` (n,), then the corners of
+    the box at 1/4 and 3/4 of every stroke ``lower``..``upper`` (n,) (``2^b`` for ``b <=
+    max_strokes`` limited actuators, those not flagged in ``turns`` (n,) bool; a joint without
+    limits keeps its reference value)."""
+    starts = [np.array(reference, dtype=float)]
+    limited = np.flatnonzero(~turns)
+    if len(limited) > max_strokes:
+        return starts
+    for corner in itertools.product((0.25, 0.75), repeat=len(limited)):
+        x = starts[0].copy()
+        x[limited] = lower[limited] + np.array(corner) * (upper - lower)[limited]
+        starts.append(x)
+    return starts
