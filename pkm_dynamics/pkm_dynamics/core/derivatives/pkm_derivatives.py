@@ -16,12 +16,13 @@ parameter ``s`` (:func:`direction_jets`):
 2. ``K(q) = [G(q); P_t J_p(q)]`` (loop constraint and task Jacobians, jets along ``q(s)``);
    ``qd(s)`` from ``K qd = [0; V_t + s v]``;
 3. ``qdd(s)`` from ``K qdd = [0; Vdot_t + s a] - beta(q, qd)``, ``beta = (DK[qd]) qd`` the
-   velocity-product terms, whose ``s``-derivative ``(D2K[q1, qd]) qd + (DK[qd]) qd1 +
-   (DK[qd1]) qd`` comes from jets of ``K`` along straight lines ``q0 + t y`` (``D2K[a, b]`` by
-   polarisation of ``D2K[y, y]``);
-4. ``tau(s)`` = RNEA of the tree (:func:`.rnea_jet`), ``N(s)`` from ``K N = [0; I]`` (tree
-   velocities per unit task twist), ``J_IK(s) = S N(s)`` and the generalised task force
-   ``W(s) = N^T tau - P_p^T W_EE`` (eqs. 39, 45: ``J_IK^T u = W``).
+   velocity-product terms (:func:`.jet_bias.velocity_product_jet`, shared with the chains of
+   loops);
+4. ``tau(s)`` = RNEA of the tree (:func:`.rnea_jet`) plus the joints' friction torques
+   ``tau_f(qd(s))`` (:func:`.jet_bias.with_friction_jet`: exact for the smooth law), ``N(s)``
+   from ``K N = [0; I]`` (tree velocities per unit task twist), ``J_IK(s) = S N(s)`` and the
+   generalised task force ``W(s) = N^T tau - P_p^T W_EE`` (eqs. 39, 45: ``J_IK^T u = W``; the
+   friction's share ``N^T tau_f`` is eq. 44's ``W_t``, each tree joint once).
 
 Inverse dynamics: ``u = J_IK^-T W`` (minimum norm for redundant actuation); forward dynamics at
 ``Vdot_t = FD(C, V_t, u)``: ``J_IK^T u - W = 0`` differentiated, ``M_t dVdot = dJ_IK^T u - dW``
@@ -30,10 +31,13 @@ in numpy (see bench/README.md).
 """
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from ..spatial import taylor as T
 from .derivatives import DynamicsDerivatives
+from .jet_bias import velocity_product_jet, with_friction_jet
 from ..errors import StateError
 from ..hoid.jet_dynamics import (close_loops, constraint_jacobian_jet, pose_jets, rnea_jet, tree_motion_jet,
                                  _jacobian_jet)
@@ -49,13 +53,6 @@ def task_jacobian_jet(jm, qj) -> np.ndarray:
     return np.concatenate(rows, axis=1)
 
 
-def _line(jm, q0, y, degree):
-    """Jet of ``K`` along the straight line ``q0 + t y`` (degree ``degree``)."""
-    qj = np.zeros((degree + 1, len(q0)))
-    qj[0], qj[1] = q0, y
-    return task_jacobian_jet(jm, qj)
-
-
 def direction_jets(jm, q0, V, A, wrench, w, v, a) -> tuple:
     """First-order jets along the direction ``(w, v, a)`` of ``(delta, V_t, Vdot_t)`` (steps 1-4
     of the module docstring): ``(W, J)`` of shapes (2, delta) and (2, n_act, delta), the
@@ -69,19 +66,11 @@ def direction_jets(jm, q0, V, A, wrench, w, v, a) -> tuple:
     rhs = np.zeros((2, m + dp))
     rhs[0, m:], rhs[1, m:] = V, v
     qd = T.solve(Kj, rhs, Kp)
-    qd0, qd1 = qd
-    DK0 = _line(jm, q0, qd0, 1)[1]                          # DK[qd0]
-    beta = np.zeros((2, m + dp))
-    beta[0] = DK0 @ qd0
-    beta[1] = DK0 @ qd1 + _line(jm, q0, qd1, 1)[1] @ qd0
-    if np.any(w):                                            # (D2K[q1, qd0]) qd0, polarised
-        D2 = (_line(jm, q0, q[1] + qd0, 2)[2] - _line(jm, q0, q[1] - qd0, 2)[2]) / 2.0
-        beta[1] += D2 @ qd0
-    rhs = -beta
+    rhs = -velocity_product_jet(partial(task_jacobian_jet, jm), q0, q[1], qd)
     rhs[0, m:] += A
     rhs[1, m:] += a
     qdd = T.solve(Kj, rhs, Kp)
-    tau = rnea_jet(tree, q, qd, qdd)
+    tau = with_friction_jet(jm.desc, rnea_jet(tree, q, qd, qdd), qd)        # eq. 44: Q_l + tau_f
     I = np.zeros((2, m + dp, dp))
     I[0, m:] = np.eye(dp)
     N = T.solve(Kj, I, Kp)                                   # (2, n, delta)

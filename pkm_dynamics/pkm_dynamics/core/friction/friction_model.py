@@ -169,8 +169,11 @@ def friction_basis(table, qd, joints) -> np.ndarray:
 
 
 def friction_jet(table, qdj: np.ndarray) -> np.ndarray:
-    """The Taylor jet (degree 2; coefficients ``c_k = d^k/dt^k / k!`` as :mod:`..spatial.taylor`)
-    of the joint friction torques along the jet ``qdj`` (>= 3, nq) of the joint rates:
-    ``tau(v0) + tau' v1 t + (tau' v2 + tau'' v1^2 / 2) t^2``.  Returns (3, nq)."""
+    """The Taylor jet (degree ``min(len(qdj) - 1, 2)``; coefficients ``c_k = d^k/dt^k / k!`` as
+    :mod:`..spatial.taylor`) of the joint friction torques along the jet ``qdj`` (>= 2, nq) of
+    the joint rates: ``tau(v0) + tau' v1 t + (tau' v2 + tau'' v1^2 / 2) t^2``.  Returns (2, nq)
+    for a first-order jet (the dynamics derivatives' dual numbers), else (3, nq)."""
     tau, d1, d2 = friction_torques(table, qdj[0])
+    if len(qdj) == 2:
+        return np.stack([tau, d1 * qdj[1]])
     return np.stack([tau, d1 * qdj[1], d1 * qdj[2] + 0.5 * d2 * qdj[1] ** 2])

@@ -218,7 +218,6 @@ class TaskSpaceDynamics:
         ``d_xd`` (delta, delta), ``d_u`` (delta, n_act): a :class:`~.derivatives.DynamicsDerivatives`
         (forward mode, :mod:`.pkm_derivatives`); batched over a leading axis."""
         from ..derivatives.pkm_derivatives import pkm_forward_dynamics_derivatives
-        self._no_friction("forward_dynamics_derivatives")
         return pkm_forward_dynamics_derivatives(self, x, xd, u, wrench, initial)
 
     def inverse_dynamics_derivatives(self, x, xd, xdd, wrench=None, *, initial=None):
@@ -227,15 +226,7 @@ class TaskSpaceDynamics:
         ``d_u`` (n_act, delta) each: a :class:`~.derivatives.DynamicsDerivatives` (forward mode,
         :mod:`.pkm_derivatives`); batched over a leading axis."""
         from ..derivatives.pkm_derivatives import pkm_inverse_dynamics_derivatives
-        self._no_friction("inverse_dynamics_derivatives")
         return pkm_inverse_dynamics_derivatives(self, x, xd, xdd, wrench, initial)
-
-    def _no_friction(self, call: str) -> None:
-        """Refuse ``call`` for a robot with joint friction (its derivatives do not cover eq. 44's
-        ``W_t`` yet) rather than answer without it."""
-        if self.friction is not None:
-            raise StateError(f"robot '{self.name}': {call} does not cover joint friction (eq. 44) for "
-                             "parallel robots yet; remove the <friction> / <dynamics> elements to use it")
 
     def mass_matrix(self, sol: PkmIKSolution, poses=None) -> np.ndarray:
         """``M_t`` (delta_p, delta_p), eq. 40: ``sum_l F_l^T H_l^T M_l H_l F_l + P_p^T M_p P_p``.

@@ -1,7 +1,8 @@
 """Joint friction of parallel robots (issue 27 item 3): paper 001's dissipative wrench ``W_t``
 (eq. 44) in the inverse dynamics (eq. 45), forward dynamics (eq. 39) and the higher-order
-inverse dynamics, against the power balance, Pinocchio's KKT route with the joint friction
-torques added (its own loop rows and closure), the round trip, and central differences."""
+inverse dynamics and the derivatives of ID and FD, against the power balance, Pinocchio's KKT
+route with the joint friction torques added (its own loop rows and closure), the round trip, and
+central differences."""
 import os
 
 import numpy as np
@@ -9,7 +10,6 @@ import pytest
 
 from pinocchio_loops import PinocchioLoops
 from pkm_dynamics.core import load_robot
-from pkm_dynamics.core.errors import StateError
 from pkm_dynamics.core.friction.friction_model import friction_torques
 from pkm_dynamics.core.spatial.se3 import exp_se3
 from pkm_dynamics.core.tree.constrained import kkt_forward_dynamics
@@ -119,11 +119,40 @@ def test_pkm_hoid_with_friction_against_differences_of_the_inverse_dynamics(pkm)
     assert _rel(res.ddu, (16 * (u(h) + u(-h)) - 30 * u(0.0) - u(2 * h) - u(-2 * h)) / (12 * h * h)) < 1e-6
 
 
-def test_pkm_derivatives_with_friction_are_refused_not_wrong(pkm):
-    name, _, robot, _ = pkm
-    pose, V, A = next(_states(robot, CASES[name][0], np.random.default_rng(1), 1))
-    with pytest.raises(StateError, match="joint friction"):
-        robot.inverse_dynamics_derivatives(pose, V, A)
+def _central(fn, args, which, h):
+    cols = []
+    for j in range(len(args[which])):
+        a, b = [v.copy() for v in args], [v.copy() for v in args]
+        a[which][j] += h
+        b[which][j] -= h
+        cols.append((fn(*a) - fn(*b)) / (2.0 * h))
+    return np.column_stack(cols)
+
+
+def test_pkm_derivatives_with_friction_against_central_differences(pkm):
+    """ID and FD derivatives with eq. 44's ``W_t`` (the forward-mode jets, friction's derivative
+    in the joint rates) against central differences of the public ID / FD with friction (the
+    limb route, which shares no code with the jets), pose along ``pose exp(P_p delta)``, with a
+    platform wrench: <= 1e-6 relative; and the friction's share is not negligible (``d_xd``
+    differs from the frictionless robot's)."""
+    name, plain, robot, _ = pkm
+    rng = np.random.default_rng(1)
+    dp = robot.dof
+    for pose, V, A in _states(robot, CASES[name][0], rng, 2):
+        W = rng.normal(size=6)
+        d = robot.inverse_dynamics_derivatives(pose, V, A, W)
+        u = robot.inverse_dynamics(pose, V, A, W)
+        assert np.array_equal(d.value, u)
+        fid = lambda dl, v, a: robot.inverse_dynamics(pose @ exp_se3(robot.P_p @ dl), v, a, W)    # noqa: E731
+        for which, jac in enumerate((d.d_x, d.d_xd, d.d_u)):
+            assert _rel(jac, _central(fid, [np.zeros(dp), V, A], which, 1e-6)) <= 1e-6, ("ID", which)
+        assert _rel(d.d_xd, plain.inverse_dynamics_derivatives(pose, V, A, W).d_xd) > 1e-2
+        fd = robot.forward_dynamics_derivatives(pose, V, u, W)
+        assert _rel(fd.value, A) < 1e-9
+        ffd = lambda dl, v, f: robot.forward_dynamics(pose @ exp_se3(robot.P_p @ dl), v, f, W)    # noqa: E731
+        steps = (1e-6, 1e-6, 1e-6 * max(1.0, np.abs(u).max()))
+        for which, jac in enumerate((fd.d_x, fd.d_xd, fd.d_u)):
+            assert _rel(jac, _central(ffd, [np.zeros(dp), V, u], which, steps[which])) <= 1e-6, ("FD", which)
 
 
 def test_pkm_zero_friction_is_the_frictionless_robot_bit_for_bit(pkm):
