@@ -9,19 +9,23 @@ For a direction ``(w, v, a)`` of ``(x, xd, xdd)`` the tree motion is a jet in ``
 2. ``K(q) = [G(q); S]`` (loop-constraint Jacobian, eq. 13 of paper 001, over the actuator
    selection); ``qd(s)`` from ``K qd = [0; xd + s v]``;
 3. ``qdd(s)`` from ``K qdd = [0; xdd + s a] - [(DG[qd]) qd; 0]``, the velocity-product term's
-   ``s``-derivative from jets of ``G`` along straight lines (polarisation, as in task space);
+   jet from :func:`..derivatives.jet_bias.velocity_product_jet` (as in task space);
 4. ``N(s)`` from ``K N = [0; I]`` (= ``H``, eq. 20: tree rates per unit actuator rate) and the
-   actuator efforts ``u(s) = N^T (rnea(q, qd, qdd) - J_E^T W_E)`` (eqs. 36-37; ``J_E`` the
-   end-effector Jacobian, ``W_E`` the wrench on it).
+   actuator efforts ``u(s) = N^T (rnea(q, qd, qdd) + tau_f(qd) - J_E^T W_E)`` (eqs. 36-37;
+   ``tau_f`` the joints' friction torques, :func:`..derivatives.jet_bias.with_friction_jet`,
+   exact for the smooth law; ``J_E`` the end-effector Jacobian, ``W_E`` the wrench on it).
 
 Inverse dynamics: ``u`` and its ``s``-derivatives; forward dynamics at ``xdd = FD(x, xd, u)``:
 ``M dxdd = du - u_x dx - u_xd dxd`` with ``M = du/dxdd``.
 """
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from ..derivatives.derivatives import DynamicsDerivatives
+from ..derivatives.jet_bias import velocity_product_jet, with_friction_jet
 from ..errors import StateError
 from ..hoid.jet_dynamics import _jacobian_jet, constraint_jacobian_jet, pose_jets, rnea_jet, tree_motion_jet
 from ..spatial import taylor as T
@@ -36,13 +40,6 @@ def actuator_jacobian_jet(jm, qj) -> np.ndarray:
     S[0] = jm.S
     rows = [constraint_jacobian_jet(tree, geo, C, K1) for geo in jm.constraints.geometry]
     return np.concatenate(rows + [S], axis=1)
-
-
-def _line(jm, q0, y, degree):
-    """Jet of ``K`` along the straight line ``q0 + t y`` (degree ``degree``)."""
-    qj = np.zeros((degree + 1, len(q0)))
-    qj[0], qj[1] = q0, y
-    return actuator_jacobian_jet(jm, qj)
 
 
 def direction_jets(robot, q0, xd, xdd, wrench, w, v, a) -> np.ndarray:
@@ -60,19 +57,12 @@ def direction_jets(robot, q0, xd, xdd, wrench, w, v, a) -> np.ndarray:
     Kp = np.linalg.pinv(Kj[0])
     rhs = np.zeros((2, m + na))
     rhs[0, m:], rhs[1, m:] = xd, v
-    qd0, qd1 = T.solve(Kj, rhs, Kp)
-    DK0 = _line(jm, q0, qd0, 1)[1]
-    beta = np.zeros((2, m + na))
-    beta[0] = DK0 @ qd0
-    beta[1] = DK0 @ qd1 + _line(jm, q0, qd1, 1)[1] @ qd0
-    if np.any(w):
-        D2 = (_line(jm, q0, q[1] + qd0, 2)[2] - _line(jm, q0, q[1] - qd0, 2)[2]) / 2.0
-        beta[1] += D2 @ qd0
-    rhs = -beta
+    qd = T.solve(Kj, rhs, Kp)
+    rhs = -velocity_product_jet(partial(actuator_jacobian_jet, jm), q0, q[1], qd)
     rhs[0, m:] += xdd
     rhs[1, m:] += a
     qdd = T.solve(Kj, rhs, Kp)
-    tau = rnea_jet(tree, q, np.stack([qd0, qd1]), qdd)
+    tau = with_friction_jet(jm.desc, rnea_jet(tree, q, qd, qdd), qd)        # the joints' friction in tau
     if wrench is not None:
         _, C = pose_jets(tree, q)
         JE = _jacobian_jet(tree, C, robot.ee_body, 2, robot.ee_offset)

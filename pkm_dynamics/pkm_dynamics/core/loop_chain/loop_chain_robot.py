@@ -147,15 +147,6 @@ class LoopChainRobot:
             raise StateError(f"{what} of a robot with passive joints ({', '.join(self.passive_joints)}) is not "
                              "supported yet")
 
-    def _without_friction(self, what: str) -> None:
-        """:class:`StateError` naming ``what`` for a robot with joint friction (the jets of the
-        derivatives and of the HOID's Taylor route carry none yet)."""
-        if self.description.friction is not None:
-            rubbing = [j for j, src in zip(self.description.friction.joint_names, self.description.friction.sources)
-                       if src]
-            raise StateError(f"{what} of a chain of loops with joint friction ({', '.join(rubbing)}) is not "
-                             "supported yet")
-
     def _wrench(self, wrench, batch):
         if wrench is None:
             return None
@@ -222,14 +213,12 @@ class LoopChainRobot:
         """``xdd`` and its exact derivatives (forward-mode jets, :mod:`.loop_chain_derivatives`)."""
         from .loop_chain_derivatives import loop_chain_derivatives
         self._without_passive("forward_dynamics_derivatives")
-        self._without_friction("forward_dynamics_derivatives")
         return loop_chain_derivatives(self, False, x, xd, u, wrench)
 
     def inverse_dynamics_derivatives(self, x, xd, xdd, wrench=None):
         """``u`` and its exact derivatives (forward-mode jets, :mod:`.loop_chain_derivatives`)."""
         from .loop_chain_derivatives import loop_chain_derivatives
         self._without_passive("inverse_dynamics_derivatives")
-        self._without_friction("inverse_dynamics_derivatives")
         return loop_chain_derivatives(self, True, x, xd, xdd, wrench)
 
     def joint_reactions(self, x, xd, u, wrench=None):
@@ -249,7 +238,6 @@ class LoopChainRobot:
         branch) unless ``q_guess`` is given."""
         from ..hoid.higher_order import higher_order_inverse_dynamics
         self._without_passive("higher_order_inverse_dynamics")
-        self._without_friction("higher_order_inverse_dynamics")
         if kw.get("q_guess") is None:
             xa = self._state("x", x, limits=True)
             kw["q_guess"] = self.tree_state(xa if xa.ndim == 1 else xa[0])[0]

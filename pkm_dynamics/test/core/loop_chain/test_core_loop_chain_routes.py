@@ -2,9 +2,9 @@
 constraint-embedding route (:class:`LoopChainRobot`, paper 001) against the module chain's own
 (:class:`ModuleChainRobot`, compiled, paper 000) on the example cranes and a generated chain,
 call by call (FD, ID, tree state, FK, IK, HOID, reactions, derivatives): <= 1e-10 relative; the
-module chain serves (it is the faster route).  The cranes without their friction (the jets of the
-chain of loops' derivatives and HOID carry none); with it, FD, ID and reactions agree and those
-two calls refuse naming the friction."""
+module chain serves (it is the faster route).  The cranes without their friction; with it, FD, ID
+and reactions agree here, the derivatives and the HOID in
+test/core/friction/test_core_loop_chain_friction.py."""
 import sys
 from pathlib import Path
 
@@ -15,7 +15,6 @@ from pkm_dynamics.core.description.examples import module_chain_urdf
 from pkm_dynamics.core.description.robot_description import parse_description
 from pkm_dynamics.core.loop_chain.loop_chain_robot import LoopChainRobot
 from pkm_dynamics.core.module_chain.module_chain_robot import ModuleChainRobot
-from pkm_dynamics.core.errors import StateError
 from pkm_dynamics.core.robot import robot_from_description
 from pkm_dynamics.testing import frictionless
 
@@ -75,7 +74,9 @@ def test_both_routes_agree_call_by_call(routes):
             assert rel(getattr(ha, f), getattr(hb, f)) <= 1e-10, f
 
 
-def test_with_friction_fd_id_and_reactions_agree_and_the_jets_refuse():
+def test_with_friction_fd_id_and_reactions_agree():
+    """With the crane's friction: FD, ID and reactions (the derivatives and the HOID with
+    friction: test/core/friction/test_core_loop_chain_friction.py)."""
     desc = parse_description(str(ROBOTS / "heavy_duty_4dof.urdf"))
     assert desc.friction is not None
     mc, lc = robot_from_description(desc), LoopChainRobot(desc)
@@ -84,10 +85,6 @@ def test_with_friction_fd_id_and_reactions_agree_and_the_jets_refuse():
         assert rel(lc.inverse_dynamics(x, xd, xdd, w), u) <= 1e-10
         assert rel(lc.forward_dynamics(x, xd, u, w), xdd) <= 1e-9
         assert rel(lc.joint_reactions(x, xd, u).joint_wrenches, mc.joint_reactions(x, xd, u).joint_wrenches) <= 1e-9
-    with pytest.raises(StateError, match="inverse_dynamics_derivatives of a chain of loops with joint friction"):
-        lc.inverse_dynamics_derivatives(x, xd, xdd)
-    with pytest.raises(StateError, match="higher_order_inverse_dynamics of a chain of loops with joint friction"):
-        lc.higher_order_inverse_dynamics(x, xd, xdd, xdd, xdd)
 
 
 def test_inverse_kinematics_agrees(routes):
