@@ -15,7 +15,8 @@ without angular part).  So the static inverse dynamics is
   ``B exp(X x)``; the map to the next module's base) and the tool pose (the product of the
   module poses as :func:`..module_chain.chain_kinematics.forward_kinematics`);
 * one backward pass (:func:`static_backward`) of two wrench columns: column 0 the bodies'
-  weights ``F_i = M_i (0, a_i)`` (eq. 11 with ``p_i = 0``) carried down (eqs. 19, 38), column 1
+  weights ``F_i = M_i (0, a_i)`` (eq. 11 with ``p_i = 0``) carried down (eqs. 19, 38: the maps
+  applied from the module poses, ``Ad(C)^-T``, without their 6 x 6 matrices), column 1
   the wrench of 1 kg at the tool, ``F_E = -W_1`` (eq. 20), ``W_1 = (0, R^T g)`` (moment, force;
   ``R`` the tool's orientation: minus the linear acceleration the forward pass carried to the
   tool), carried down alone (no body of the chain adds to it).  Each module's actuator force is
@@ -33,10 +34,10 @@ import math
 
 from ..module_chain.chain_closure import actuator_force_coefficients, check_strokes, closure
 from ..module_chain.chain_layout import (B1, B3, B4, C_E, COS_Q, COS_Q1, GEO_H, GEO_L, GEO_L1, GEO_LC, GEO_LC0,
-                                         KA, KB, KF, KIND, MAP_E, NUD, PARALLEL, SCREW, SERIAL_B, SERIAL_BODY,
+                                         KA, KB, KF, KIND, NUD, PARALLEL, SCREW, SERIAL_B, SERIAL_BODY,
                                          SIN_Q, SIN_Q1, SX)
 from ..numba_support.cache import scratch_kernel
-from ..spatial.se3_kernels import ad_inv, ad_inv_pose_rz_T_add, dot, exp_se3, matTvec, pose_mul
+from ..spatial.se3_kernels import ad_inv_pose_rz_T_add, ad_inv_T_apply, dot, exp_se3, pose_mul
 from ..status import BAD_INPUT, NONFINITE_RESULT, OK
 
 
@@ -54,15 +55,36 @@ def rotate_rz_T(c, s, a, out):
 
 
 @scratch_kernel
+def pose_times_rz(C, px, pz, c, s):
+    """``C = C T([px, 0, pz]) Rz(theta)`` (4, 4) in place, ``c, s = cos, sin theta``."""
+    for i in range(3):
+        a, b = C[i, 0], C[i, 1]
+        C[i, 3] += a * px + C[i, 2] * pz
+        C[i, 0], C[i, 1] = a * c + b * s, b * c - a * s
+
+
+@scratch_kernel
+def pose_times(C, T):
+    """``C = C T`` (4, 4) in place (rows of ``C`` times the rotation and position of ``T``)."""
+    for i in range(3):
+        a, b, d = C[i, 0], C[i, 1], C[i, 2]
+        C[i, 3] += a * T[0, 3] + b * T[1, 3] + d * T[2, 3]
+        C[i, 0] = a * T[0, 0] + b * T[1, 0] + d * T[2, 0]
+        C[i, 1] = a * T[0, 1] + b * T[1, 1] + d * T[2, 1]
+        C[i, 2] = a * T[0, 2] + b * T[1, 2] + d * T[2, 2]
+
+
+@scratch_kernel
 def static_forward(geo, mats, nud0, A, V, S, W, w, root, x):
     """Forward pass at rest for one configuration ``x`` (n,) (module docstring): the closure of
-    every parallel module into ``S`` (with ``k_a, k_b, k_f``), the serial modules' maps into
-    ``A``, the linear acceleration ``a_i`` (3,) of every body into ``V[k, NUD, b, :3]`` (the
-    parallel module's B1, B3, B4; the serial module's body), the tool pose into ``W[1, :4, :4]``
-    and the tool's linear acceleration into ``w[5, :3]``.  Returns (code, module)."""
+    every parallel module into ``S`` (with ``k_a, k_b, k_f``), the serial modules' poses
+    ``B exp(X x)`` into ``A[k, SERIAL_BODY, :4, :4]``, the linear acceleration ``a_i`` (3,) of
+    every body into ``V[k, NUD, b, :3]`` (the parallel module's B1, B3, B4; the serial module's
+    body), the tool pose into ``W[1, :4, :4]`` and the tool's linear acceleration into
+    ``w[5, :3]``.  Returns (code, module)."""
     n = geo.shape[0]
     a, b = w[5], w[6]
-    C, G, P = W[1, :4, :4], W[2, :4, :4], W[3, :4, :4]
+    C, G = W[1, :4, :4], W[2, :4, :4]
     for i in range(3):
         a[i] = nud0[3 + i]
     for i in range(4):
@@ -83,23 +105,16 @@ def static_forward(geo, mats, nud0, A, V, S, W, w, root, x):
             rotate_rz_T(s[COS_Q1], s[SIN_Q1], a, acc[B3])         # A3, A4 (eqs. 6c-d)
             for i in range(3):
                 acc[B4, i] = acc[B3, i]
-            for i in range(4):
-                for j in range(4):
-                    G[i, j] = 0.0
-            G[0, 0], G[0, 1], G[1, 0], G[1, 1] = c, -sn, sn, c
-            G[2, 2], G[3, 3] = 1.0, 1.0
-            G[0, 3], G[2, 3] = g[GEO_L], g[GEO_H]                # T([L, 0, h]) Rz(q)
-            pose_mul(C, G, P)
+            pose_times_rz(C, g[GEO_L], g[GEO_H], c, sn)         # T([L, 0, h]) Rz(q)
             src = acc[B1]
         else:
-            Q = W[4, :4, :4]
+            Q = A[k, SERIAL_BODY, :4, :4]
             exp_se3(g[SCREW], x[k], G)
             pose_mul(mats[k, SERIAL_B, :4, :4], G, Q)            # B exp(X x)
-            ad_inv(Q, A[k, SERIAL_BODY])
             rotate_T(Q, a, acc[SERIAL_BODY])
-            pose_mul(C, Q, P)
+            pose_times(C, Q)
             src = acc[SERIAL_BODY]
-        pose_mul(P, mats[k, C_E, :4, :4], C)                     # then E
+        pose_times(C, mats[k, C_E])                              # then E
         rotate_T(mats[k, C_E], src, b)                           # nud_E (eq. 6b / 9)
         for i in range(3):
             a[i] = b[i]
@@ -132,13 +147,13 @@ def static_backward(geo, mats, A, V, S, W, w, u0, u1):
             s = S[k]
             for b in range(3):
                 body_weight(M[b], acc[b], F[b])
-            matTvec(M[MAP_E], F0, tmp)                 # eq. 19
+            ad_inv_T_apply(M[C_E], F0, tmp)            # eq. 19: Ad*(B1_C_E) F_E
             for j in range(6):
                 F[B1, j] += tmp[j]
             ka, kb, kf = s[KA], s[KB], s[KF]
             u0[k] = g[SX] * (F[B1, 2] / kb + kf * F[B3, 2] + kf * F[B4, 2] + F[B4, 3]
                              + ka * kf * F[B4, 4])     # eqs. 65, 16
-            matTvec(M[MAP_E], F1, h)
+            ad_inv_T_apply(M[C_E], F1, h)
             u1[k] = g[SX] * (h[2] / kb)
             c, sn, c1, s1 = s[COS_Q], s[SIN_Q], s[COS_Q1], s[SIN_Q1]
             for j in range(6):
@@ -149,14 +164,14 @@ def static_backward(geo, mats, A, V, S, W, w, u0, u1):
             ad_inv_pose_rz_T_add(c, sn, g[GEO_L], 0.0, g[GEO_H], h, F1)
         else:
             body_weight(M[SERIAL_BODY], acc[SERIAL_BODY], h)
-            matTvec(M[MAP_E], F0, tmp)
+            ad_inv_T_apply(M[C_E], F0, tmp)
             for j in range(6):
                 h[j] += tmp[j]
             u0[k] = dot(g[SCREW], h)
-            matTvec(A[k, SERIAL_BODY], h, F0)
-            matTvec(M[MAP_E], F1, h)
+            ad_inv_T_apply(A[k, SERIAL_BODY], h, F0)
+            ad_inv_T_apply(M[C_E], F1, h)
             u1[k] = dot(g[SCREW], h)
-            matTvec(A[k, SERIAL_BODY], h, F1)
+            ad_inv_T_apply(A[k, SERIAL_BODY], h, F1)
 
 
 @scratch_kernel
