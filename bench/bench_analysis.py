@@ -2,9 +2,9 @@
 
 * Crane load chart (``robots/heavy_duty_4dof.urdf``, illustrative force limits lift 80 kN, tilt
   60 kN, extension 15 kN): configuration states per CPU-second of this process and per wall
-  second (one chunk of ``LOAD_CHART_CHUNK`` states: one compiled call for the static forces
-  ``u_0``, ``u_1`` (core/sweeps), a batched forward kinematics, the closed-form payload and the
-  cell reduction), and the wall time of a 10^6-state
+  second (one chunk of ``LOAD_CHART_CHUNK`` states: one compiled call, core/sweeps, for the
+  static forces ``u_0``, ``u_1`` and the tool position of every state, the closed-form payload
+  and the cell reduction), and the wall time of a 10^6-state
   chart (100 samples per stroke of lift, tilt and extension) over reach 0:6:0.05 x height
   -2:5:0.05 in this process and on a LocalCluster of 1 and of 2 worker processes (the scaling:
   clusters of 1, 2, 1, 2 workers in turns, two charts on each, the median wall time per count;

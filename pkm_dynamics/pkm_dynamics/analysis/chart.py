@@ -38,6 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.errors import PkmDynamicsError
+from ..core.sweeps.chain_static import load_chart_cells
 from ..core.sweeps.chain_static import static_payload_forces as sweep_static_forces
 
 
@@ -180,10 +181,21 @@ def cell_best(cells, values, index, ncell: int) -> tuple:
 
 
 def load_chart_chunk(robot, setup: LoadChartSetup, start: int, stop: int) -> LoadChartPart:
-    """The chart of the configuration samples ``start..stop-1`` (:class:`LoadChartPart`): one
-    compiled call for the static forces and one batched forward kinematics
+    """The chart of the configuration samples ``start..stop-1`` (:class:`LoadChartPart`) in one
+    compiled call (:func:`~pkm_dynamics.core.sweeps.chain_static.load_chart_cells`: the static
+    recursion for ``u_0``, ``u_1`` and the tool position, then per sample the largest payload
+    (static and with the dynamic factor), the utilisation under ``setup.payload`` and the cell,
+    reduced per cell); the same arrays as :func:`load_chart_chunk_reference`."""
+    return LoadChartPart(*load_chart_cells(robot, setup.samples, start, stop, setup.reach, setup.height,
+                                           setup.lower, setup.upper, setup.dynamic_factor, setup.payload))
+
+
+def load_chart_chunk_reference(robot, setup: LoadChartSetup, start: int, stop: int) -> LoadChartPart:
+    """:func:`load_chart_chunk` in numpy steps (the reference route of the tests): one compiled
+    call for the static forces and one batched forward kinematics
     (:func:`static_payload_forces`), then per sample :func:`largest_payload` (static and with
-    the dynamic factor) and :func:`utilisation` under ``setup.payload``, reduced per cell."""
+    the dynamic factor) and :func:`utilisation` under ``setup.payload``, reduced per cell
+    (:func:`cell_best`)."""
     x = setup.configurations(start, stop)
     poses, u0, u1 = static_payload_forces(robot, x)
     cells = chart_cells(setup, poses)

@@ -18,7 +18,7 @@ from .module_chain.chain_friction import chain_friction_forces, friction_one
 from .module_chain.module_chain_robot import ModuleChainRobot
 from .numba_support.warmup import warm_hoid, warm_hydraulics, warm_tree
 from .pkm.parallel_robot import ParallelRobot
-from .sweeps.chain_static import static_payload_forces
+from .sweeps.chain_static import load_chart_cells, static_payload_forces
 from .sweeps.pkm_workspace import workspace_sweep
 
 #: where :func:`load_kernels` reports kernels it had to compile (the node forwards it to ROS)
@@ -68,7 +68,7 @@ def warm_chain():
     """The module-chain kernels: FD, ID, their derivatives, tree state, the identification's
     regressor (:mod:`.identification.regressor_kernels`), FK and joint reactions, batched, FD for
     one state, the joint friction in actuator space (alone and in the FD / ID of one state), the
-    static payload forces of a load chart (:mod:`.sweeps`), the IK solve from one start and the
+    static payload forces and a chunk of a load chart (:mod:`.sweeps`), the IK solve from one start and the
     compiled integrators of ``simulate`` (:mod:`.simulation.simulation_kernels`: efforts from a
     table, and from a compiled controller: :data:`~.simulation.simulation_kernels.CONTROLLER`), on
     a generated chain (one compilation covers every module kind: the kernels branch at run time).
@@ -95,6 +95,7 @@ def warm_chain():
     chain_friction_forces(robot.compiled, table, x, x)                      # chain_friction_kernels
     friction_one(robot.compiled, table, False, x[0], x[0], f[0])            # FD / ID of one state with it
     static_payload_forces(robot, x)                                          # sweeps.chain_static_kernels
+    load_chart_cells(robot, list(x.T), 0, 2, x[0], x[0], x[0] - 1, x[0] + 1, 1.0, 0.0)   # chain_chart_kernels
     return robot.tree
 
 

@@ -13,7 +13,7 @@ from pkm_dynamics.core import load_robot
 from pkm_dynamics.core.description.examples import module_chain_urdf
 from pkm_dynamics.core.description.payload import Payload, robot_with_payload
 from pkm_dynamics.core.errors import PkmDynamicsError, StateError
-from pkm_dynamics.core.sweeps.chain_static import static_payload_forces
+from pkm_dynamics.core.sweeps.chain_static import static_payload_forces, static_payload_states
 
 ROBOTS = os.path.join(os.path.dirname(__file__), "..", "..", "..", "robots")
 
@@ -55,6 +55,29 @@ def test_rows_out_of_stroke_or_not_finite_are_nan_and_the_others_solved():
     assert ok.tolist() == [True, False, False, True]
     assert np.isnan(u0[1:3]).all() and np.isnan(u1[1:3]).all()
     z = np.zeros(4)
-    np.testing.assert_allclose(u0[3], robot.inverse_dynamics(x[3], z, z), rtol=1e-10)
+    a = robot.inverse_dynamics(x[3], z, z)         # the slew's torque is a round-off zero (~1e-12 N m)
+    np.testing.assert_allclose(u0[3], a, rtol=1e-10, atol=1e-12 * np.abs(a).max())
     with pytest.raises(StateError, match=r"\(B, 4\)"):
         static_payload_forces(robot, x[0])
+
+
+@pytest.mark.parametrize("name", ["heavy_duty_4dof.urdf", "generated"])
+def test_static_recursion_matches_public_id_and_forward_kinematics_to_round_off(name):
+    """The static recursion (one forward pass of closures, gravity and tool pose, one backward
+    pass of two wrench columns) against the robot's public calls: ``u_0`` = ``inverse_dynamics``
+    (the full Algorithm 1), ``u_1`` = the same call with the wrench of 1 kg at the tool
+    ``(0, R^T g)`` (``R`` from ``forward_kinematics``), the position = ``forward_kinematics``."""
+    robot = load_robot(module_chain_urdf(3) if name == "generated" else os.path.join(ROBOTS, name))
+    x = strokes(robot, np.random.default_rng(11), 64)
+    u0, u1, p, ok = static_payload_states(robot, x)
+    assert ok.sum() >= 32 and np.isnan(p[~ok]).all()
+    z = np.zeros((ok.sum(), robot.n))
+    poses = robot.forward_kinematics(x[ok])
+    g = np.asarray(robot.description.tree.gravity, dtype=float)
+    wrench = np.zeros((ok.sum(), 6))
+    wrench[:, 3:] = np.einsum("bji,j->bi", poses[:, :3, :3], g)
+    a = robot.inverse_dynamics(x[ok], z, z)
+    b = np.array([robot.inverse_dynamics(xi, zi, zi, wrench=wi) for xi, zi, wi in zip(x[ok], z, wrench)]) - a
+    np.testing.assert_allclose(u0[ok], a, rtol=1e-12, atol=1e-12 * np.abs(a).max())
+    np.testing.assert_allclose(u1[ok], b, rtol=1e-9, atol=1e-9 * np.abs(b).max())
+    np.testing.assert_allclose(p[ok], poses[:, :3, 3], rtol=0, atol=1e-13 * np.abs(poses[:, :3, 3]).max())
