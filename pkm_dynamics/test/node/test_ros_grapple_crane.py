@@ -150,3 +150,35 @@ def test_completion_and_feedforward_use_the_measured_swing(grapple, module_ros_n
     u = robot.inverse_dynamics(np.concatenate([X, P]), np.concatenate([XD, PD]), XDD)
     assert list(feedforward.messages[-1].name) == list(robot.actuated_joints)
     assert_round_off(feedforward.messages[-1].effort, u)
+
+
+def test_forward_kinematics_takes_the_passive_state(grapple):
+    """ForwardKinematics with the swing axes' measured state: the grapple's pose, body twist and
+    every tree joint are the core's at the whole state; without the swing axes: INVALID_STATE
+    naming one, the node serving."""
+    from pkm_dynamics_interfaces.msg import ErrorCodes
+    from pkm_dynamics_interfaces.srv import ForwardKinematics
+    from pkm_dynamics.core.forward_state import forward_state
+    robot, client, process = grapple
+    request = ForwardKinematics.Request()
+    request.actuator_state.name = list(robot.actuated_joints)[::-1]
+    request.actuator_state.position = list(X[::-1])
+    request.actuator_state.velocity = list(XD[::-1])
+    missing = client.call(ForwardKinematics, 'forward_kinematics', request)
+    assert not missing.success and missing.error_code.val == ErrorCodes.INVALID_STATE
+    assert '"grapple_swing_y"' in missing.message
+    request.passive_names = list(robot.passive_joints)[::-1]
+    request.passive_positions = list(P[::-1])
+    request.passive_velocities = list(PD[::-1])
+    response = client.call(ForwardKinematics, 'forward_kinematics', request)
+    assert response.success, response.message
+    state = forward_state(robot, np.concatenate([X, P]), np.concatenate([XD, PD]))
+    p, o = response.pose.pose.position, response.pose.pose.orientation
+    assert_round_off([p.x, p.y, p.z], state.pose[:3, 3])
+    from scipy.spatial.transform import Rotation
+    assert_allclose(Rotation.from_quat([o.x, o.y, o.z, o.w]).as_matrix(), state.pose[:3, :3], atol=1e-12)
+    t = response.twist
+    assert_round_off([t.angular.x, t.angular.y, t.angular.z, t.linear.x, t.linear.y, t.linear.z], state.twist)
+    assert_round_off(response.joint_state.position, state.q)
+    assert_round_off(response.joint_state.velocity, state.qd)
+    assert process.running()

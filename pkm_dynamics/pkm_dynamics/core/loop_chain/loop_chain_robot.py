@@ -126,9 +126,13 @@ class LoopChainRobot:
         size = self.n if size is None else size
         a = np.asarray(v.actuators if isinstance(v, IKSolution) else v, dtype=float)
         if a.shape[-1:] == (size,) and a.ndim in (1, 2) and (batch is None or a.shape[:-1] == batch) and \
-                np.isfinite(a).all() and (not limits or ((a >= self._floor) & (a <= self._ceiling)).all()):
+                np.isfinite(a).all() and \
+                (not limits or ((a >= self._floor[:size]) & (a <= self._ceiling[:size])).all()):
             return a                             # the common case, in two array tests
         names = self.coordinates[:size]
+        if self.passive_joints and size == self.n and a.shape[-1:] == (self.n_act,) and a.ndim in (1, 2):
+            raise StateError(f"{name} holds the actuators only: the state of the passive joint(s) "
+                             f"{', '.join(self.passive_joints)} is missing (give {', '.join(names)})")
         if a.shape[-1:] != (size,) or a.ndim not in (1, 2) or (batch is not None and a.shape[:-1] != batch):
             want = f"({size},)" if batch in (None, ()) else f"{batch + (size,)}"
             raise StateError(f"{name} has shape {a.shape}, expected {want}: {', '.join(names)}")
@@ -138,7 +142,7 @@ class LoopChainRobot:
         check_bound(a, np.inf, name)
         if limits:
             for row in a.reshape(-1, size):
-                check_limits(self.tree, self.coordinate_index, row, name)
+                check_limits(self.tree, self.coordinate_index[:size], row, name)
         return a
 
     def _without_passive(self, what: str) -> None:
@@ -277,7 +281,9 @@ class LoopChainRobot:
         return forward_kinematics(self.tree, q)[self.ee_body] @ self.ee_offset
 
     def forward_kinematics(self, actuators):
-        """End-effector pose (4, 4) in the root link frame (batched: (batch, 4, 4))."""
+        """End-effector pose (4, 4) in the root link frame (batched: (batch, 4, 4)) of the state's
+        positions ``actuators`` (n,): the actuators, then the passive joints (the grapple below its
+        swing axes follows them; a state without them is refused naming them)."""
         x = self._state("actuators", actuators, limits=True)
         if x.ndim == 2:
             return np.stack([self.forward_kinematics(r) for r in x])

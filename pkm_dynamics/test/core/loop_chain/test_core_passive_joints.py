@@ -190,6 +190,8 @@ def test_bad_passive_input_is_refused_naming_the_joint(robot):
     bad[5] = np.nan
     with pytest.raises(StateError, match="joint 'grapple_swing_y'"):
         robot.hybrid_dynamics(bad, xd, xdd_a)
+    with pytest.raises(StateError, match="passive joint.*grapple_swing_y, grapple_swing_x.*missing"):
+        robot.forward_kinematics(x[:5])                                # the actuators only
     with pytest.raises(StateError, match="passive joints"):
         robot.inverse_kinematics(np.eye(4))
     with pytest.raises(DescriptionError, match="grapple_swing_x.*neither actuated nor declared passive"):
@@ -210,3 +212,25 @@ def test_the_grapple_crane_is_what_the_generator_writes():
     spec.loader.exec_module(gen)
     crane = (robots / "heavy_duty_4dof.urdf").read_text()
     assert gen.grapple_crane(crane) == (robots / "grapple_crane.urdf").read_text()
+
+
+def test_forward_kinematics_follows_the_passive_joints(robot):
+    """The grapple's pose and body twist at the state's positions and rates (actuators and
+    passive joints) against Pinocchio's frame placement and velocity of the spanning tree closed
+    by the KKT route (its own Newton on the loops, the passive joints prescribed): 1e-10."""
+    from pkm_dynamics.core.forward_state import forward_state
+    ref = PinocchioLoops(REFERENCE, robot.tree_joints, robot.tree.gravity)
+    for x, xd, _ in states(3, seed=11):
+        q, qd, _ = ref.close(x, xd, np.zeros(7))
+        ref.kinematics(ref.to_pin(q), ref.to_pin(qd))
+        pose = ref.data.oMf[ref.wrench_frame].homogeneous
+        twist = pin.getFrameVelocity(ref.model, ref.data, ref.wrench_frame, pin.LOCAL).vector
+        assert np.abs(robot.forward_kinematics(x) - pose).max() <= 1e-10
+        state = forward_state(robot, x, xd)
+        assert np.abs(state.pose - pose).max() <= 1e-10
+        assert rel(state.twist, np.concatenate([twist[3:], twist[:3]])) <= 1e-10
+        assert rel(state.q, q) <= 1e-10 and rel(state.qd, qd) <= 1e-10
+    other = x.copy()
+    other[5:] += 0.2                                    # the grapple moves with its swing axes
+    assert np.abs(robot.forward_kinematics(other) - robot.forward_kinematics(x)).max() > 0.1
+
