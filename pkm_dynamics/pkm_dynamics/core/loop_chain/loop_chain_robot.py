@@ -289,10 +289,26 @@ class LoopChainRobot:
             return np.stack([self.forward_kinematics(r) for r in x])
         return self.end_effector_pose(self.tree_state(x)[0])
 
-    def inverse_kinematics(self, pose, twist=None, acceleration=None, initial=None, *, search: bool = True):
-        """Actuators (and rates, accelerations) for an end-effector pose: see :mod:`.loop_chain_ik`."""
+    def inverse_kinematics(self, pose, twist=None, acceleration=None, initial=None, *, search: bool = True,
+                           passive=None):
+        """Actuators (n_act,) (and rates, accelerations) for an end-effector pose: see
+        :mod:`.loop_chain_ik`.  With passive joints the end effector's pose is reached with the
+        passive joints held at ``passive`` (n_pass,) (default zero), at rest."""
         from .loop_chain_ik import loop_chain_inverse_kinematics
-        self._without_passive("inverse_kinematics")
         if isinstance(initial, IKSolution):
             initial = initial.actuators
-        return loop_chain_inverse_kinematics(self, pose, twist, acceleration, initial, search)
+        held = np.zeros(self.n - self.n_act) if passive is None else self._passive_positions(passive)
+        return loop_chain_inverse_kinematics(self, pose, twist, acceleration, initial, search, held)
+
+    def _passive_positions(self, passive) -> np.ndarray:
+        """``passive`` (n_pass,) as floats, finite and within the passive joints' limits; else
+        :class:`StateError` naming the joint."""
+        p = np.asarray(passive, dtype=float)
+        names = self.passive_joints
+        if p.shape != (len(names),):
+            raise StateError(f"passive has shape {p.shape}, expected ({len(names)},): {', '.join(names) or 'none'}")
+        bad = np.flatnonzero(~np.isfinite(p))
+        if bad.size:
+            raise StateError(f"passive[{bad[0]}] (joint '{names[bad[0]]}') is not finite")
+        check_limits(self.tree, self.coordinate_index[self.n_act:], p, "passive")
+        return p

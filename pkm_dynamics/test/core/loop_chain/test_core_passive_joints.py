@@ -192,8 +192,8 @@ def test_bad_passive_input_is_refused_naming_the_joint(robot):
         robot.hybrid_dynamics(bad, xd, xdd_a)
     with pytest.raises(StateError, match="passive joint.*grapple_swing_y, grapple_swing_x.*missing"):
         robot.forward_kinematics(x[:5])                                # the actuators only
-    with pytest.raises(StateError, match="passive joints"):
-        robot.inverse_kinematics(np.eye(4))
+    with pytest.raises(StateError, match="joint 'grapple_swing_x'"):
+        robot.inverse_kinematics(np.eye(4), passive=[0.1, np.inf])
     with pytest.raises(DescriptionError, match="grapple_swing_x.*neither actuated nor declared passive"):
         load_robot(TEXT.replace('    <passive joint="grapple_swing_x"/>\n', ""))
     with pytest.raises(DescriptionError, match="lift_link_joint.*is a joint of loop"):
@@ -234,3 +234,25 @@ def test_forward_kinematics_follows_the_passive_joints(robot):
     other[5:] += 0.2                                    # the grapple moves with its swing axes
     assert np.abs(robot.forward_kinematics(other) - robot.forward_kinematics(x)).max() > 0.1
 
+
+def test_inverse_kinematics_holds_the_passive_joints(robot):
+    """IK with the passive joints held (given, at rest; default zero) reaches a grapple pose made
+    by Pinocchio's FK of the closed tree at known actuators: the actuators found reproduce the
+    pose through Pinocchio to 1e-9, and the pose's twist (passive joints at rest) gives back
+    the actuator rates."""
+    ref = PinocchioLoops(REFERENCE, robot.tree_joints, robot.tree.gravity)
+    for held in (np.zeros(2), np.array([0.25, -0.15])):
+        x = np.concatenate([X0 + np.array([0.02, -0.03, 0.04, 0.05, -0.1]), held])
+        xd = np.concatenate([[0.05, -0.02, 0.03, 0.05, 0.2], np.zeros(2)])
+        q, qd, _ = ref.close(x, xd, np.zeros(7))
+        ref.kinematics(ref.to_pin(q), ref.to_pin(qd))
+        pose = ref.data.oMf[ref.wrench_frame].homogeneous
+        twist = pin.getFrameVelocity(ref.model, ref.data, ref.wrench_frame, pin.LOCAL).vector
+        sol = robot.inverse_kinematics(pose, np.concatenate([twist[3:], twist[:3]]), initial=x[:5],
+                                       passive=None if not held.any() else held)
+        assert sol.actuators.shape == (5,) and sol.residual <= 1e-9
+        assert rel(sol.actuators, x[:5]) <= 1e-8 and rel(sol.actuators_d, xd[:5]) <= 1e-8
+        qs, _, _ = ref.close(np.concatenate([sol.actuators, held]), np.zeros(7), np.zeros(7))
+        ref.kinematics(ref.to_pin(qs))
+        assert np.abs(ref.data.oMf[ref.wrench_frame].homogeneous - pose).max() <= 1e-9
+        assert rel(sol.q, qs) <= 1e-9
