@@ -256,3 +256,43 @@ def test_inverse_kinematics_holds_the_passive_joints(robot):
         ref.kinematics(ref.to_pin(qs))
         assert np.abs(ref.data.oMf[ref.wrench_frame].homogeneous - pose).max() <= 1e-9
         assert rel(sol.q, qs) <= 1e-9
+
+
+def actuator_motion(t):
+    """A smooth crane motion: the actuators' position and derivatives 1..3 (4, 5) at ``t``."""
+    w = np.array([1.0, 2.0, 1.5, 1.0, 3.0])
+    return np.array([X0 * (k == 0) + 0.05 * w**k * np.sin(w * t + k * np.pi / 2) for k in range(4)])
+
+
+def test_hydraulics_follow_the_hybrid_dynamics_along_the_motion(robot):
+    """The cylinders' force rate of a crane with its grapple swinging: the hybrid dynamics'
+    efforts along the actuators' prescribed motion with the passive joints integrated (scipy's
+    DOP853, rtol 1e-12) differenced in time (central, 0.1 ms) give ``du`` of
+    ``robot.hydraulics`` (``force_rate``) to 1e-6 of its scale; the pressures are the valve
+    model's at those forces and rates, the cylinders' positions the actuators'."""
+    from pkm_dynamics.core.hydraulics.hydraulic_feedforward import force_rate
+    from pkm_dynamics.core.hydraulics.valve_cylinder import hydraulic_state
+    t0, dt, p0 = 0.3, 1e-4, np.array([0.2, -0.1, 0.3, 0.15])
+
+    def rates(t, y):
+        m = actuator_motion(t)
+        _, a = robot.hybrid_dynamics(np.concatenate([m[0], y[:2]]), np.concatenate([m[1], y[2:]]), m[2])
+        return np.concatenate([y[2:], a])
+
+    sol = solve_ivp(rates, (t0, t0 + dt), p0, method="DOP853", rtol=1e-12, atol=1e-14, dense_output=True)
+    back = solve_ivp(rates, (t0, t0 - dt), p0, method="DOP853", rtol=1e-12, atol=1e-14)
+
+    def effort(t, y):
+        m = actuator_motion(t)
+        return robot.hybrid_dynamics(np.concatenate([m[0], y[:2]]), np.concatenate([m[1], y[2:]]), m[2])[0]
+
+    du_time = (effort(t0 + dt, sol.y[:, -1]) - effort(t0 - dt, back.y[:, -1])) / (2 * dt)
+    m = actuator_motion(t0)
+    x, xd = np.concatenate([m[0], p0[:2]]), np.concatenate([m[1], p0[2:]])
+    u, du = force_rate(robot, x, xd, m[2], m[3])
+    assert rel(u, effort(t0, p0)) <= 1e-14
+    assert np.abs(du - du_time).max() <= 1e-6 * np.abs(du_time).max()
+    h = robot.hydraulics(x, xd, m[2], m[3], check=False)
+    ref = hydraulic_state(robot.hydraulic_model, m[0], m[1], u, du, check=False)
+    assert robot.hydraulic_model.n > 0 and np.array_equal(h.pressure_a, ref.pressure_a)
+    assert np.array_equal(h.spool, ref.spool)
