@@ -28,6 +28,12 @@ from .loop_chain_compiled import CompiledLoopChain
 
 #: accuracy of the loop closure (largest constraint residual, m and rad)
 CLOSURE_TOLERANCE = 1e-12
+#: why the derivatives refuse passive joints
+PASSIVE_JETS = ("their jets (loop_chain_derivatives) differentiate the actuator-space dynamics, not the hybrid "
+                "dynamics' passive accelerations; robot.hydraulics gives du/dt along the motion")
+#: why the HOID refuses passive joints
+PASSIVE_HOID = ("ddu needs the passive joints' jerks (the hybrid dynamics differentiated along the motion), "
+                "not implemented; robot.hydraulics gives u and du/dt")
 
 
 class LoopChainRobot:
@@ -145,11 +151,12 @@ class LoopChainRobot:
                 check_limits(self.tree, self.coordinate_index[:size], row, name)
         return a
 
-    def _without_passive(self, what: str) -> None:
-        """:class:`StateError` naming ``what`` for a robot with passive joints (not served yet)."""
+    def _without_passive(self, what: str, why: str) -> None:
+        """:class:`StateError` naming ``what`` and ``why`` for a robot with passive joints (not
+        served yet)."""
         if self.passive_joints:
             raise StateError(f"{what} of a robot with passive joints ({', '.join(self.passive_joints)}) is not "
-                             "supported yet")
+                             f"supported yet: {why}")
 
     def _without_friction(self, what: str) -> None:
         """:class:`StateError` naming ``what`` for a robot with joint friction (the jets of the
@@ -225,14 +232,14 @@ class LoopChainRobot:
     def forward_dynamics_derivatives(self, x, xd, u, wrench=None):
         """``xdd`` and its exact derivatives (forward-mode jets, :mod:`.loop_chain_derivatives`)."""
         from .loop_chain_derivatives import loop_chain_derivatives
-        self._without_passive("forward_dynamics_derivatives")
+        self._without_passive("forward_dynamics_derivatives", PASSIVE_JETS)
         self._without_friction("forward_dynamics_derivatives")
         return loop_chain_derivatives(self, False, x, xd, u, wrench)
 
     def inverse_dynamics_derivatives(self, x, xd, xdd, wrench=None):
         """``u`` and its exact derivatives (forward-mode jets, :mod:`.loop_chain_derivatives`)."""
         from .loop_chain_derivatives import loop_chain_derivatives
-        self._without_passive("inverse_dynamics_derivatives")
+        self._without_passive("inverse_dynamics_derivatives", PASSIVE_JETS)
         self._without_friction("inverse_dynamics_derivatives")
         return loop_chain_derivatives(self, True, x, xd, xdd, wrench)
 
@@ -252,7 +259,7 @@ class LoopChainRobot:
         recursion is for PKM); the loops closed from the limb route's solution (its assembly
         branch) unless ``q_guess`` is given."""
         from ..hoid.higher_order import higher_order_inverse_dynamics
-        self._without_passive("higher_order_inverse_dynamics")
+        self._without_passive("higher_order_inverse_dynamics", PASSIVE_HOID)
         self._without_friction("higher_order_inverse_dynamics")
         if kw.get("q_guess") is None:
             xa = self._state("x", x, limits=True)
