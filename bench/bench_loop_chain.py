@@ -1,6 +1,7 @@
 """Benchmark of a chain of loops served on the constraint-embedding route (core/loop_chain): the
-excavator (robots/excavator.urdf) and, for the route's cost on a module chain, the 4-DoF crane
-as a LoopChainRobot next to its ModuleChainRobot.
+excavator (robots/excavator.urdf), the grapple crane (robots/grapple_crane.urdf: passive joints;
+its ID column is Featherstone's hybrid dynamics) and, for the route's cost on a module chain, the
+4-DoF crane as a LoopChainRobot next to its ModuleChainRobot.
 
 Per-call median microseconds of the public ``forward_dynamics`` / ``inverse_dynamics`` at a few
 states over the strokes, timed interleaved with Pinocchio's constrained forward dynamics of the
@@ -86,12 +87,44 @@ def case(name, robot, reps, inner):
     return med
 
 
+def passive_case(name, robot, reps, inner):
+    """A chain of loops with passive joints (the grapple crane): FD (the state holds the passive
+    joints; zero effort there) and Featherstone's hybrid dynamics (actuator accelerations in,
+    efforts and passive accelerations out) against ``constraintDynamics`` with zero torque at
+    the passive joints; ``|d| FD``: Pinocchio's actuated accelerations at the hybrid dynamics'
+    efforts against the actuator accelerations given."""
+    peer = PinocchioPeer(robot)
+    rng = np.random.default_rng(0)
+    rows = []
+    for _ in range(3):
+        x = np.array([0.3, 0.2, 0.25, 0.4, 0.3, 0.0, 0.0]) + np.concatenate([rng.uniform(-0.05, 0.05, 5),
+                                                                            rng.uniform(-0.5, 0.5, 2)])
+        xd, xdd = rng.normal(scale=0.2, size=robot.n), rng.normal(scale=0.5, size=robot.n_act)
+        u, passive = robot.hybrid_dynamics(x, xd, xdd)
+        q, qd, _ = robot.tree_state(x, xd)
+        pq, pv, ptau = peer.state(q, qd, u)
+        diff = float(np.abs(peer.actuated(peer.forward_dynamics(pq, pv, ptau)) - xdd).max())
+        fd, id_, pin_fd = interleaved_us([lambda: robot.forward_dynamics(x, xd, u),
+                                          lambda: robot.hybrid_dynamics(x, xd, xdd),
+                                          lambda: peer.forward_dynamics(pq, pv, ptau)], reps, inner)
+        rows.append({"fd_us": fd, "id_us": id_, "pin_constraint_dynamics_us": pin_fd, "fd_diff": diff})
+    med = {k: float(np.median([r[k] for r in rows])) for k in rows[0]}
+    med["fd_diff"] = max(r["fd_diff"] for r in rows)
+    med.update(robot=name, ik_id_us=float("nan"), ff_diff=float("nan"),
+               fd_ratio=med["fd_us"] / med["pin_constraint_dynamics_us"],
+               id_ratio=med["id_us"] / med["pin_constraint_dynamics_us"])
+    return med
+
+
 def run(quick: bool = False) -> dict:
     reps, inner = (5, 5) if quick else (11, 10)
     crane = load_robot(os.path.join(ROBOTS, "heavy_duty_4dof.urdf"))
     cases = [("excavator", load_robot(os.path.join(ROBOTS, "excavator.urdf"))),
              ("heavy_duty_4dof as a chain of loops", LoopChainRobot(crane.description))]
-    return {"machine": machine(), "cases": [case(n, r, reps, inner) for n, r in cases]}
+    from pkm_dynamics.testing import frictionless
+    grapple = load_robot(frictionless(os.path.join(ROBOTS, "grapple_crane.urdf")))
+    return {"machine": machine(), "cases": [case(n, r, reps, inner) for n, r in cases]
+            + [passive_case("grapple_crane (hybrid ID), no friction", grapple, reps, inner)]}
 
 
 if __name__ == "__main__":

@@ -1,7 +1,9 @@
 """ROS-side benchmark of the installed node: the feedforward stream of the crane
 (``heavy_duty_4dof``), the excavator (``excavator``, a chain of loops), the IRSBot-2
-(``irsbot2_paths``, task-space references) and the Gough-Stewart platform
-(``gough_stewart_6ups``), and the crane's services.
+(``irsbot2_paths``, task-space references), the Gough-Stewart platform
+(``gough_stewart_6ups``) and the grapple crane (``grapple_crane``: passive swing axes, its measured
+state published on ``actuator_states`` (in its namespace) before every reference, the joint-state completion on,
+no in-process cost figure), and the crane's services.
 
 Per robot, the node in its own process over loopback DDS (``NodeProcess``, default
 parameters but ``completion.enabled: false``):
@@ -48,7 +50,8 @@ from pkm_dynamics.testing import NodeProcess, loopback_ros_env, use_loopback_ros
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 from common import machine  # noqa: E402
-from ros_streams import ACTUATOR_SPACE, crane_states, description, reference_messages, topic  # noqa: E402
+from ros_streams import (ACTUATOR_SPACE, PASSIVE, crane_states, description, reference_messages,  # noqa: E402
+                         topic)
 
 NAMES = ['slew', 'lift', 'tilt', 'extension']
 X0 = [0.3, 0.2, 0.25, 0.4]
@@ -71,14 +74,20 @@ REFERENCE_PUBLISHER = textwrap.dedent('''
     sys.path.insert(0, sys.argv[5])
     import rclpy
     from rclpy.qos import QoSProfile, ReliabilityPolicy
-    from ros_streams import reference_messages
+    from ros_streams import PASSIVE, measured_messages, reference_messages
     robot, topic, rate, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
     msgs = reference_messages(robot)              # built before: sending costs little
+    measured = measured_messages(robot) if robot in PASSIVE else None
     with rclpy.init():
         node = rclpy.create_node('bench_reference', start_parameter_services=False,
                                  enable_rosout=False)
         pub = node.create_publisher(type(msgs[0]), topic,
                                     QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE))
+        if measured:                              # the passive joints' state, alongside
+            state_pub = node.create_publisher(type(measured[0]), sys.argv[6],
+                                              QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE))
+            state_pub.publish(measured[0])
+            time.sleep(0.5)
         deadline = time.monotonic() + 20
         while pub.get_subscription_count() == 0 and time.monotonic() < deadline:
             time.sleep(0.01)
@@ -93,6 +102,10 @@ REFERENCE_PUBLISHER = textwrap.dedent('''
                 time.sleep(wait)
             msg = msgs[k % len(msgs)]
             msg.header.stamp = clock.now().to_msg()
+            if measured:
+                state = measured[k % len(measured)]
+                state.header.stamp = msg.header.stamp
+                state_pub.publish(state)
             pub.publish(msg)
         print(f'sent {count} in {time.perf_counter() - start:.3f} s', flush=True)
         time.sleep(2.0)
@@ -221,7 +234,7 @@ def bench_feedforward(robot, prefix, rate, seconds, node_pid):
     env = dict(os.environ)
     publisher = subprocess.Popen(
         [sys.executable, '-c', REFERENCE_PUBLISHER, robot, f'{prefix}/{topic(robot)}',
-         str(rate), str(seconds), str(BENCH)], env=env, stdin=subprocess.PIPE,
+         str(rate), str(seconds), str(BENCH), f'/{robot}/actuator_states'], env=env, stdin=subprocess.PIPE,
         stdout=subprocess.PIPE, text=True)
     try:
         line = publisher.stdout.readline()
@@ -333,7 +346,7 @@ def bench_robot(robot, args, workdir, client_node):
     """Every figure of one robot: its node process, stream, sweep and in-process cost."""
     name = f'node_{robot}'
     dyn = NodeProcess(workdir, name=name, params={
-        'robot_description': description(robot), 'completion.enabled': False,
+        'robot_description': description(robot), 'completion.enabled': robot in PASSIVE,
         'feedforward.outputs': args.outputs}, ros_args=['-r', f'__ns:=/{robot}'])
     prefix = f'/{robot}/pkm_dynamics'
     result = {}
@@ -353,7 +366,8 @@ def bench_robot(robot, args, workdir, client_node):
     result['node_exit'] = code
     if code != 0:
         print(f'the {robot} node did not exit cleanly: {code}\n{dyn.log()[-3000:]}')
-    result['node_cost'] = bench_node_cost(robot, args.count, args.outputs)
+    if robot not in PASSIVE:          # the in-process drain has no measured passive state
+        result['node_cost'] = bench_node_cost(robot, args.count, args.outputs)
     return result
 
 
@@ -381,7 +395,9 @@ def report(robot, r):
                   f'p99 {f["latency_p99_us"]:.0f} us; publisher: {f["publisher"]}')
     lossless = [f['rate_hz'] for f in [r['feedforward'], *r['sweep']] if f['lost'] == 0]
     r['highest_lossless_rate_hz'] = max(lossless) if lossless else None
-    c = r['node_cost']
+    c = r.get('node_cost')
+    if c is None:
+        return
     print(f'node cost per reference ({robot}, {c["references"]} queued, drained in one '
           f'callback, in this process): {c["node_us_per_reference"]:.0f} us wall, CPU '
           f'{c["node_thread_cpu_us_per_reference"]:.0f} us of the spinning thread '

@@ -19,9 +19,12 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 ROBOTS = {'crane': 'heavy_duty_4dof', 'excavator': 'excavator', 'irsbot2': 'irsbot2_paths',
-          'gough_stewart': 'gough_stewart_6ups'}
+          'gough_stewart': 'gough_stewart_6ups', 'grapple': 'grapple_crane'}
 #: the robots whose references are actuator states (JointTrajectory on ``~/reference``)
-ACTUATOR_SPACE = ('crane', 'excavator')
+ACTUATOR_SPACE = ('crane', 'excavator', 'grapple')
+#: the robots with passive joints: their measured state (actuators and passive joints) is
+#: published on ``actuator_states`` (the node's namespace) alongside every reference (:func:`measured_messages`)
+PASSIVE = ('grapple',)
 
 
 def description(robot):
@@ -56,13 +59,30 @@ def actuator_states(robot, count):
     core = load_robot(description(robot))
     t = np.arange(count) / count
     w = 2 * np.pi
-    bounded = np.isfinite(core.lower) & np.isfinite(core.upper)      # else (a swing): 0 +- 0.5 rad
-    lo, hi = np.where(bounded, core.lower, -1.0), np.where(bounded, core.upper, 1.0)
+    lower, upper = core.lower[:core.n_act], core.upper[:core.n_act]     # the actuators'
+    bounded = np.isfinite(lower) & np.isfinite(upper)      # else (a swing): 0 +- 0.5 rad
+    lo, hi = np.where(bounded, lower, -1.0), np.where(bounded, upper, 1.0)
     mid, amp = (lo + hi) / 2, (hi - lo) / 4
     phase = np.arange(len(mid))[None]
     return list(core.actuated_joints), (mid + amp * np.sin(w * t[:, None] + phase),
                                         amp * w * np.cos(w * t[:, None] + phase),
                                         -amp * w**2 * np.sin(w * t[:, None] + phase))
+
+
+def measured_messages(robot, count=1000):
+    '''``count`` measured joint states (JointState) of one period of a robot with passive joints:
+    the actuators at the references' positions and rates (:func:`actuator_states`), the passive
+    joints swinging on sines of 0.2 rad about zero.'''
+    from pkm_dynamics.core import load_robot
+    from sensor_msgs.msg import JointState
+    names, (x, xd, _) = actuator_states(robot, count)
+    passive = list(load_robot(description(robot)).passive_joints)
+    t = np.arange(count) / count
+    w = 2 * np.pi
+    phase = np.arange(len(passive))[None]
+    p, pd = 0.2 * np.sin(w * t[:, None] + phase), 0.2 * w * np.cos(w * t[:, None] + phase)
+    return [JointState(name=names + passive, position=list(np.concatenate([a, b])),
+                       velocity=list(np.concatenate([ad, bd]))) for a, ad, b, bd in zip(x, xd, p, pd)]
 
 
 def task_states(robot, parallel, count):

@@ -368,6 +368,10 @@ class Services:
         x = ordered(js.position, index, count, 'actuator_state.position')
         xd = (ordered(js.velocity, index, count, 'actuator_state.velocity') if len(js.velocity)
               else None)
+        if model.passive or request.passive_names or request.passive_positions or request.passive_velocities:
+            rates = xd is not None or len(request.passive_velocities)
+            x, xd = self._with_passive(model, request, x, np.zeros_like(x) if xd is None else xd)
+            xd = xd if rates else None
         state = forward_state(model.robot, x, xd)
         outputs = [state.pose, state.q] + [a for a in (state.twist, state.qd, state.mass_matrix)
                                            if a is not None]

@@ -150,3 +150,89 @@ def test_completion_and_feedforward_use_the_measured_swing(grapple, module_ros_n
     u = robot.inverse_dynamics(np.concatenate([X, P]), np.concatenate([XD, PD]), XDD)
     assert list(feedforward.messages[-1].name) == list(robot.actuated_joints)
     assert_round_off(feedforward.messages[-1].effort, u)
+
+
+def test_forward_kinematics_takes_the_passive_state(grapple):
+    """ForwardKinematics with the swing axes' measured state: the grapple's pose, body twist and
+    every tree joint are the core's at the whole state; without the swing axes: INVALID_STATE
+    naming one, the node serving."""
+    from pkm_dynamics_interfaces.msg import ErrorCodes
+    from pkm_dynamics_interfaces.srv import ForwardKinematics
+    from pkm_dynamics.core.forward_state import forward_state
+    robot, client, process = grapple
+
+    def request_with(passive: bool):
+        request = ForwardKinematics.Request()
+        request.actuator_state.name = list(robot.actuated_joints)[::-1]
+        request.actuator_state.position = list(X[::-1])
+        request.actuator_state.velocity = list(XD[::-1])
+        if passive:
+            request.passive_names = list(robot.passive_joints)[::-1]
+            request.passive_positions = list(P[::-1])
+            request.passive_velocities = list(PD[::-1])
+        return request
+    response = client.call(ForwardKinematics, 'forward_kinematics', request_with(True))
+    assert response.success, response.message
+    missing = client.call(ForwardKinematics, 'forward_kinematics', request_with(False))
+    assert not missing.success and missing.error_code.val == ErrorCodes.INVALID_STATE
+    assert '"grapple_swing_y"' in missing.message
+    state = forward_state(robot, np.concatenate([X, P]), np.concatenate([XD, PD]))
+    p, o = response.pose.pose.position, response.pose.pose.orientation
+    assert_round_off([p.x, p.y, p.z], state.pose[:3, 3])
+    from scipy.spatial.transform import Rotation
+    assert_allclose(Rotation.from_quat([o.x, o.y, o.z, o.w]).as_matrix(), state.pose[:3, :3], atol=1e-12)
+    t = response.twist
+    assert_round_off([t.angular.x, t.angular.y, t.angular.z, t.linear.x, t.linear.y, t.linear.z], state.twist)
+    assert_round_off(response.joint_state.position, state.q)
+    assert_round_off(response.joint_state.velocity, state.qd)
+    assert process.running()
+
+
+def test_pressure_and_valve_outputs_follow_the_hybrid_dynamics(served_robot, module_ros_node):
+    """The feedforward's pressure and valve outputs of the grapple crane: the core's valve model
+    at the hybrid dynamics' forces (the latest measured swing state) and their rate along the
+    motion (``force_rate`` at the jerk of the two-point reference's spline), cylinders in the
+    actuators' order."""
+    from sensor_msgs.msg import JointState
+    from std_msgs.msg import Float64MultiArray
+    from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+    from pkm_dynamics.core.hoid.reference_derivatives import hermite_rates
+    from pkm_dynamics.core.hydraulics.hydraulic_feedforward import force_rate
+    from pkm_dynamics.core.hydraulics.valve_cylinder import hydraulic_state
+    from pkm_dynamics.testing import Collector, matched_publisher, spin_until
+    robot, _, process = served_robot('grapple_crane', 'grapple_hyd', **{
+        'feedforward.outputs': ['commands', 'pressure', 'valve'], 'feedforward.max_age': 0.0})
+    node = module_ros_node
+    pressure = Collector(node, Float64MultiArray, '/grapple_hyd/feedforward/pressure')
+    valve = Collector(node, Float64MultiArray, '/grapple_hyd/feedforward/valve_commands')
+    measured = matched_publisher(node, JointState, '/actuator_states', 10)
+    reference = matched_publisher(node, JointTrajectory, '/grapple_hyd/reference', 10)
+    names = list(robot.actuated_joints) + list(robot.passive_joints)
+    later = (X + 1e-3 * XD, XD + 1e-3 * XDD, XDD + 1e-3 * np.array([1.0, -2.0, 0.5, 1.5, -1.0]))
+    first, second = JointTrajectoryPoint(positions=list(X), velocities=list(XD), accelerations=list(XDD)), \
+        JointTrajectoryPoint(positions=list(later[0]), velocities=list(later[1]), accelerations=list(later[2]))
+    second.time_from_start.nanosec = 10**6
+    msg = JointTrajectory(joint_names=list(robot.actuated_joints), points=[first, second])
+
+    import time
+    last = [0.0]
+
+    def sent():                     # a measured state, then the reference, every 0.2 s
+        if time.monotonic() - last[0] < 0.2:
+            return bool(pressure.messages) and bool(valve.messages)
+        last[0] = time.monotonic()
+        measured.publish(JointState(name=names, position=list(np.concatenate([X, P])),
+                                    velocity=list(np.concatenate([XD, PD]))))
+        reference.publish(msg)
+        return bool(pressure.messages) and bool(valve.messages)
+    assert spin_until(node, sent), process.log()[-2000:]
+    jerk = hermite_rates(1e-3, np.stack([X, XD, XDD]), np.stack(later))[0]
+    u, du = force_rate(robot, np.concatenate([X, P]), np.concatenate([XD, PD]), XDD, jerk)
+    m = robot.hydraulic_model
+    h = hydraulic_state(m, X, XD, u, du, check=False)
+    order = [m.joints.index(j) for j in robot.actuated_joints if j in m.joints]
+    want_p = np.stack([h.pressure_a[order], h.pressure_b[order]], -1).reshape(-1)
+    np.testing.assert_allclose(pressure.messages[-1].data, want_p, rtol=0, atol=1e-6 * np.abs(want_p).max())
+    np.testing.assert_allclose(valve.messages[-1].data, h.spool[order], rtol=0,
+                               atol=1e-6 * np.abs(h.spool).max())
+    assert process.running()

@@ -3,7 +3,13 @@ values, rates, accelerations), defined as for module chains (:mod:`..module_chai
 the solution within the strokes nearest the reference (``initial``, else mid-stroke) in
 stroke-normalized coordinates, searched by projected Gauss-Newton on the body-frame pose error
 from the reference and the corners of the box at 1/4 and 3/4 of the strokes; the Jacobian is
-the end-effector's tree Jacobian times the constraint-embedding map ``H`` (paper 001 eq. 20)."""
+the end-effector's tree Jacobian times the constraint-embedding map ``H`` (paper 001 eq. 20).
+
+With passive joints (the grapple crane's swing axes) the IK moves the actuators only: the passive
+joints are held at given positions (the caller's ``held``: zero unless given, the grapple hanging
+along its mount's axes), at rest, and the end effector's pose, twist and acceleration are reached
+by the actuators' columns of the Jacobian.  A crane operator places the grapple: where it swings
+to afterwards is the dynamics' (hybrid dynamics, simulate), not the IK's."""
 from __future__ import annotations
 
 import numpy as np
@@ -18,10 +24,11 @@ from ..tree.tree_dynamics import body_jacobian, forward_kinematics
 
 
 def stroke_scale(robot) -> tuple:
-    """``(scale, turns)`` (n,): the stroke of each actuator (2 pi for a joint without limits)
+    """``(scale, turns)`` (n_act,): the stroke of each actuator (2 pi for a joint without limits)
     and which actuators are angles without limits."""
-    turns = ~(np.isfinite(robot.lower) & np.isfinite(robot.upper))
-    return np.where(turns, 2 * np.pi, np.where(turns, 0.0, robot.upper - robot.lower)), turns
+    lo, hi = robot.lower[:robot.n_act], robot.upper[:robot.n_act]
+    turns = ~(np.isfinite(lo) & np.isfinite(hi))
+    return np.where(turns, 2 * np.pi, np.where(turns, 0.0, hi - lo)), turns
 
 
 def stroke_distance(robot, a, b) -> float:
@@ -56,47 +63,62 @@ def pose_and_jacobian(robot, x) -> tuple:
     return T, J
 
 
-def pose_newton(robot, T_star, x, tol: float, max_iter: int) -> tuple:
-    """Projected Gauss-Newton on ``log(T(x)^-1 T*)`` from ``x`` (n,) clipped to the strokes, with
-    the pose and the Jacobian of :func:`end_effector_jacobian` from one compiled call
-    (:func:`pose_and_jacobian`; :func:`..spatial.pose_newton.pose_newton`; a trial where a loop
-    does not close counts as no decrease).  Returns ``(x, residual, iterations)``."""
-    return newton(lambda xv: pose_and_jacobian(robot, xv), T_star,
-                  np.clip(np.array(x, dtype=float), robot.lower, robot.upper), robot.lower, robot.upper,
-                  tol, max_iter, infeasible=PkmDynamicsError)
+def actuated_pose_and_jacobian(robot, x, held) -> tuple:
+    """:func:`pose_and_jacobian` at the actuators ``x`` (n_act,) with the passive joints at
+    ``held`` (n_pass,): the pose (4, 4) and the actuators' columns of ``J`` (6, n_act)."""
+    T, J = pose_and_jacobian(robot, np.concatenate([x, held]) if len(held) else x)
+    return T, J[:, :robot.n_act]
+
+
+def pose_newton(robot, T_star, x, tol: float, max_iter: int, held=()) -> tuple:
+    """Projected Gauss-Newton on ``log(T(x)^-1 T*)`` from the actuators ``x`` (n_act,) clipped to
+    the strokes, the passive joints at ``held`` (n_pass,), with the pose and the Jacobian of
+    :func:`end_effector_jacobian` from one compiled call (:func:`actuated_pose_and_jacobian`;
+    :func:`..spatial.pose_newton.pose_newton`; a trial where a loop does not close counts as no
+    decrease).  Returns ``(x, residual, iterations)``."""
+    held = np.asarray(held, dtype=float)
+    lo, hi = robot.lower[:robot.n_act], robot.upper[:robot.n_act]
+    return newton(lambda xv: actuated_pose_and_jacobian(robot, xv, held), T_star,
+                  np.clip(np.array(x, dtype=float), lo, hi), lo, hi, tol, max_iter, infeasible=PkmDynamicsError)
 
 
 def ik_starts(robot, reference) -> list:
-    """``reference`` (n,), then the corners of the box at 1/4 and 3/4 of every stroke
+    """``reference`` (n_act,), then the corners of the box at 1/4 and 3/4 of every stroke
     (``2^b`` for ``b <= SEARCH_MAX_STROKES`` limited actuators; :func:`..spatial.pose_newton.box_starts`)."""
-    return box_starts(reference, robot.lower, robot.upper, stroke_scale(robot)[1], SEARCH_MAX_STROKES)
+    return box_starts(reference, robot.lower[:robot.n_act], robot.upper[:robot.n_act], stroke_scale(robot)[1],
+                      SEARCH_MAX_STROKES)
 
 
 def loop_chain_inverse_kinematics(robot, pose, twist=None, acceleration=None, initial=None,
-                                  search: bool = True) -> IKSolution:
+                                  search: bool = True, held=()) -> IKSolution:
     """Actuator values for the end-effector pose ``pose`` (4, 4) (root link frame): the solution
-    within the strokes nearest ``initial`` (n,) (default mid-stroke); ``solutions``: every
-    distinct one found, nearest first.  ``twist`` (6,) -> ``xd = J^+ V``; ``acceleration`` (6,)
-    -> ``xdd = J^+ (Vdot - Jdot xd)``, each refused (:class:`StateError`) when the chain cannot
-    realise it.  :class:`ConvergenceError` when no start reaches the pose."""
+    within the strokes nearest ``initial`` (n_act,) (default mid-stroke), the passive joints held
+    at ``held`` (n_pass,) at rest; ``solutions``: every distinct one found, nearest first.
+    ``twist`` (6,) -> ``xd = J^+ V``; ``acceleration`` (6,) -> ``xdd = J^+ (Vdot - Jdot xd)``, each
+    refused (:class:`StateError`) when the chain cannot realise it.  :class:`ConvergenceError`
+    when no start reaches the pose."""
     T_star = np.asarray(pose, dtype=float)
     if T_star.shape != (4, 4) or not np.all(np.isfinite(T_star)):
         raise StateError(f"pose must be a finite 4x4 matrix, got shape {T_star.shape}")
-    reference = robot.seed_reference if initial is None else robot._state("initial", initial, limits=True)
+    na, held = robot.n_act, np.asarray(held, dtype=float)
+    reference = (robot.seed_reference if initial is None
+                 else robot._state("initial", initial, limits=True, size=na))
     tol, max_iter = robot.options.tolerance, robot.options.max_iterations
     found = []
     for start in ik_starts(robot, reference) if search else [reference]:
-        x, res, it = pose_newton(robot, T_star, start, tol, max_iter)
+        x, res, it = pose_newton(robot, T_star, start, tol, max_iter, held)
         if res <= tol and all(stroke_distance(robot, x, y) > SAME_SOLUTION for y, _, _ in found):
             found.append((x, res, it))
     if not found:
-        _, residual, it = pose_newton(robot, T_star, reference, tol, max_iter)
+        _, residual, it = pose_newton(robot, T_star, reference, tol, max_iter, held)
         raise ConvergenceError(f"inverse kinematics of '{robot.name}' did not reach the pose: error "
                                f"{residual:.3g} (m, rad) after {it} iterations; the pose is probably outside "
-                               f"the workspace of its {robot.n} actuators")
+                               f"the workspace of its {na} actuators")
     found.sort(key=lambda s: stroke_distance(robot, s[0], reference))
     x, residual, it = found[0]
-    J, q = end_effector_jacobian(robot, x)
+    state = np.concatenate([x, held])                   # the passive joints held, at rest
+    J, q = end_effector_jacobian(robot, state)
+    J = J[:, :na]
     xd = xdd = qd = qdd = None
     if twist is not None:
         V = np.asarray(twist, dtype=float)
@@ -104,9 +126,10 @@ def loop_chain_inverse_kinematics(robot, pose, twist=None, acceleration=None, in
             raise StateError(f"twist must be 6 finite values, got shape {V.shape}")
         xd = np.linalg.lstsq(J, V, rcond=None)[0]
         if np.linalg.norm(J @ xd - V) > REALISABLE * max(1.0, np.linalg.norm(V)):
-            raise StateError(f"twist {V.tolist()} is not realisable by the {robot.n} actuators of "
+            raise StateError(f"twist {V.tolist()} is not realisable by the {na} actuators of "
                              f"'{robot.name}' at this pose (residual {np.linalg.norm(J @ xd - V):.3g})")
-        q, qd, qdd0 = robot.tree_state(x, xd, np.zeros(robot.n))
+        rest = np.zeros(len(held))
+        q, qd, qdd0 = robot.tree_state(state, np.concatenate([xd, rest]), np.zeros(robot.n))
         if acceleration is not None:
             Vd = np.asarray(acceleration, dtype=float)
             if Vd.shape != (6,) or not np.all(np.isfinite(Vd)):
@@ -115,9 +138,9 @@ def loop_chain_inverse_kinematics(robot, pose, twist=None, acceleration=None, in
             bias = _frame_acceleration(robot, A)
             xdd = np.linalg.lstsq(J, Vd - bias, rcond=None)[0]
             if np.linalg.norm(J @ xdd + bias - Vd) > REALISABLE * max(1.0, np.linalg.norm(Vd)):
-                raise StateError(f"acceleration {Vd.tolist()} is not realisable by the {robot.n} actuators "
+                raise StateError(f"acceleration {Vd.tolist()} is not realisable by the {na} actuators "
                                  f"of '{robot.name}' at this pose and twist")
-            q, qd, qdd = robot.tree_state(x, xd, xdd)
+            q, qd, qdd = robot.tree_state(state, np.concatenate([xd, rest]), np.concatenate([xdd, rest]))
     elif acceleration is not None:
         raise StateError("an acceleration needs a twist")
     return IKSolution(pose=T_star, actuators=x, q=q, iterations=np.array([it]), residual=residual,

@@ -28,6 +28,12 @@ from .loop_chain_compiled import CompiledLoopChain
 
 #: accuracy of the loop closure (largest constraint residual, m and rad)
 CLOSURE_TOLERANCE = 1e-12
+#: why the derivatives refuse passive joints
+PASSIVE_JETS = ("their jets (loop_chain_derivatives) differentiate the actuator-space dynamics, not the hybrid "
+                "dynamics' passive accelerations; robot.hydraulics gives du/dt along the motion")
+#: why the HOID refuses passive joints
+PASSIVE_HOID = ("ddu needs the passive joints' jerks (the hybrid dynamics differentiated along the motion), "
+                "not implemented; robot.hydraulics gives u and du/dt")
 
 
 class LoopChainRobot:
@@ -126,9 +132,13 @@ class LoopChainRobot:
         size = self.n if size is None else size
         a = np.asarray(v.actuators if isinstance(v, IKSolution) else v, dtype=float)
         if a.shape[-1:] == (size,) and a.ndim in (1, 2) and (batch is None or a.shape[:-1] == batch) and \
-                np.isfinite(a).all() and (not limits or ((a >= self._floor) & (a <= self._ceiling)).all()):
+                np.isfinite(a).all() and \
+                (not limits or ((a >= self._floor[:size]) & (a <= self._ceiling[:size])).all()):
             return a                             # the common case, in two array tests
         names = self.coordinates[:size]
+        if self.passive_joints and size == self.n and a.shape[-1:] == (self.n_act,) and a.ndim in (1, 2):
+            raise StateError(f"{name} holds the actuators only: the state of the passive joint(s) "
+                             f"{', '.join(self.passive_joints)} is missing (give {', '.join(names)})")
         if a.shape[-1:] != (size,) or a.ndim not in (1, 2) or (batch is not None and a.shape[:-1] != batch):
             want = f"({size},)" if batch in (None, ()) else f"{batch + (size,)}"
             raise StateError(f"{name} has shape {a.shape}, expected {want}: {', '.join(names)}")
@@ -138,14 +148,15 @@ class LoopChainRobot:
         check_bound(a, np.inf, name)
         if limits:
             for row in a.reshape(-1, size):
-                check_limits(self.tree, self.coordinate_index, row, name)
+                check_limits(self.tree, self.coordinate_index[:size], row, name)
         return a
 
-    def _without_passive(self, what: str) -> None:
-        """:class:`StateError` naming ``what`` for a robot with passive joints (not served yet)."""
+    def _without_passive(self, what: str, why: str) -> None:
+        """:class:`StateError` naming ``what`` and ``why`` for a robot with passive joints (not
+        served yet)."""
         if self.passive_joints:
             raise StateError(f"{what} of a robot with passive joints ({', '.join(self.passive_joints)}) is not "
-                             "supported yet")
+                             f"supported yet: {why}")
 
     def _wrench(self, wrench, batch):
         if wrench is None:
@@ -212,13 +223,13 @@ class LoopChainRobot:
     def forward_dynamics_derivatives(self, x, xd, u, wrench=None):
         """``xdd`` and its exact derivatives (forward-mode jets, :mod:`.loop_chain_derivatives`)."""
         from .loop_chain_derivatives import loop_chain_derivatives
-        self._without_passive("forward_dynamics_derivatives")
+        self._without_passive("forward_dynamics_derivatives", PASSIVE_JETS)
         return loop_chain_derivatives(self, False, x, xd, u, wrench)
 
     def inverse_dynamics_derivatives(self, x, xd, xdd, wrench=None):
         """``u`` and its exact derivatives (forward-mode jets, :mod:`.loop_chain_derivatives`)."""
         from .loop_chain_derivatives import loop_chain_derivatives
-        self._without_passive("inverse_dynamics_derivatives")
+        self._without_passive("inverse_dynamics_derivatives", PASSIVE_JETS)
         return loop_chain_derivatives(self, True, x, xd, xdd, wrench)
 
     def joint_reactions(self, x, xd, u, wrench=None):
@@ -237,7 +248,7 @@ class LoopChainRobot:
         recursion is for PKM); the loops closed from the limb route's solution (its assembly
         branch) unless ``q_guess`` is given."""
         from ..hoid.higher_order import higher_order_inverse_dynamics
-        self._without_passive("higher_order_inverse_dynamics")
+        self._without_passive("higher_order_inverse_dynamics", PASSIVE_HOID)
         if kw.get("q_guess") is None:
             xa = self._state("x", x, limits=True)
             kw["q_guess"] = self.tree_state(xa if xa.ndim == 1 else xa[0])[0]
@@ -265,16 +276,34 @@ class LoopChainRobot:
         return forward_kinematics(self.tree, q)[self.ee_body] @ self.ee_offset
 
     def forward_kinematics(self, actuators):
-        """End-effector pose (4, 4) in the root link frame (batched: (batch, 4, 4))."""
+        """End-effector pose (4, 4) in the root link frame (batched: (batch, 4, 4)) of the state's
+        positions ``actuators`` (n,): the actuators, then the passive joints (the grapple below its
+        swing axes follows them; a state without them is refused naming them)."""
         x = self._state("actuators", actuators, limits=True)
         if x.ndim == 2:
             return np.stack([self.forward_kinematics(r) for r in x])
         return self.end_effector_pose(self.tree_state(x)[0])
 
-    def inverse_kinematics(self, pose, twist=None, acceleration=None, initial=None, *, search: bool = True):
-        """Actuators (and rates, accelerations) for an end-effector pose: see :mod:`.loop_chain_ik`."""
+    def inverse_kinematics(self, pose, twist=None, acceleration=None, initial=None, *, search: bool = True,
+                           passive=None):
+        """Actuators (n_act,) (and rates, accelerations) for an end-effector pose: see
+        :mod:`.loop_chain_ik`.  With passive joints the end effector's pose is reached with the
+        passive joints held at ``passive`` (n_pass,) (default zero), at rest."""
         from .loop_chain_ik import loop_chain_inverse_kinematics
-        self._without_passive("inverse_kinematics")
         if isinstance(initial, IKSolution):
             initial = initial.actuators
-        return loop_chain_inverse_kinematics(self, pose, twist, acceleration, initial, search)
+        held = np.zeros(self.n - self.n_act) if passive is None else self._passive_positions(passive)
+        return loop_chain_inverse_kinematics(self, pose, twist, acceleration, initial, search, held)
+
+    def _passive_positions(self, passive) -> np.ndarray:
+        """``passive`` (n_pass,) as floats, finite and within the passive joints' limits; else
+        :class:`StateError` naming the joint."""
+        p = np.asarray(passive, dtype=float)
+        names = self.passive_joints
+        if p.shape != (len(names),):
+            raise StateError(f"passive has shape {p.shape}, expected ({len(names)},): {', '.join(names) or 'none'}")
+        bad = np.flatnonzero(~np.isfinite(p))
+        if bad.size:
+            raise StateError(f"passive[{bad[0]}] (joint '{names[bad[0]]}') is not finite")
+        check_limits(self.tree, self.coordinate_index[self.n_act:], p, "passive")
+        return p

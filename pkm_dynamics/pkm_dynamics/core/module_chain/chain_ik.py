@@ -45,7 +45,7 @@ def chain_jacobian(robot, x) -> tuple:
     both compiled (``robot.tree_state`` of the n unit rates as one batch, the tree kernels'
     frame Jacobian).  Returns ``(J, q)``."""
     from ..tree.compiled_tree import frame_jacobian
-    n = robot.chain.n
+    n = robot.n
     x = np.asarray(x, dtype=float)
     Q, H_T, _ = robot.tree_state(np.broadcast_to(x, (n, n)), np.eye(n), np.zeros((n, n)))
     return frame_jacobian(robot.tree.compiled, Q[0], robot.end_effector) @ H_T.T, Q[0]

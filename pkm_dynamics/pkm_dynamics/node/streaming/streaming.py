@@ -236,7 +236,7 @@ class Streaming:
             if motor_on:
                 motor = higher_order_inverse_dynamics(model.robot, X[0], XD[0], XDD[0], jerk, snap)
             if hydraulic_on:
-                hydraulics = self._hydraulics(model, msg, (X[0], XD[0], XDD[0], jerk), X[0], XD[0])
+                hydraulics = self._hydraulics(model, msg, (XF[0], XDF[0], XDD[0], jerk), X[0], XD[0])
         self._diagnostics.utilisation(model.robot.limits, F, XD)      # published even beyond
         self._publish(outputs, msg, (X, XD, XDD, F), motor, hydraulics)
 

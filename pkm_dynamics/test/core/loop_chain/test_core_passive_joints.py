@@ -190,8 +190,10 @@ def test_bad_passive_input_is_refused_naming_the_joint(robot):
     bad[5] = np.nan
     with pytest.raises(StateError, match="joint 'grapple_swing_y'"):
         robot.hybrid_dynamics(bad, xd, xdd_a)
-    with pytest.raises(StateError, match="passive joints"):
-        robot.inverse_kinematics(np.eye(4))
+    with pytest.raises(StateError, match="passive joint.*grapple_swing_y, grapple_swing_x.*missing"):
+        robot.forward_kinematics(x[:5])                                # the actuators only
+    with pytest.raises(StateError, match="joint 'grapple_swing_x'"):
+        robot.inverse_kinematics(np.eye(4), passive=[0.1, np.inf])
     with pytest.raises(DescriptionError, match="grapple_swing_x.*neither actuated nor declared passive"):
         load_robot(TEXT.replace('    <passive joint="grapple_swing_x"/>\n', ""))
     with pytest.raises(DescriptionError, match="lift_link_joint.*is a joint of loop"):
@@ -210,3 +212,99 @@ def test_the_grapple_crane_is_what_the_generator_writes():
     spec.loader.exec_module(gen)
     crane = (robots / "heavy_duty_4dof.urdf").read_text()
     assert gen.grapple_crane(crane) == (robots / "grapple_crane.urdf").read_text()
+
+
+def test_forward_kinematics_follows_the_passive_joints(robot):
+    """The grapple's pose and body twist at the state's positions and rates (actuators and
+    passive joints) against Pinocchio's frame placement and velocity of the spanning tree closed
+    by the KKT route (its own Newton on the loops, the passive joints prescribed): 1e-10."""
+    from pkm_dynamics.core.forward_state import forward_state
+    ref = PinocchioLoops(REFERENCE, robot.tree_joints, robot.tree.gravity)
+    for x, xd, _ in states(3, seed=11):
+        q, qd, _ = ref.close(x, xd, np.zeros(7))
+        ref.kinematics(ref.to_pin(q), ref.to_pin(qd))
+        pose = ref.data.oMf[ref.wrench_frame].homogeneous
+        twist = pin.getFrameVelocity(ref.model, ref.data, ref.wrench_frame, pin.LOCAL).vector
+        assert np.abs(robot.forward_kinematics(x) - pose).max() <= 1e-10
+        state = forward_state(robot, x, xd)
+        assert np.abs(state.pose - pose).max() <= 1e-10
+        assert rel(state.twist, np.concatenate([twist[3:], twist[:3]])) <= 1e-10
+        assert rel(state.q, q) <= 1e-10 and rel(state.qd, qd) <= 1e-10
+    other = x.copy()
+    other[5:] += 0.2                                    # the grapple moves with its swing axes
+    assert np.abs(robot.forward_kinematics(other) - robot.forward_kinematics(x)).max() > 0.1
+
+
+def test_inverse_kinematics_holds_the_passive_joints(robot):
+    """IK with the passive joints held (given, at rest; default zero) reaches a grapple pose made
+    by Pinocchio's FK of the closed tree at known actuators: the actuators found reproduce the
+    pose through Pinocchio to 1e-9, and the pose's twist (passive joints at rest) gives back
+    the actuator rates."""
+    ref = PinocchioLoops(REFERENCE, robot.tree_joints, robot.tree.gravity)
+    for held in (np.zeros(2), np.array([0.25, -0.15])):
+        x = np.concatenate([X0 + np.array([0.02, -0.03, 0.04, 0.05, -0.1]), held])
+        xd = np.concatenate([[0.05, -0.02, 0.03, 0.05, 0.2], np.zeros(2)])
+        q, qd, _ = ref.close(x, xd, np.zeros(7))
+        ref.kinematics(ref.to_pin(q), ref.to_pin(qd))
+        pose = ref.data.oMf[ref.wrench_frame].homogeneous
+        twist = pin.getFrameVelocity(ref.model, ref.data, ref.wrench_frame, pin.LOCAL).vector
+        sol = robot.inverse_kinematics(pose, np.concatenate([twist[3:], twist[:3]]), initial=x[:5],
+                                       passive=None if not held.any() else held)
+        assert sol.actuators.shape == (5,) and sol.residual <= 1e-9
+        assert rel(sol.actuators, x[:5]) <= 1e-8 and rel(sol.actuators_d, xd[:5]) <= 1e-8
+        qs, _, _ = ref.close(np.concatenate([sol.actuators, held]), np.zeros(7), np.zeros(7))
+        ref.kinematics(ref.to_pin(qs))
+        assert np.abs(ref.data.oMf[ref.wrench_frame].homogeneous - pose).max() <= 1e-9
+        assert rel(sol.q, qs) <= 1e-9
+
+
+def actuator_motion(t):
+    """A smooth crane motion: the actuators' position and derivatives 1..3 (4, 5) at ``t``."""
+    w = np.array([1.0, 2.0, 1.5, 1.0, 3.0])
+    return np.array([X0 * (k == 0) + 0.05 * w**k * np.sin(w * t + k * np.pi / 2) for k in range(4)])
+
+
+def test_hydraulics_follow_the_hybrid_dynamics_along_the_motion(robot):
+    """The cylinders' force rate of a crane with its grapple swinging: the hybrid dynamics'
+    efforts along the actuators' prescribed motion with the passive joints integrated (scipy's
+    DOP853, rtol 1e-12) differenced in time (central, 0.1 ms) give ``du`` of
+    ``robot.hydraulics`` (``force_rate``) to 1e-6 of its scale; the pressures are the valve
+    model's at those forces and rates, the cylinders' positions the actuators'."""
+    from pkm_dynamics.core.hydraulics.hydraulic_feedforward import force_rate
+    from pkm_dynamics.core.hydraulics.valve_cylinder import hydraulic_state
+    t0, dt, p0 = 0.3, 1e-4, np.array([0.2, -0.1, 0.3, 0.15])
+
+    def rates(t, y):
+        m = actuator_motion(t)
+        _, a = robot.hybrid_dynamics(np.concatenate([m[0], y[:2]]), np.concatenate([m[1], y[2:]]), m[2])
+        return np.concatenate([y[2:], a])
+
+    sol = solve_ivp(rates, (t0, t0 + dt), p0, method="DOP853", rtol=1e-12, atol=1e-14, dense_output=True)
+    back = solve_ivp(rates, (t0, t0 - dt), p0, method="DOP853", rtol=1e-12, atol=1e-14)
+
+    def effort(t, y):
+        m = actuator_motion(t)
+        return robot.hybrid_dynamics(np.concatenate([m[0], y[:2]]), np.concatenate([m[1], y[2:]]), m[2])[0]
+
+    du_time = (effort(t0 + dt, sol.y[:, -1]) - effort(t0 - dt, back.y[:, -1])) / (2 * dt)
+    m = actuator_motion(t0)
+    x, xd = np.concatenate([m[0], p0[:2]]), np.concatenate([m[1], p0[2:]])
+    u, du = force_rate(robot, x, xd, m[2], m[3])
+    assert rel(u, effort(t0, p0)) <= 1e-14
+    assert np.abs(du - du_time).max() <= 1e-6 * np.abs(du_time).max()
+    h = robot.hydraulics(x, xd, m[2], m[3], check=False)
+    ref = hydraulic_state(robot.hydraulic_model, m[0], m[1], u, du, check=False)
+    assert robot.hydraulic_model.n > 0 and np.array_equal(h.pressure_a, ref.pressure_a)
+    assert np.array_equal(h.spool, ref.spool)
+
+
+def test_hoid_and_derivatives_name_what_they_lack(robot):
+    """HOID and the derivatives of a robot with passive joints stay refused, naming the joints
+    and what is missing (the passive jerks; the jets of the hybrid dynamics)."""
+    x, xd, xdd_a = next(states(1, seed=2))
+    with pytest.raises(StateError, match="grapple_swing_y.*passive joints' jerks"):
+        robot.higher_order_inverse_dynamics(x, xd, xdd_a, np.zeros(5), np.zeros(5))
+    with pytest.raises(StateError, match="grapple_swing_y.*hybrid dynamics"):
+        robot.inverse_dynamics_derivatives(x, xd, xdd_a)
+    with pytest.raises(StateError, match="grapple_swing_y.*hybrid dynamics"):
+        robot.forward_dynamics_derivatives(x, xd, np.zeros(5))
