@@ -25,21 +25,25 @@ from ..status import (DIRECT_STEP, FAR_STEP, LIMIT_SLACK, LIMITS, LOOP_CONDITION
 
 
 @kernel
-def nested_ik(lm, ld, target, theta, tol, max_iter, threshold):
+def nested_ik(lm, ld, target, theta, tol, max_iter, threshold, warm):
     """Algorithm 1 with Algorithm 2 as inner loop (:func:`..limb_ik.limb_inverse_kinematics_nested`)
-    from ``theta`` (n,) in place; inner iterations per outer step into ``ld`` inner.  Returns
-    ``(status, outer iterations, largest pose error component)`` (the last of
+    from ``theta`` (n,) in place; inner iterations per outer step into ``ld`` inner.  ``warm``:
+    ``ld`` already holds the state and Jacobians at ``theta`` (those a previous solve ended on,
+    checked against ``threshold`` then): the first step takes them instead of computing them
+    again.  Returns ``(status, outer iterations, largest pose error component)`` (the last of
     :func:`..limb_kernels.pose_error`, at the returned ``theta`` on OK)."""
-    limb_state(lm, ld, theta)
+    if not warm:
+        limb_state(lm, ld, theta)
     err, big = pose_error(lm, ld, target)
     outer = 0
     inner = ld[LD_INNER]
     while err > tol:
         if outer >= max_iter:
             return NO_CONVERGENCE, outer, big
-        st, _ = limb_jacobians(lm, ld, threshold, False)
-        if st != OK:
-            return st, outer, big
+        if outer > 0 or not warm:
+            st, _ = limb_jacobians(lm, ld, threshold, False)
+            if st != OK:
+                return st, outer, big
         dl = lm[LM_SIZES][SIZE_DL]
         A, b, Lt, dx = ld[LD_A], ld[LD_B], ld[LD_L_T], ld[LD_DX]
         for i in range(dl):
@@ -57,12 +61,14 @@ def nested_ik(lm, ld, target, theta, tol, max_iter, threshold):
 
 
 @kernel
-def compound_ik(lm, ld, target, theta, tol, max_iter, threshold):
-    """Algorithm 3 (:func:`..limb_ik.limb_inverse_kinematics_compound`) from ``theta`` in place.
-    Returns ``(status, outer iterations, largest pose error component)`` (as :func:`nested_ik`)."""
+def compound_ik(lm, ld, target, theta, tol, max_iter, threshold, warm):
+    """Algorithm 3 (:func:`..limb_ik.limb_inverse_kinematics_compound`) from ``theta`` in place
+    (``warm`` as :func:`nested_ik`).  Returns ``(status, outer iterations, largest pose error
+    component)`` (as :func:`nested_ik`)."""
     outer = 0
     while True:
-        limb_state(lm, ld, theta)
+        if outer > 0 or not warm:
+            limb_state(lm, ld, theta)
         err, big = pose_error(lm, ld, target)
         gnorm = 0.0
         for lp in range(lm[LM_SIZES][SIZE_NL]):
@@ -71,9 +77,10 @@ def compound_ik(lm, ld, target, theta, tol, max_iter, threshold):
             return OK, outer, big
         if outer >= max_iter:
             return NO_CONVERGENCE, outer, big
-        st, _ = limb_jacobians(lm, ld, threshold, False)
-        if st != OK:
-            return st, outer, big
+        if outer > 0 or not warm:
+            st, _ = limb_jacobians(lm, ld, threshold, False)
+            if st != OK:
+                return st, outer, big
         if not compound_step(lm, ld, theta):
             return SINGULAR, outer, big
         outer += 1
@@ -144,18 +151,19 @@ def joint_limits(lm, theta, theta0):
 
 
 @kernel
-def limb_ik(lm, ld, target, theta0, theta, nested, tol, max_iter, threshold, loop_threshold, out):
+def limb_ik(lm, ld, target, theta0, theta, nested, tol, max_iter, threshold, loop_threshold, warm, out):
     """One limb's IK for the platform pose ``target`` (4,4) from ``theta0`` (n,) into ``theta``,
     with every check of the reference route (module docstring); ``threshold``,
-    ``loop_threshold``: of ``kappa(F)`` and ``kappa(G_y)`` (< 0: none).  ``out`` (3,): outer
+    ``loop_threshold``: of ``kappa(F)`` and ``kappa(G_y)`` (< 0: none); ``warm``: ``ld`` holds
+    the state and Jacobians at ``theta0`` (:func:`nested_ik`).  ``out`` (3,): outer
     iterations, ``kappa(F)``, largest loop residual.  Returns a status (OK: ``ld`` holds the
     state and Jacobians at ``theta``)."""
     for i in range(len(theta)):
         theta[i] = theta0[i]
     if nested:
-        st, outer, big = nested_ik(lm, ld, target, theta, tol, max_iter, threshold)
+        st, outer, big = nested_ik(lm, ld, target, theta, tol, max_iter, threshold, warm)
     else:
-        st, outer, big = compound_ik(lm, ld, target, theta, tol, max_iter, threshold)
+        st, outer, big = compound_ik(lm, ld, target, theta, tol, max_iter, threshold, warm)
     out[0] = outer
     if st != OK:
         return st

@@ -198,7 +198,7 @@ class LimbTables:
             self._local.prepare = np.ones(L, dtype=np.bool_)
             dp = self.limbs[0].D_t.shape[1]
             self._local.Wl = np.zeros(dp)
-            self._local.rs = np.zeros(84 + 2 * dp * dp + dp)     # robot_kernels.robot_views
+            self._local.rs = np.zeros(84 + 3 * dp * dp + dp)     # robot_kernels.robot_views
             self._local.entries = EntryPoints()
         return d
 
@@ -209,6 +209,15 @@ class LimbTables:
         fd, idt, hd = self.data()
         self._local.theta = None
         return self.fm, self.im, self.hm, fd, idt, hd, self.toff
+
+    def reference_scratch(self) -> tuple:
+        """``(fd, idt, hd, out, status, rs, Wl, prepare)``: the calling thread's scratch of
+        :func:`.robot_kernels.robot_reference` for a kernel that runs it at poses of its own (the
+        scratch then no longer holds the state of the last IK, as :meth:`kernel_arguments`)."""
+        fd, idt, hd = self.data()
+        loc = self._local
+        loc.theta = None
+        return fd, idt, hd, loc.out, loc.status, loc.rs, loc.Wl, loc.prepare
 
     def split(self, flat) -> list:
         """Per limb views (n_l,) of a flat joint vector."""
@@ -303,9 +312,13 @@ def compiled_reference(tables: LimbTables, rc, K_rows, pose, theta0, nested: boo
     thd, thdd, W, u = np.empty(n), np.empty(n), np.empty(dp), np.empty(na)
     pose, theta0 = np.ascontiguousarray(pose, float), np.ascontiguousarray(theta0, float)   # the entry
     V_t, Vdot_t = np.ascontiguousarray(V_t, float), np.ascontiguousarray(Vdot_t, float)     # point's layout
+    held = loc.theta                            # the limbs' state in the scratch: the warm start's
+    if held is None or len(held) != n:
+        loc.prepare[:] = True
+        held = theta0
     code = loc.entries.run(KR.robot_reference, tables.fm, tables.im, tables.hm, fd, idt, hd, tables.toff, pose,
-                           theta0, theta, nested, tol, tables.max_iter, threshold, loop_threshold, loc.out,
-                           loc.status, rc, loc.rs, K_rows, V_t, Vdot_t, level, thd, thdd, loc.Wl, W, J, u)
+                           theta0, held, loc.prepare, theta, nested, tol, tables.max_iter, threshold, loop_threshold,
+                           loc.out, loc.status, rc, loc.rs, K_rows, V_t, Vdot_t, level, thd, thdd, loc.Wl, W, J, u)
     if code == BAD_INPUT:
         return CompiledIK(theta, loc.status, loc.out, idt, fd, code)
     loc.theta = theta.copy()                    # the scratch holds the state of these limbs

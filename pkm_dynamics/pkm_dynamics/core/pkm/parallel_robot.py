@@ -201,6 +201,18 @@ class ParallelRobot(PkmKinematics, PkmForwardKinematics, TaskSpaceDynamics):
         return self._limb_tables
 
     @property
+    def reference_constants(self) -> np.ndarray:
+        """``C_ref``, ``P_p``, ``M_p`` and gravity packed for the compiled reference
+        (:func:`~pkm_dynamics.core.pkm.limb_tables.robot_constants`; a read-only array)."""
+        return self._rc
+
+    @property
+    def J_IK_positions(self) -> np.ndarray:
+        """(n_act, delta_p) positions in the limbs' scratch (``limb_tables.data()[0]``) of the
+        entries of ``J_IK`` (eq. 30: the actuators' rows of the limbs' ``K``); read only."""
+        return self._K_rows
+
+    @property
     def actuated_joints(self) -> tuple:
         return self.description.actuated_joints
 

@@ -351,6 +351,17 @@ class PkmKinematics:
             sols.append(self._ik_batch_sample(pose[i], tw[i], ac[i], sols[-1].flat, start, scheme, tol, home_first))
         return stack_solutions(sols)
 
+    def inverse_kinematics_from(self, pose, flat, twist=None, acceleration=None) -> IKSolution:
+        """:meth:`inverse_kinematics` of one pose (4, 4) (with ``V_t``, ``Vdot_t`` (delta_p,)
+        when given) from the flat limb joint vector ``flat`` (n_theta,: a solution's ``flat``, a
+        :class:`ReferenceMotion`'s ``theta``; read, not written), the robot's scheme and
+        tolerance: the warm start of a sweep that keeps the joints of the last pose, not its
+        solution."""
+        flat = np.asarray(flat, dtype=float)
+        if flat.shape != (self._limb_tables.n,):
+            raise StateError(f"limb joint vector has shape {flat.shape}, expected ({self._limb_tables.n},)")
+        return self._ik_one(pose, twist, acceleration, flat, self.ik_scheme)
+
     def _start_pose(self, initial):
         """The platform pose of the start configuration ``initial`` (None: the reference pose; a
         solution: its (last) pose; tree-joint values: None, unknown)."""

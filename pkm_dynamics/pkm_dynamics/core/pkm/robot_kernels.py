@@ -23,7 +23,7 @@ from ..bounds import MAX_RATE
 from ..numba_support.cache import kernel
 from ..limb.limb_dynamics_kernels import limb_rates_rnea, limb_task_inertia
 from ..limb.limb_ik_kernels import limb_ik, limb_prepare
-from ..spatial.small_linalg import condition, lu_solve
+from ..spatial.small_linalg import condition_at_most, lu_solve
 from ..limb.limb_layout import (LD_A, LD_B, LD_C, LD_DTHETA, LD_DX, LD_F, LD_FK, LD_G_JAC, LD_G_RES, LD_H, LD_INNER,
                                 LD_J_P, LD_K, LD_L_T, LD_POSE, LD_SPARE, LD_VEC, LD_WORK, LD_Y, LM_B,
                                 LM_BASE_ACCELERATION, LM_CUT_BODIES, LM_CUT_COUNTS, LM_CUT_POINTS, LM_CUT_VECTORS,
@@ -115,7 +115,20 @@ def robot_ik(fm, im, hm, fd, idt, hd, toff, pose, theta0, theta, nested, tol, ma
         ld, _ = data_views(fd, idt, hd, l)
         a, b = toff[l], toff[l + 1]
         status[l] = limb_ik(lm, ld, pose, theta0[a:b], theta[a:b], nested, tol, max_iter, threshold,
-                            loop_threshold, out[l])
+                            loop_threshold, False, out[l])
+
+
+@kernel
+def holds_state(held, prepare, theta0, l, a, b):
+    """Whether limb ``l``'s scratch holds its state and Jacobians at ``theta0[a:b]``: not
+    ``prepare[l]`` and ``held[a:b]`` (the flat joints the scratch holds the state of, the
+    contract of :func:`..robot_dynamics.robot_forward_dynamics`) equal to them."""
+    if prepare[l]:
+        return False
+    for i in range(a, b):
+        if held[i] != theta0[i]:
+            return False
+    return True
 
 
 @kernel
@@ -183,11 +196,11 @@ def robot_task_inertia(fm, im, hm, fd, idt, hd, toff, theta, prepare, Mt, status
 def robot_views(rc, rs, dp):
     """The robot constants ``rc`` as ``(C_ref (4,4), P_p (6,dp), M_p (6,6), gravity (3,))``
     and the per-thread scratch ``rs`` as ``(S (3,4,4), X, off, Vp, Ap, h, Wp (6,) each, A
-    (dp,dp), B (dp,1), Wc (dp,dp))`` (:class:`.limb_tables.RobotTables`)."""
+    (dp,dp), B (dp,1), Wc (2 dp,dp))`` (:class:`.limb_tables.RobotTables`)."""
     o, q = 16 + 6 * dp, 84 + dp * dp
     return (view2(rc, 0, 4, 4), view2(rc, 16, 6, dp), view2(rc, o, 6, 6), rc[o + 36:o + 39],
             view3(rs, 0, 3, 4, 4), rs[48:54], rs[54:60], rs[60:66], rs[66:72], rs[72:78], rs[78:84],
-            view2(rs, 84, dp, dp), view2(rs, q, dp, 1), view2(rs, q + dp, dp, dp))
+            view2(rs, 84, dp, dp), view2(rs, q, dp, 1), view2(rs, q + dp, 2 * dp, dp))
 
 
 @kernel
@@ -263,8 +276,10 @@ def platform_share(R, P_p, M_p, g, Vt, At, Vp, Ap, h, Wp, W):
 def actuator_forces(J, W, threshold, A, B, Wc, u):
     """``u = J_IK^-T W`` (eq. 45) after the check of
     :meth:`..pkm.ParallelRobot.check_actuation` (``kappa(J_IK)`` at most ``threshold``, < 0:
-    none); False when ``J_IK`` is not finite, beyond the threshold, singular or not square
-    (the Python layer decides)."""
+    none; the threshold alone is asked, so :func:`..spatial.small_linalg.condition_at_most`
+    decides by its bound and takes the singular values only above it; ``Wc`` (2 dp, dp));
+    False when ``J_IK`` is not finite, beyond the threshold, singular or not square (the
+    Python layer decides)."""
     na, dp = J.shape
     if na != dp:
         return False
@@ -272,7 +287,7 @@ def actuator_forces(J, W, threshold, A, B, Wc, u):
         for c in range(dp):
             if not math.isfinite(J[a, c]):
                 return False
-    if threshold >= 0.0 and not condition(J, na, dp, Wc) <= threshold:
+    if threshold >= 0.0 and not condition_at_most(J, na, dp, Wc, threshold):
         return False
     for a in range(dp):
         B[a, 0] = W[a]
@@ -286,10 +301,12 @@ def actuator_forces(J, W, threshold, A, B, Wc, u):
 
 
 @kernel
-def robot_reference(fm, im, hm, fd, idt, hd, toff, pose, theta0, theta, nested, tol, max_iter, threshold,
-                    loop_threshold, out, status, rc, rs, K_rows, Vt, At, level, thd, thdd, Wl, W, J, u):
+def robot_reference(fm, im, hm, fd, idt, hd, toff, pose, theta0, held, prepare, theta, nested, tol, max_iter,
+                    threshold, loop_threshold, out, status, rc, rs, K_rows, Vt, At, level, thd, thdd, Wl, W, J, u):
     """One feedforward reference in one call: the input checks (:func:`reference_input_ok`),
-    each limb's IK (as :func:`robot_ik`) into ``theta``, ``out``, ``status``, ``J_IK`` (eq. 30)
+    each limb's IK (as :func:`robot_ik`) into ``theta``, ``out``, ``status`` (a limb whose
+    scratch holds its state at ``theta0``, :func:`holds_state` of ``held``, ``prepare``: from
+    that state, the warm start of a stream; the caller updates ``held``, ``prepare``), ``J_IK`` (eq. 30)
     into ``J`` (na, dp)
     from the positions ``K_rows`` of the rows of the limbs' ``K`` in ``fd``; with ``level`` >= 1
     the rates ``thd`` (eqs. 27-28), with ``level`` 2 ``thdd`` (eq. 29), the limbs' share
@@ -318,7 +335,7 @@ def robot_reference(fm, im, hm, fd, idt, hd, toff, pose, theta0, theta, nested, 
         ld, lx = data_views(fd, idt, hd, l)
         a, b = toff[l], toff[l + 1]
         status[l] = limb_ik(lm, ld, pose, theta0[a:b], theta[a:b], nested, tol, max_iter, threshold,
-                            loop_threshold, out[l])
+                            loop_threshold, holds_state(held, prepare, theta0, l, a, b), out[l])
         if status[l] != OK:
             code = LIMB_STATUS                    # the limbs after it are still solved
         elif level >= 1 and code == OK:

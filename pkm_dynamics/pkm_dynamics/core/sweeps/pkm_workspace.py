@@ -44,7 +44,7 @@ def worst_loop_conditions(robot, FD) -> np.ndarray:
     and dependent columns of its Jacobian, eq. 18, as
     :func:`~pkm_dynamics.core.limb.ik_refinement.loop_conditions`) of every pose, one batched SVD
     per loop."""
-    T = robot._limb_tables
+    T = robot.limb_tables
     worst = np.ones(len(FD))
     for l, limb in enumerate(robot.limbs):
         if not limb.loops:
@@ -72,7 +72,7 @@ def solve_from(robot, pose, flat):
         try:
             if start is None:
                 return robot.inverse_kinematics(pose, zero, zero)
-            return robot._ik_one(pose, zero, zero, start, robot.ik_scheme)   # initial=<solution with this flat>
+            return robot.inverse_kinematics_from(pose, start, zero, zero)
         except PkmDynamicsError:
             continue
     return None
@@ -84,9 +84,8 @@ def workspace_sweep(robot, poses) -> WorkspaceSweep:
     configuration): runs of poses in one compiled call (:func:`.pkm_workspace_kernels.workspace_rows`),
     a pose it hands over by :func:`solve_from` (the robot's own calls: ``J_IK``, the static
     forces, ``mass_matrix``)."""
-    T, rc, K_rows = robot._limb_tables, robot._rc, robot._K_rows        # the robot's compiled model (read)
-    fd, idt, hd = T.data()
-    loc = T._local
+    T, rc, K_rows = robot.limb_tables, robot.reference_constants, robot.J_IK_positions   # read only
+    fd = T.data()[0]
     poses = np.ascontiguousarray(poses, dtype=float)
     B, n, (na, dp) = len(poses), T.n, K_rows.shape
     keep = any(limb.loops for limb in robot.limbs)
@@ -102,12 +101,11 @@ def workspace_sweep(robot, poses) -> WorkspaceSweep:
     zero = np.zeros(dp)
     thd, thdd, W = np.empty(n), np.empty(n), np.empty(dp)
     i = 0
-    while i < B:
+    while i < B:                                          # the robot's own calls in between use the scratch too
+        fd, idt, hd, out, status, rs, Wl, prepare = T.reference_scratch()
         stop = K.workspace_rows(T.fm, T.im, T.hm, fd, idt, hd, T.toff, poses, i, warm, reference,
-                                robot.ik_scheme == "nested", robot.tol, T.max_iter, thr, lthr, loc.out, loc.status, rc,
-                                loc.rs, K_rows, zero, zero, thd, thdd, loc.Wl, W, loc.prepare, Mp, Theta, J, U, Mt,
-                                its, FD, keep)
-        loc.theta = None                                  # the scratch no longer holds a known state
+                                robot.ik_scheme == "nested", robot.tol, T.max_iter, thr, lthr, out, status, rc,
+                                rs, K_rows, zero, zero, thd, thdd, Wl, W, prepare, Mp, Theta, J, U, Mt, its, FD, keep)
         solved[i:stop] = True
         if keep and stop > i:
             kG[i:stop] = worst_loop_conditions(robot, FD[i:stop])

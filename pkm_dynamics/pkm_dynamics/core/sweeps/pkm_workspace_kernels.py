@@ -29,14 +29,18 @@ def workspace_rows(fm, im, hm, fd, idt, hd, toff, poses, start, warm, reference,
     configuration.  Returns the index of the first pose it did not solve (B: all)."""
     B = poses.shape[0]
     L = len(toff) - 1
+    for l in range(L):
+        prepare[l] = True                        # the scratch holds no known state at the start
     for i in range(start, B):
-        code = robot_reference(fm, im, hm, fd, idt, hd, toff, poses[i], warm, Theta[i], nested, tol, max_iter,
-                               threshold, loop_threshold, out, status, rc, rs, K_rows, Vt, At, 2, thd, thdd, Wl, W,
-                               J[i], U[i])
+        code = robot_reference(fm, im, hm, fd, idt, hd, toff, poses[i], warm, warm, prepare, Theta[i], nested, tol,
+                               max_iter, threshold, loop_threshold, out, status, rc, rs, K_rows, Vt, At, 2, thd, thdd,
+                               Wl, W, J[i], U[i])
         if code != OK:
-            code = robot_reference(fm, im, hm, fd, idt, hd, toff, poses[i], reference, Theta[i], nested, tol,
-                                   max_iter, threshold, loop_threshold, out, status, rc, rs, K_rows, Vt, At, 2, thd,
-                                   thdd, Wl, W, J[i], U[i])
+            for l in range(L):
+                prepare[l] = True
+            code = robot_reference(fm, im, hm, fd, idt, hd, toff, poses[i], reference, warm, prepare, Theta[i],
+                                   nested, tol, max_iter, threshold, loop_threshold, out, status, rc, rs, K_rows, Vt,
+                                   At, 2, thd, thdd, Wl, W, J[i], U[i])
         if code != OK:
             return i
         for l in range(L):

@@ -216,6 +216,27 @@ def test_one_call_reference_matches_the_reference_route(robot, scheme):
         assert _rel(robot.inverse_dynamics(sol, -V, A), ref.inverse_dynamics(sol_ref, -V, A)) <= 1e-10
 
 
+@pytest.mark.parametrize("scheme", ["nested", "compound"])
+def test_warm_start_from_the_scratch_is_the_cold_start(robot, scheme):
+    """Along a path each reference starts from the previous one's joints, whose state and
+    Jacobians the thread's scratch still holds (the kernel takes them for the first Newton step);
+    the same reference after another pose cleared that (a cold start from the same joints):
+    joints, rates, J_IK, kappa(F), iterations and u the same to 1e-12."""
+    rng = np.random.default_rng(8)
+    z = np.zeros(robot.dof)
+    sol = None
+    for pose in _path(robot, rng, 6):
+        V, A = rng.normal(size=robot.dof), rng.normal(size=robot.dof)
+        warm = robot.inverse_kinematics(pose, V, A, initial=sol, scheme=scheme)
+        robot.inverse_kinematics(robot.reference_pose, z, z, scheme=scheme)     # another state in the scratch
+        cold = robot.inverse_kinematics(pose, V, A, initial=sol, scheme=scheme)
+        for name in ("q", "qd", "qdd", "J_IK", "condition"):
+            assert _rel(getattr(warm, name), getattr(cold, name)) <= 1e-12, name
+        np.testing.assert_array_equal(warm.iterations, cold.iterations)
+        assert _rel(robot.inverse_dynamics(warm, V, A), robot.inverse_dynamics(cold, V, A)) <= 1e-12
+        sol = warm
+
+
 def test_per_thread_scratch():
     """Two threads solving different paths at once get the answers of one thread alone."""
     robot = ParallelRobot(os.path.join(ROBOTS, "gough_stewart_6ups.urdf"))

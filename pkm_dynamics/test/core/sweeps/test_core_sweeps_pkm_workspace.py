@@ -34,3 +34,22 @@ def test_workspace_sweep_matches_one_pose_calls(name, axis):
         worst = max([1.0] + [loop_conditions(lb, st).max() for lb, st in zip(robot.limbs, sol.limb_states)
                              if lb.loops])
         assert sw.kappa_G[i] == pytest.approx(worst, rel=1e-8)
+
+
+def test_inverse_kinematics_from_limb_joints_is_the_warm_one_pose_call():
+    """``inverse_kinematics_from(pose, flat, V, A)`` (the sweep's warm start from the joints of the
+    last pose) gives what ``inverse_kinematics(pose, V, A, initial=<the solution of those joints>)``
+    gives; a joint vector of another length is refused naming its shape."""
+    from pkm_dynamics.core.errors import StateError
+    robot = load_robot(os.path.join(ROBOTS, "gough_stewart_6ups.urdf"))
+    V, A = np.full(robot.dof, 0.05), np.full(robot.dof, 0.2)
+    prev = robot.inverse_kinematics(robot.reference_pose, V, A)
+    pose = robot.reference_pose.copy()
+    pose[:3, 3] += [0.01, -0.02, 0.015]
+    got = robot.inverse_kinematics_from(pose, prev.flat, V, A)
+    want = robot.inverse_kinematics(pose, V, A, initial=prev)
+    for name in ("flat", "q", "qd", "qdd", "J_IK", "condition", "iterations"):
+        np.testing.assert_array_equal(getattr(got, name), getattr(want, name))
+    np.testing.assert_allclose(robot.inverse_dynamics(got, V, A), robot.inverse_dynamics(want, V, A), rtol=0, atol=0)
+    with pytest.raises(StateError, match=r"shape \(3,\)"):
+        robot.inverse_kinematics_from(pose, np.zeros(3))
