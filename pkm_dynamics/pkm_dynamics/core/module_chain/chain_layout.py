@@ -53,8 +53,9 @@ SCREW = slice(SCREW0, SCREW0 + 6)
 JOINT_Q, JOINT_Q1, JOINT_X = 15, 16, 17
 #: signs and references of the link and cylinder joints: tree value = sign * (angle - reference)
 SIGN_Q, SIGN_Q1, REF_Q, REF_Q1 = 18, 19, 20, 21
-#: 1.0 when the pose of E (slot :data:`C_E` of ``mats``) is ``T(p) Rz(theta)``, a rotation about z and a
-#: translation (the map AE = Ad_inv of it then applies as two cheap steps: :mod:`.chain_attachment`), else 0.0
+#: 1.0 when the pose of E (slot :data:`C_E` of ``mats``) is ``T(p) Rz(theta)``, a rotation about z
+#: and a translation (the map AE = Ad_inv of it then applies as two cheap steps:
+#: :func:`.chain_closure.carry_from_e`), else 0.0
 E_RZ = 22
 
 # --- mats (n, 5, 6, 6): one module's matrices --------------------------------------------------

@@ -31,7 +31,7 @@ ROTATION_Z_TOL = 1e-14
 def rotation_about_z(R) -> bool:
     """Whether the rotation ``R`` (3, 3) is one about z, ``[[c, -s, 0], [s, c, 0], [0, 0, 1]]``, to
     :data:`ROTATION_Z_TOL` (the flag :data:`.chain_layout.E_RZ`: the kernels then apply the map of E
-    as a rotation and a translation, :mod:`.chain_attachment`)."""
+    as a rotation and a translation, :func:`.chain_closure.carry_from_e`)."""
     R = np.asarray(R, dtype=float)
     c, s = R[0, 0], R[1, 0]
     expected = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])

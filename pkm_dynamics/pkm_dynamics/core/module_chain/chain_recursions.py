@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from ..numba_support.cache import scratch_kernel
 from ..status import OK, SINGULAR_ALPHA
-from .chain_attachment import carry_from_e, map_e
-from .chain_closure import actuator_force_coefficients, carry_back_to_base, carry_to_bodies, closure
+from .chain_closure import (actuator_force_coefficients, carry_back_to_base, carry_from_e, carry_to_bodies, closure,
+                            map_e)
 from ..spatial.se3_kernels import (ad_inv, ad_inv_pose_rz, ad_inv_pose_rz_vec, bracket_scaled,
                               congruence_add, congruence_rz, congruence_translation, dot, exp_se3,
                               matTvec, matvec, pose_mul, wrench_bias)
