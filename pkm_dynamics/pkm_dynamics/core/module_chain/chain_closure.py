@@ -1,6 +1,7 @@
 """The closed-chain kinematics of one parallel module (paper 000 eqs. 2, 4-5, 7, 27-28, 61-64; its
 twist maps of eq. 6 applied to twists and wrenches: :func:`carry_to_bodies`,
-:func:`carry_back_to_base`), shared by the dynamics (:mod:`.chain_recursions`) and the kinematics
+:func:`carry_back_to_base`; the map AE of any module's attachment frame: :func:`map_e`,
+:func:`carry_from_e`), shared by the dynamics (:mod:`.chain_recursions`) and the kinematics
 (:mod:`.chain_kinematics`).  ``S`` (30,) is one module's row of the scratch laid out in
 :mod:`.chain_layout`; the status codes the kernels return: :mod:`..status`.
 """
@@ -10,10 +11,11 @@ import math
 
 from ..bounds import MAX_EFFORT, MAX_POSITION, MAX_RATE
 from ..numba_support.cache import scratch_kernel
-from ..spatial.se3_kernels import ad_inv_pose_rz_T_add, ad_inv_pose_rz_vec
+from ..spatial.se3_kernels import (ad_inv_pose_rz_T_add, ad_inv_pose_rz_vec, carry_from_next, congruence_rz,
+                                   congruence_translation, matvec)
 from ..status import CLOSURE, LIMIT_SLACK, OK, SINGULAR_ANGLE, SINGULAR_DET, SINGULAR_SIN, STROKE
-from .chain_layout import (COS_Q, COS_Q1, COS_Q2, K1, K2, K3, K4, K5, K6, KA, KB, KE, KF, LOWER, SIN_Q, SIN_Q1,
-                           SIN_Q2, UPPER, X_ACT, XD_ACT)
+from .chain_layout import (C_E, COS_Q, COS_Q1, COS_Q2, E_RZ, K1, K2, K3, K4, K5, K6, KA, KB, KE, KF, LOWER, MAP_E,
+                           SIN_Q, SIN_Q1, SIN_Q2, UPPER, X_ACT, XD_ACT)
 
 #: the input bounds of :mod:`..bounds` the kernels check (as module_chain._as_state): position of
 #: a joint without limits, velocity, acceleration, effort and wrench components
@@ -109,3 +111,48 @@ def carry_back_to_base(S, L, h, y1, y3, y4, out):
     ad_inv_pose_rz_T_add(c, s, L, 0.0, h, y1, out)
     ad_inv_pose_rz_T_add(c1, s1, 0.0, 0.0, 0.0, y3, out)
     ad_inv_pose_rz_T_add(c1, s1, c1 * ka, s1 * ka, 0.0, y4, out)
+
+
+# The constant map AE = Ad_inv(C_E) of any module (eqs. 6b, 9: twists of its last body B1 / B4 seen
+# from the attachment frame E; inertias and wrenches carried back by its transpose, eqs. 23-24, 50).
+# When C_E = T(p) Rz(theta) (the flag E_RZ, set at build) it applies as a rotation and a
+# translation: a twist in 15 products instead of 36, an inertia in two structured congruences
+# instead of the general one (324 products); else as the matrix of slot MAP_E.  ``g`` one
+# module's row of ``geo``, ``Mk`` its slots of ``mats`` (5, 6, 6).
+
+
+@scratch_kernel
+def map_e(g, Mk, v, out):
+    """``out = AE v`` (6,): a twist or acceleration of the module's last body seen from E (eq. 9b)."""
+    if g[E_RZ] != 0.0:
+        C = Mk[C_E]
+        ad_inv_pose_rz_vec(C[0, 0], C[1, 0], C[0, 3], C[1, 3], C[2, 3], v, out)
+    else:
+        matvec(Mk[MAP_E], v, out)
+
+
+@scratch_kernel
+def carry_from_e(g, Mk, M_own, p_own, M_next, p_next, M_out, p_out, tmp, tip):
+    """``M_out = M_own + AE^T M_next AE``, ``p_out = p_own + AE^T p_next`` (6, 6), (6,): the next
+    module's articulated inertia and bias at E carried onto the module's last body (eqs. 23-24,
+    50a-b; :func:`..spatial.se3_kernels.carry_from_next`); ``tmp`` (6, 6) scratch, not aliasing
+    ``M_out``; ``tip``: the chain's last module (``M_E = 0``, eq. 20: ``M_out = M_own``)."""
+    if g[E_RZ] == 0.0:
+        carry_from_next(M_own, p_own, Mk[MAP_E], M_next, p_next, M_out, p_out, tmp, tip)
+        return
+    C = Mk[C_E]
+    c, s, px, py, pz = C[0, 0], C[1, 0], C[0, 3], C[1, 3], C[2, 3]
+    if tip:
+        for i in range(6):
+            for j in range(6):
+                M_out[i, j] = M_own[i, j]
+    else:
+        congruence_rz(M_next, c, s, tmp)                    # Ad_inv(T(p) Rz) = Ad_inv(Rz) Ad_inv(T(p))
+        congruence_translation(tmp, px, py, pz, M_out)
+        for i in range(6):
+            for j in range(6):
+                M_out[i, j] += M_own[i, j]
+    for j in range(6):
+        p_out[j] = p_own[j]
+    ad_inv_pose_rz_T_add(c, s, px, py, pz, p_next, p_out)
+

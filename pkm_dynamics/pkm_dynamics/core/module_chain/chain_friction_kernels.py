@@ -20,7 +20,8 @@ from ..friction.friction_kernels import friction_law
 from ..numba_support.cache import scratch_kernel
 from ..status import OK
 from .chain_closure import closure
-from .chain_kernels import chain_dynamics
+from .chain_kernels import chain_dynamics, check_inputs, finite_row
+from .chain_recursions import fd_recursions, first_forward_pass
 from .chain_layout import (GEO_L, GEO_L1, GEO_LC, GEO_LC0, JOINT_Q, JOINT_Q1, JOINT_X, K1, K2, K4, K5, KIND,
                            PARALLEL, SIGN_Q, SIGN_Q1, SX, model_arrays, scratch_arrays)
 
@@ -61,8 +62,55 @@ def chain_friction(geo, table, S, x, xd, out, status):
     return OK
 
 
+@scratch_kernel
+def friction_forces(geo, table, S, xd, out):
+    """``out`` (n,) = ``u_f`` alone (row 0 of :func:`chain_friction`, the same arithmetic bit for bit)
+    from the closure the dynamics' first forward pass left in ``S``
+    (:func:`.chain_recursions.first_forward_pass`): the gains ``g_j`` are ``k1``, ``k2`` (eq. 5),
+    functions of ``x`` alone, so the loops close once per evaluation, not twice."""
+    for k in range(geo.shape[0]):
+        g, v = geo[k], xd[k]
+        u = 0.0
+        if g[KIND] == PARALLEL:
+            sx, s = g[SX], S[k]
+            gq, gq1 = g[SIGN_Q] * s[K1] * sx, g[SIGN_Q1] * s[K2] * sx
+            u += gq * friction_law(table[int(g[JOINT_Q])], gq * v)[0]
+            u += gq1 * friction_law(table[int(g[JOINT_Q1])], gq1 * v)[0]
+            u += 1.0 * friction_law(table[int(g[JOINT_X])], 1.0 * v)[0]
+        else:
+            u += 1.0 * friction_law(table[int(g[JOINT_Q])], 1.0 * v)[0]
+        out[k] = u
+
+
+@scratch_kernel
+def forward_dynamics_friction(geo, mats, nud0, A, V, S, W, w, table, x, xd, f, fe, net, out, status):
+    """Forward dynamics of one state with the joints' friction, the loops closed once: the checks of
+    :func:`.chain_kernels.check_inputs`, the first forward pass, ``net = f - u_f``
+    (:func:`friction_forces` from its closure), then the recursions of Algorithm 1 under ``net``
+    (:func:`.chain_recursions.fd_recursions`) into ``out``; ``x``, ``xd``, ``f``, ``net``, ``out``
+    (1, n) rows, ``fe`` (1, 6), the model and scratch views of :func:`.chain_kernels.chain_dynamics`.
+    The arithmetic of :func:`chain_friction` then :func:`.chain_kernels.chain_dynamics`, bit for bit.
+    Returns the code with ``status = (code, 0, module)``."""
+    status[0], status[1], status[2] = OK, -1, -1
+    code = check_inputs(False, geo, x, xd, f, fe, status)
+    if code != OK:
+        return code
+    code, k = first_forward_pass(geo, mats, A, V, S, W, w, x[0], xd[0], False)
+    if code == OK:
+        u_net = net[0]
+        friction_forces(geo, table, S, xd[0], u_net)
+        for j in range(x.shape[1]):
+            u_net[j] = f[0, j] - u_net[j]
+        code, k = fd_recursions(geo, mats, nud0, A, V, S, W, w, u_net, fe[0], out[0])
+    if code == OK:
+        code, k = finite_row(out[0])
+    if code != OK:
+        status[0], status[1], status[2] = code, 0, k
+    return code
+
+
 #: rows of the work buffer of :func:`chain_dynamics_friction_one` (FRICTION_WORK_ROWS, n): ``u_f``
-#: and its two partials (:func:`chain_friction`), then the forces less ``u_f`` of the forward dynamics
+#: and its two partials (:func:`chain_friction`, inverse dynamics), then the third input of Algorithm 1
 UF_ROWS, NET = 3, 3
 FRICTION_WORK_ROWS = 4
 
@@ -70,24 +118,29 @@ FRICTION_WORK_ROWS = 4
 @scratch_kernel
 def chain_dynamics_friction_one(inverse, model, data, table, x, xd, t, fe, out, work, status):
     """One state of the dynamics with the joints' friction in one call (the short path of the
-    robot's ``forward_dynamics`` / ``inverse_dynamics``): ``u_f(x, xd)`` (:func:`chain_friction`)
-    into ``work[:3]``, then Algorithm 1 (:func:`.chain_kernels.chain_dynamics`, arguments as
-    :func:`.chain_kernels.chain_dynamics_one`) under ``t - u_f`` (forward: ``t`` the forces;
-    ``work[NET]`` holds the third input of Algorithm 1) or ``out = f_0 + u_f`` (``inverse``: ``t`` the accelerations);
+    robot's ``forward_dynamics`` / ``inverse_dynamics``), arguments as
+    :func:`.chain_kernels.chain_dynamics_one`: forward (``t`` the forces), Algorithm 1 under
+    ``t - u_f`` with the loops closed once (:func:`forward_dynamics_friction`, ``work[NET]`` the net
+    forces); ``inverse`` (``t`` the accelerations), ``u_f(x, xd)`` (:func:`chain_friction`) into
+    ``work[:3]`` and ``out = f_0 + u_f`` (:func:`.chain_kernels.chain_dynamics`);
     the arithmetic of :mod:`.chain_friction`'s Python layer, so both agree bit for bit.  ``table``
     (nq, 5) the friction rows, ``work`` (:data:`FRICTION_WORK_ROWS`, n).  Returns the status of
     the first call that fails (the Python layer then words the named error)."""
     n = x.shape[0]
     geo, mats, nud0 = model_arrays(model, n)
     A, V, S, W, w = scratch_arrays(data, n)
+    if not inverse:
+        return forward_dynamics_friction(geo, mats, nud0, A, V, S, W, w, table, x.reshape((1, n)),
+                                         xd.reshape((1, n)), t.reshape((1, n)), fe, work[NET:NET + 1],
+                                         out.reshape((1, n)), status)
     code = chain_friction(geo, table, S, x, xd, work[:UF_ROWS], status)
     if code != OK:
         return code
-    for k in range(n):                           # one array type for both: the third input in work[NET]
-        work[NET, k] = t[k] if inverse else t[k] - work[0, k]
+    for k in range(n):                           # the accelerations as a (1, n) row of one array type
+        work[NET, k] = t[k]
     code = chain_dynamics(inverse, geo, mats, nud0, A, V, S, W, w, x.reshape((1, n)), xd.reshape((1, n)),
                           work[NET:NET + 1], fe, out.reshape((1, n)), status)
-    if code == OK and inverse:
+    if code == OK:
         for k in range(n):
             out[k] = out[k] + work[0, k]
     return code

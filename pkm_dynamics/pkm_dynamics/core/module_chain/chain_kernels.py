@@ -68,6 +68,15 @@ def row_dynamics(inverse, geo, mats, nud0, A, V, S, W, w, x, xd, t, fe, out, map
 
 
 @scratch_kernel
+def finite_row(y):
+    """(OK, -1) when every entry of the result ``y`` (n,) is finite, else (NONFINITE_RESULT, its index)."""
+    for j in range(y.shape[0]):
+        if not math.isfinite(y[j]):
+            return NONFINITE_RESULT, j
+    return OK, -1
+
+
+@scratch_kernel
 def chain_dynamics(inverse, geo, mats, nud0, A, V, S, W, w, X, XD, T, FE, out, status):
     """One public call over a batch (B rows): forward dynamics (``inverse`` False: ``T`` are the
     forces, ``out`` the accelerations) or inverse dynamics (``T`` the accelerations, ``out`` the
@@ -78,15 +87,11 @@ def chain_dynamics(inverse, geo, mats, nud0, A, V, S, W, w, X, XD, T, FE, out, s
     code = check_inputs(inverse, geo, X, XD, T, FE, status)
     if code != OK:
         return code
-    B, n = X.shape
-    for r in range(B):
+    for r in range(X.shape[0]):
         fe = FE[wrench_row(FE, r)]
         code, k = row_dynamics(inverse, geo, mats, nud0, A, V, S, W, w, X[r], XD[r], T[r], fe, out[r], False)
         if code == OK:
-            for j in range(n):
-                if not math.isfinite(out[r, j]):
-                    code, k = NONFINITE_RESULT, j
-                    break
+            code, k = finite_row(out[r])
         if code != OK:
             status[0], status[1], status[2] = code, r, k
             return code

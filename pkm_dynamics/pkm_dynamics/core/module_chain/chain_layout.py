@@ -7,13 +7,14 @@ constants in numba: naming them costs nothing at run time.
 n modules; :class:`.chain_model.ChainModel` fills the model, :class:`.chain_model.ChainData`
 holds the scratch:
 
-* ``geo`` (n, 22), one row per module: :data:`KIND` (:data:`PARALLEL` or :data:`SERIAL`),
+* ``geo`` (n, 23), one row per module: :data:`KIND` (:data:`PARALLEL` or :data:`SERIAL`),
   :data:`SX` (sign of the actuator coordinate), :data:`LOWER`, :data:`UPPER` (stroke),
   :data:`GEO_L`, :data:`GEO_L1`, :data:`GEO_LC`, :data:`GEO_LC0`, :data:`GEO_H` (the lengths
   of the 4-bar, eqs. 2-3), :data:`SCREW` (serial: its screw X), :data:`JOINT_Q`,
   :data:`JOINT_Q1`, :data:`JOINT_X` (the tree joints of link, cylinder and piston; serial: its
   joint in :data:`JOINT_Q`), :data:`SIGN_Q`, :data:`SIGN_Q1`, :data:`REF_Q`, :data:`REF_Q1`
-  (tree value = sign * (paper angle - reference));
+  (tree value = sign * (paper angle - reference)), :data:`E_RZ` (the pose of E a rotation about z and
+  a translation);
 * ``mats`` (n, 5, 6, 6): inertias M_B1, M_B3, M_B4 in slots :data:`B1`, :data:`B3`,
   :data:`B4` (serial: M_B4 in slot :data:`SERIAL_BODY` and its joint's reference pose B (4, 4)
   in the corner of slot :data:`SERIAL_B`), slot :data:`MAP_E` the map AE of twists to the
@@ -39,7 +40,7 @@ from __future__ import annotations
 
 from ..numba_support.cache import inline_kernel
 
-# --- geo (n, 22): one module's geometry --------------------------------------------------------
+# --- geo (n, 23): one module's geometry --------------------------------------------------------
 #: module kind, its values; sign of the actuator coordinate; stroke ends
 KIND, SX, LOWER, UPPER = 0, 1, 2, 3
 PARALLEL, SERIAL = 0.0, 1.0
@@ -52,6 +53,10 @@ SCREW = slice(SCREW0, SCREW0 + 6)
 JOINT_Q, JOINT_Q1, JOINT_X = 15, 16, 17
 #: signs and references of the link and cylinder joints: tree value = sign * (angle - reference)
 SIGN_Q, SIGN_Q1, REF_Q, REF_Q1 = 18, 19, 20, 21
+#: 1.0 when the pose of E (slot :data:`C_E` of ``mats``) is ``T(p) Rz(theta)``, a rotation about z
+#: and a translation (the map AE = Ad_inv of it then applies as two cheap steps:
+#: :func:`.chain_closure.carry_from_e`), else 0.0
+E_RZ = 22
 
 # --- mats (n, 5, 6, 6): one module's matrices --------------------------------------------------
 #: inertias M_B1, M_B3, M_B4 of a parallel module (eq. 11)
@@ -95,12 +100,12 @@ LOC_SIZE = 24
 #: entries per module of ``geo``, ``mats`` (the model) and ``A``, ``V``, ``S`` (the scratch), and
 #: of ``W``, ``w``: each set of arrays is one flat buffer in this order (:func:`model_arrays`,
 #: :func:`scratch_arrays`), so that one state's call passes 2 arrays, not 8
-GEO_SIZE, MATS_SIZE, A_SIZE, V_SIZE, S_SIZE, W_SIZE, w_SIZE = 22, 180, 108, 90, 30, 216, 72
+GEO_SIZE, MATS_SIZE, A_SIZE, V_SIZE, S_SIZE, W_SIZE, w_SIZE = 23, 180, 108, 90, 30, 216, 72
 
 
 @inline_kernel
 def model_arrays(model, n):
-    """``geo`` (n, 22), ``mats`` (n, 5, 6, 6), ``nud0`` (6,): views of the flat model buffer."""
+    """``geo`` (n, 23), ``mats`` (n, 5, 6, 6), ``nud0`` (6,): views of the flat model buffer."""
     a, b = GEO_SIZE * n, (GEO_SIZE + MATS_SIZE) * n
     return model[:a].reshape((n, GEO_SIZE)), model[a:b].reshape((n, 5, 6, 6)), model[b:b + 6]
 

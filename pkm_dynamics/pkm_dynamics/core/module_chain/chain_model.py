@@ -23,6 +23,19 @@ from ..status import (BAD_INPUT, CLOSURE, NONFINITE_RESULT, OK, SINGULAR_ALPHA, 
                       STROKE)
 
 _NAMES = ("x", "xd", "third", "wrench")
+#: how far the rotation of an attachment pose may be from one about z (entries) for
+#: :func:`rotation_about_z`: round-off of the description's angles, far below the kernels' 1e-12
+ROTATION_Z_TOL = 1e-14
+
+
+def rotation_about_z(R) -> bool:
+    """Whether the rotation ``R`` (3, 3) is one about z, ``[[c, -s, 0], [s, c, 0], [0, 0, 1]]``, to
+    :data:`ROTATION_Z_TOL` (the flag :data:`.chain_layout.E_RZ`: the kernels then apply the map of E
+    as a rotation and a translation, :func:`.chain_closure.carry_from_e`)."""
+    R = np.asarray(R, dtype=float)
+    c, s = R[0, 0], R[1, 0]
+    expected = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+    return bool(np.all(np.abs(R - expected) <= ROTATION_Z_TOL))
 
 
 @dataclass(frozen=True)
@@ -54,7 +67,7 @@ class ChainData:
 
 @dataclass(frozen=True, eq=False)
 class ChainModel:
-    """Flat model of a module chain: ``geo`` (n, 22), ``mats`` (n, 5, 6, 6), ``nud0`` (6,)
+    """Flat model of a module chain: ``geo`` (n, 23), ``mats`` (n, 5, 6, 6), ``nud0`` (6,)
     (views of the one buffer ``flat``, :func:`.chain_layout.model_arrays`), ``root`` (4, 4)
     (see :mod:`.chain_layout`), read-only; ``nq``: number of tree joints; ``shape1``: ``(n,)``,
     the shape of one state; plus the chain it came from (for error messages and the reference
@@ -96,6 +109,7 @@ class ChainModel:
                 mats[k, CL.SERIAL_B, :4, :4] = mod.B
                 mats[k, CL.C_E, :4, :4] = mod.B4_C_E
             mats[k, CL.MAP_E] = mod.AE
+            g[CL.E_RZ] = float(rotation_about_z(mats[k, CL.C_E, :3, :3]))
         nud0 = flat[-6:]
         nud0[:] = chain.nud_0
         root = np.array(chain.root_C_Bc, dtype=float)

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from ..numba_support.cache import scratch_kernel
 from ..status import OK, SINGULAR_ALPHA
-from .chain_closure import actuator_force_coefficients, carry_back_to_base, carry_to_bodies, closure
+from .chain_closure import (actuator_force_coefficients, carry_back_to_base, carry_from_e, carry_to_bodies, closure,
+                            map_e)
 from ..spatial.se3_kernels import (ad_inv, ad_inv_pose_rz, ad_inv_pose_rz_vec, bracket_scaled,
-                              carry_from_next, congruence_add, congruence_rz, congruence_translation, dot, exp_se3,
+                              congruence_add, congruence_rz, congruence_translation, dot, exp_se3,
                               matTvec, matvec, pose_mul, wrench_bias)
 from .chain_layout import (ALPHA, B1, B3, B4, COS_Q, COS_Q1, DELTA, GEO_H, GEO_L, GEO_L1, GEO_LC, GEO_LC0, K1,
                            K2, K4, K5, KA, KB, KF, KIND, MAP_E, NU, NUD, P_BIAS, PARALLEL, PSI, SCREW, SCREW0,
@@ -117,18 +118,18 @@ def first_forward_pass(geo, mats, A, V, S, W, w, x, xd, maps):
             S[k, X_ACT], S[k, XD_ACT] = x[k], xd[k]
             serial_first_pass(g, mats[k], A[k], V[k], S[k], nu, W)
             src = V[k, NU, SERIAL_BODY]                      # nu_B4
-        matvec(mats[k, MAP_E], src, nu)                      # nu_E, eq. 6b / 9
+        map_e(g, mats[k], src, nu)                           # nu_E, eq. 6b / 9
     return OK, -1
 
 
 @scratch_kernel
-def parallel_alpha_beta(geo, M, AE, A, V, S, W, w, tip):
+def parallel_alpha_beta(geo, M, A, V, S, W, w, tip):
     """Backward step of a parallel module: ``M~_B1``, ``p~_B1`` (eqs. 23-24) into ``W[1]``,
     ``w[2]`` from ``M_E = W[0]``, ``p_E = w[1]`` (``tip``: the chain's last module, ``M_E = 0``);
     then with the rows ``s_x^T K_i`` of eqs. 62-64 alpha (eqs. 32, 34), delta (eqs. 26, 43, 45)
     and psi (eqs. 42, 45) into ``S``.  Returns SINGULAR_ALPHA (eq. 36) or OK."""
     Mt, pt = W[1], w[2]
-    carry_from_next(M[B1], V[P_BIAS, B1], AE, W[0], w[1], Mt, pt, W[2], tip)    # eqs. 23-24
+    carry_from_e(geo, M, M[B1], V[P_BIAS, B1], W[0], w[1], Mt, pt, W[2], tip)    # eqs. 23-24
     ka, kb, kf = S[KA], S[KB], S[KF]
     M3, M4, ps, xa, xb = M[B3], M[B4], V[P_BIAS], V[XI_U], V[XI_C]
     w1, w3, w4 = w[3], w[4], w[5]
@@ -200,13 +201,13 @@ def parallel_base_inertia(geo, M, A, V, S, fk, W, w):
 
 
 @scratch_kernel
-def serial_backward(M, AE, A, V, S, X, fk, last, tip, W, w):
+def serial_backward(geo, M, A, V, S, fk, last, tip, W, w):
     """Backward step of a serial module (articulated-body step, eqs. 50-52): ``M^A``, ``p^A`` at
     B4, ``U = M^A X``, ``D = X^T U``, ``u = f - X^T p^A`` into ``S``; unless ``last`` (the first
     module: its base is fixed), the module's ``M_E``, ``p_E`` for the previous one.  ``tip``:
     the chain's last module (``M_E = 0``, eq. 20)."""
-    MA, pA, U = W[3], w[2], S[PSI]
-    carry_from_next(M[SERIAL_BODY], V[P_BIAS, SERIAL_BODY], AE, W[0], w[1], MA, pA, W[2], tip)    # eqs. 50a-b
+    MA, pA, U, X = W[3], w[2], S[PSI], geo[SCREW]
+    carry_from_e(geo, M, M[SERIAL_BODY], V[P_BIAS, SERIAL_BODY], W[0], w[1], MA, pA, W[2], tip)    # eqs. 50a-b
     matvec(MA, X, U)                                         # eq. 51
     D = dot(X, U)
     u = fk - dot(X, pA)
@@ -242,13 +243,13 @@ def fd_recursions(geo, mats, nud0, A, V, S, W, w, f, f_ext, xdd):
         g = geo[k]
         fk = g[SX] * f[k]
         if g[KIND] == PARALLEL:
-            code = parallel_alpha_beta(g, mats[k], mats[k, MAP_E], A[k], V[k], S[k], W, w, k == n - 1)
+            code = parallel_alpha_beta(g, mats[k], A[k], V[k], S[k], W, w, k == n - 1)
             if code != OK:
                 return code, k
             if k > 0:
                 parallel_base_inertia(g, mats[k], A[k], V[k], S[k], fk, W, w)
         else:
-            serial_backward(mats[k], mats[k, MAP_E], A[k], V[k], S[k], g[SCREW], fk, k == 0, k == n - 1, W, w)
+            serial_backward(g, mats[k], A[k], V[k], S[k], fk, k == 0, k == n - 1, W, w)
     nud, acc = w[10], w[11]
     for j in range(6):
         nud[j] = nud0[j]
@@ -269,7 +270,7 @@ def fd_recursions(geo, mats, nud0, A, V, S, W, w, f, f_ext, xdd):
             xdd[k] = a
             for j in range(6):
                 acc[j] += g[SCREW0 + j] * a
-        matvec(mats[k, MAP_E], acc, nud)                                       # eq. 9b
+        map_e(g, mats[k], acc, nud)                                            # eq. 9b
     return OK, -1
 
 
@@ -311,7 +312,7 @@ def id_recursions(geo, mats, nud0, A, V, S, W, w, xdd, f_ext, f):
             matvec(A[k, SERIAL_BODY], nud, acc[SERIAL_BODY])
             for j in range(6):
                 acc[SERIAL_BODY, j] += V[k, XI_C, SERIAL_BODY, j] + g[SCREW0 + j] * xdd[k]   # eq. 9
-        matvec(mats[k, MAP_E], acc[0], nud)                                    # nu_E from B1 / B4
+        map_e(g, mats[k], acc[0], nud)                                         # nu_E from B1 / B4
     for j in range(6):
         F_E[j] = -f_ext[j]                                                     # eq. 20
     for k in range(n - 1, -1, -1):

@@ -23,7 +23,7 @@ import math
 
 from numba import types
 
-from ..module_chain.chain_friction_kernels import chain_friction
+from ..module_chain.chain_friction_kernels import forward_dynamics_friction
 from ..module_chain.chain_kernels import chain_dynamics, forward_flag
 from ..module_chain.chain_layout import model_arrays, scratch_arrays
 from ..numba_support.cache import kernel, typed_kernel
@@ -32,9 +32,9 @@ from ..status import BAD_EFFORTS, OK
 #: rows of the work buffer ``work`` (WORK_ROWS, n): the failing evaluation's state and efforts
 #: (XS, XDS, FS; FS also the efforts of RK4's inner stages), the accelerations of the four
 #: stages, the rates of stages 2 and 3, the state of the stage being evaluated; with joint
-#: friction the efforts less the friction forces (F_NET) and ``u_f`` with its partials (UF: 3 rows)
-XS, XDS, FS, A1, A2, A3, A4, V2, V3, STAGE_X, STAGE_XD, F_NET, UF = range(13)
-WORK_ROWS = 15
+#: friction the efforts less the friction forces (F_NET)
+XS, XDS, FS, A1, A2, A3, A4, V2, V3, STAGE_X, STAGE_XD, F_NET = range(12)
+WORK_ROWS = 12
 
 
 @kernel
@@ -84,20 +84,15 @@ def evaluate(chain, fe, F, control, friction, i, w, t, x, xd, f, xdd, work, stat
     Algorithm 1 (:func:`..module_chain.chain_kernels.chain_dynamics` on the views ``chain`` of
     :func:`chain_views`); ``x``, ``xd``, ``f``, ``xdd`` (1, n) rows; under ``f - u_f(x, xd)`` when
     the chain has joint friction (``friction`` (nq, 5) rows, :func:`..module_chain.
-    chain_friction_kernels.chain_friction`; (0, 5): none, the efforts go to Algorithm 1
-    untouched).  On a status, the stage (``t``, ``x``, ``xd``, ``f``) is left in ``clock[0]`` and
-    ``work`` rows XS, XDS, FS.  Returns the status."""
+    chain_friction_kernels.forward_dynamics_friction`: the loops closed once; (0, 5): none, the
+    efforts go to Algorithm 1 untouched).  On a status, the stage (``t``, ``x``, ``xd``, ``f``) is
+    left in ``clock[0]`` and ``work`` rows XS, XDS, FS.  Returns the status."""
     n = x.shape[1]
     code = efforts_at(F, control, i, w, t, x[0], xd[0], f[0])
     geo, mats, nud0, A, V, S, W, ws = chain
     if code == OK and friction.shape[0] > 0:
-        uf = work[UF:UF + 3]
-        code = chain_friction(geo, friction, S, x[0], xd[0], uf, status)
-        if code == OK:
-            for j in range(n):
-                work[F_NET, j] = f[0, j] - uf[0, j]
-            code = chain_dynamics(forward_flag(x), geo, mats, nud0, A, V, S, W, ws, x, xd, work[F_NET:F_NET + 1],
-                                  fe, xdd, status)
+        code = forward_dynamics_friction(geo, mats, nud0, A, V, S, W, ws, friction, x, xd, f, fe,
+                                         work[F_NET:F_NET + 1], xdd, status)
     elif code == OK:
         code = chain_dynamics(forward_flag(x), geo, mats, nud0, A, V, S, W, ws, x, xd, f, fe, xdd, status)
     if code != OK:

@@ -337,3 +337,26 @@ def test_robot_pickles_with_fresh_scratch():
     assert copy.compiled is not robot.compiled
     np.testing.assert_array_equal(copy.inverse_dynamics(X, XD, XDD, wrench=FE),
                                   robot.inverse_dynamics(X, XD, XDD, wrench=FE))
+
+
+def test_the_map_of_e_takes_the_structured_path_only_for_rotations_about_z():
+    """The flag E_RZ (the kernels apply AE = Ad_inv(C_E) as a rotation about z and a translation) is
+    set exactly where the pose of E is one: so the crane (E poses of its modules 1-3 about z) runs
+    the structured path and chain_8 (mounts tilted by rpy 0.5 about x) the matrix path, and
+    test_kernels_match_the_reference_route checks both against the numpy route; AE itself is the
+    map the structured path applies (its 6x6 entries from cos, sin and the translation of C_E)."""
+    from pkm_dynamics.core.module_chain import chain_layout as CL
+    from pkm_dynamics.core.module_chain.chain_model import rotation_about_z
+    from pkm_dynamics.core.spatial.se3_kernels import ad_inv_pose_rz
+    c, s = np.cos(0.3), np.sin(0.3)
+    assert rotation_about_z([[c, -s, 0], [s, c, 0], [0, 0, 1]])
+    assert not rotation_about_z([[1, 0, 0], [0, c, -s], [0, s, c]])
+    assert not rotation_about_z([[c, -s, 1e-9], [s, c, 0], [0, 0, 1]])
+    crane, chain8 = load_robot(SOURCES["heavy_duty_4dof"]).compiled, load_robot(SOURCES["chain_8"]).compiled
+    np.testing.assert_array_equal(crane.geo[:, CL.E_RZ], [1.0, 1.0, 1.0, 0.0])
+    np.testing.assert_array_equal(chain8.geo[:-1, CL.E_RZ], 0.0)
+    out = np.empty((6, 6))
+    for k in range(3):
+        C = crane.mats[k, CL.C_E]
+        ad_inv_pose_rz(C[0, 0], C[1, 0], C[0, 3], C[1, 3], C[2, 3], out)
+        np.testing.assert_allclose(out, crane.mats[k, CL.MAP_E], rtol=0, atol=1e-15)
