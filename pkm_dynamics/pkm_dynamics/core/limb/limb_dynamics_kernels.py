@@ -332,6 +332,10 @@ def rnea_spatial(sup, M, C, Y, V, A, Ws, tau):
     n = Y.shape[0]
     for i in range(n):
         Mi = M[i]
+        if Mi[3, 3] == 0.0 and Mi[0, 0] == 0.0:      # massless: no wrench (the platform in a limb tree)
+            for a in range(6):
+                Ws[i, a] = 0.0
+            continue
         hv0 = (Mi[0, 0] * V[i, 0] + Mi[0, 1] * V[i, 1] + Mi[0, 2] * V[i, 2]
                + Mi[0, 3] * V[i, 3] + Mi[0, 4] * V[i, 4] + Mi[0, 5] * V[i, 5])
         hv1 = (Mi[1, 0] * V[i, 0] + Mi[1, 1] * V[i, 1] + Mi[1, 2] * V[i, 2]
@@ -392,32 +396,38 @@ def limb_task_inertia(parent, M, C, Y, K, T, Mt):
     ``parent`` (n,), ``M`` (n, 6, 6) inertias, ``C`` (n, 4, 4) poses, ``Y`` (n, 6) spatial
     screws, ``K`` (n, dp); ``T`` (n, 6, dp) scratch."""
     n, dp = K.shape[0], K.shape[1]
-    for i in range(n):                           # spatial T_i = T_p + Y_i K_i
+    used = 0                                     # the bodies up to the last one with mass
+    for i in range(n):
+        if not (M[i, 3, 3] == 0.0 and M[i, 0, 0] == 0.0):
+            used = i + 1
+    for i in range(used):                        # spatial T_i = T_p + Y_i K_i (parent[i] < i)
         p = parent[i]
         for a in range(6):
             for c in range(dp):
                 T[i, a, c] = (T[p, a, c] if p >= 0 else 0.0) + Y[i, a] * K[i, c]
-    for i in range(n):                           # body-fixed (in place), then T^T M T
-        px, py, pz = C[i, 0, 3], C[i, 1, 3], C[i, 2, 3]
-        for c in range(dp):
-            w0, w1, w2 = T[i, 0, c], T[i, 1, c], T[i, 2, c]
-            v0 = T[i, 3, c] - (py * w2 - pz * w1)
-            v1 = T[i, 4, c] - (pz * w0 - px * w2)
-            v2 = T[i, 5, c] - (px * w1 - py * w0)
-            for a in range(3):
-                T[i, a, c] = C[i, 0, a] * w0 + C[i, 1, a] * w1 + C[i, 2, a] * w2
-                T[i, 3 + a, c] = C[i, 0, a] * v0 + C[i, 1, a] * v1 + C[i, 2, a] * v2
-        Mi = M[i]
+    for i in range(used):
+        Mi, Ti = M[i], T[i]
         if Mi[3, 3] == 0.0 and Mi[0, 0] == 0.0:
             continue                             # massless (the platform in a limb tree)
-        for c in range(dp):
-            for d in range(c, dp):
-                s = 0.0
-                for a in range(6):
-                    x = 0.0
-                    for b in range(6):
-                        x += Mi[a, b] * T[i, b, d]
-                    s += T[i, a, c] * x
+        px, py, pz = C[i, 0, 3], C[i, 1, 3], C[i, 2, 3]
+        for c in range(dp):                      # body-fixed (in place)
+            w0, w1, w2 = Ti[0, c], Ti[1, c], Ti[2, c]
+            v0 = Ti[3, c] - (py * w2 - pz * w1)
+            v1 = Ti[4, c] - (pz * w0 - px * w2)
+            v2 = Ti[5, c] - (px * w1 - py * w0)
+            for a in range(3):
+                Ti[a, c] = C[i, 0, a] * w0 + C[i, 1, a] * w1 + C[i, 2, a] * w2
+                Ti[3 + a, c] = C[i, 0, a] * v0 + C[i, 1, a] * v1 + C[i, 2, a] * v2
+        for d in range(dp):                      # x = M_i T_i[:, d] once, then T_i[:, c] . x (c <= d)
+            t0, t1, t2, t3, t4, t5 = Ti[0, d], Ti[1, d], Ti[2, d], Ti[3, d], Ti[4, d], Ti[5, d]
+            x0 = Mi[0, 0] * t0 + Mi[0, 1] * t1 + Mi[0, 2] * t2 + Mi[0, 3] * t3 + Mi[0, 4] * t4 + Mi[0, 5] * t5
+            x1 = Mi[1, 0] * t0 + Mi[1, 1] * t1 + Mi[1, 2] * t2 + Mi[1, 3] * t3 + Mi[1, 4] * t4 + Mi[1, 5] * t5
+            x2 = Mi[2, 0] * t0 + Mi[2, 1] * t1 + Mi[2, 2] * t2 + Mi[2, 3] * t3 + Mi[2, 4] * t4 + Mi[2, 5] * t5
+            x3 = Mi[3, 0] * t0 + Mi[3, 1] * t1 + Mi[3, 2] * t2 + Mi[3, 3] * t3 + Mi[3, 4] * t4 + Mi[3, 5] * t5
+            x4 = Mi[4, 0] * t0 + Mi[4, 1] * t1 + Mi[4, 2] * t2 + Mi[4, 3] * t3 + Mi[4, 4] * t4 + Mi[4, 5] * t5
+            x5 = Mi[5, 0] * t0 + Mi[5, 1] * t1 + Mi[5, 2] * t2 + Mi[5, 3] * t3 + Mi[5, 4] * t4 + Mi[5, 5] * t5
+            for c in range(d + 1):
+                s = Ti[0, c] * x0 + Ti[1, c] * x1 + Ti[2, c] * x2 + Ti[3, c] * x3 + Ti[4, c] * x4 + Ti[5, c] * x5
                 Mt[c, d] += s
                 if d != c:
                     Mt[d, c] += s
