@@ -40,7 +40,7 @@ class CompiledLoopChain:
         self.cols.setflags(write=False)
         self.branch = np.array(route.branch, dtype=float)
         self.branch.setflags(write=False)
-        self.nq = limb.n
+        self.nq, self.nc = limb.n, len(route.actuated_joints)      # tree joints, coordinates
         self.na = len(route.description.actuated_joints)     # the coordinates before the passive joints
         if route.friction is None:
             self.table, self.with_friction = np.zeros((limb.n, 5)), False
@@ -169,10 +169,13 @@ class CompiledLoopChain:
         return u
 
     def forward_dynamics(self, X, XD, F, W=None) -> np.ndarray:
-        """``xdd`` (B, n) from ``H^T M H xdd = f - H^T tau(xdd = 0)``."""
+        """``xdd`` (B, n) from ``H^T M H xdd = f - H^T tau(xdd = 0)``; ``F`` (B, n), or (B, na)
+        the actuators' (no effort at the passive joints)."""
         status, xdd, *_ = self._call(MODE_FD, X, XD, F, W)
         for r in self._rows(status):
-            xdd[r] = self.route.forward_dynamics(X[r], XD[r], F[r], _row(W, r))
+            f = np.zeros(self.nc)
+            f[:np.shape(F)[-1]] = F[r]
+            xdd[r] = self.route.forward_dynamics(X[r], XD[r], f, _row(W, r))
         return xdd
 
     def hybrid_dynamics(self, X, XD, XDD, W=None) -> tuple:

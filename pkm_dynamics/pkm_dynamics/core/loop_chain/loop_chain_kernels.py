@@ -232,7 +232,8 @@ def hybrid_split(Mt, bias, na, xdd, A, b, out):
 def loop_chain_calls(fm, im, hm, fd, idt, hd, cols, tol, branch, seeds, tabled, mode, na, X, XD, Z, W,
                      with_wrench, table, with_friction, T, tf, vec, mat, tree, pose, jac, status):
     """One ``mode`` (``MODE_*``) over the batch ``X``, ``XD``, ``Z`` (B, n) (``Z``: ``xdd`` or
-    ``u``, in the coordinates' order; MODE_HYBRID: (B, ``na``) the actuators' ``xdd``, ``vec``
+    ``u``, in the coordinates' order, MODE_FD's zero at the coordinates
+    beyond its columns: the passive joints; MODE_HYBRID: (B, ``na``) the actuators' ``xdd``, ``vec``
     then (``u``, ``qdd_p``) of :func:`hybrid_split`), the closure's start tables ``seeds``, ``tabled``
     (:func:`start_configuration`), wrenches ``W`` (B, 6) (``with_wrench``), friction rows
     ``table`` (n_l, 5) (``with_friction``); ``T`` (n_l, 6, n), ``tf`` (n_l,) scratch.  Outputs
@@ -293,7 +294,7 @@ def loop_chain_calls(fm, im, hm, fd, idt, hd, cols, tol, branch, seeds, tabled, 
                 status[r] = SINGULAR
             continue
         for k in range(nc):
-            b[k, 0] = Z[r, k] - vec[r, k]
+            b[k, 0] = (Z[r, k] if k < Z.shape[1] else 0.0) - vec[r, k]      # no effort at a passive joint
             for m in range(nc):
                 A[k, m] = Mt[k, m]
         if not lu_solve(A, nc, b, 1):

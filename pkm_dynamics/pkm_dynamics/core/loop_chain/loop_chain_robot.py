@@ -213,8 +213,6 @@ class LoopChainRobot:
         x = self._state("x", x, limits=True)
         xd = self._state("xd", xd, x.shape[:-1])
         u = self._state("u", u, x.shape[:-1], size=self.n_act)
-        if self.passive_joints:
-            u = np.concatenate([u, np.zeros(u.shape[:-1] + (len(self.passive_joints),))], axis=-1)
         return self._batch(self.compiled.forward_dynamics, (x, xd, u), self._wrench(wrench, x.shape[:-1]))
 
     def forward_dynamics_derivatives(self, x, xd, u, wrench=None):
