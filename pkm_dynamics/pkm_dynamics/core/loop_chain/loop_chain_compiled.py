@@ -12,14 +12,16 @@ import threading
 import numpy as np
 
 from ..errors import PkmDynamicsError
+from ..numba_support.entry_points import EntryPoints
 from ..pkm.limb_tables import LimbTables
 from ..status import OK
-from .loop_chain_kernels import MODE_FD, MODE_ID, MODE_MASS, MODE_POSE, MODE_STATE, loop_chain_calls
+from .loop_chain_kernels import MODE_FD, MODE_HYBRID, MODE_ID, MODE_MASS, MODE_POSE, MODE_STATE, loop_chain_calls
 
 #: samples of the closed configurations tabulated over the stroke of an FC's independent joint
 #: (the closure's start, :func:`.loop_chain_kernels.start_configuration`): from the cubic
-#: interpolant one Newton step closes the loop to round-off
-START_SAMPLES = 65
+#: interpolant one Newton step closes the loop to round-off (``|g|`` below
+#: :data:`.loop_chain_kernels.ROUND_OFF` ``tol``: no polishing step)
+START_SAMPLES = 129
 
 class CompiledLoopChain:
     """The compiled calls of the constraint-embedding route ``route`` (a
@@ -38,7 +40,8 @@ class CompiledLoopChain:
         self.cols.setflags(write=False)
         self.branch = np.array(route.branch, dtype=float)
         self.branch.setflags(write=False)
-        self.nq = limb.n
+        self.nq, self.nc = limb.n, len(route.actuated_joints)      # tree joints, coordinates
+        self.na = len(route.description.actuated_joints)     # the coordinates before the passive joints
         if route.friction is None:
             self.table, self.with_friction = np.zeros((limb.n, 5)), False
         else:
@@ -54,8 +57,9 @@ class CompiledLoopChain:
         whose one independent joint is a coordinate with limits, the closed configurations and
         their slopes ``d theta / d q`` (the FC's column of ``H``) at :data:`START_SAMPLES` values
         across its stroke (the other coordinates mid-stroke), closed from the reference
-        configuration, the angles unwrapped along the stroke.  An FC that does not close
-        somewhere on its stroke (a stroke beyond the loop's feasible range) keeps the reference
+        configuration, the angles unwrapped along the stroke; over the part of the stroke where
+        they close when the closure from the reference configuration fails somewhere
+        (:meth:`_stroke_samples`).  An FC without two such samples keeps the reference
         configuration as its start."""
         limb, lo, hi = self.route.limb, self.route.limb.tree.lower, self.route.limb.tree.upper
         coordinate = {int(c): k for k, c in enumerate(self.cols)}
@@ -67,43 +71,87 @@ class CompiledLoopChain:
             j = int(lp.independent[0])
             if len(lp.independent) != 1 or j not in coordinate or not np.isfinite(lo[j]) or not np.isfinite(hi[j]):
                 continue
-            X = np.tile(mid, (START_SAMPLES, 1))
-            X[:, coordinate[j]] = np.linspace(lo[j], hi[j], START_SAMPLES)
-            try:
-                theta, slope, _ = self.tree_state(X, np.ones_like(X), np.zeros_like(X))
-            except PkmDynamicsError:
+            closed = self._stroke_samples(mid, coordinate[j], lo[j], hi[j])
+            if closed is None:
                 continue
+            (first, last), theta, slope = closed
             seed = np.zeros((1 + 2 * START_SAMPLES, limb.n))
-            seed[0, :2] = lo[j], (hi[j] - lo[j]) / (START_SAMPLES - 1)
+            seed[0, :2] = first, (last - first) / (START_SAMPLES - 1)
             seed[1::2], seed[2::2] = np.unwrap(theta, axis=0), slope
             tabled[i] = len(seeds)
             seeds.append(seed)
         return (np.stack(seeds) if seeds else self.seeds), tabled
 
+    def _stroke_samples(self, mid, k: int, lo: float, hi: float):
+        """``((first, last), theta, slope)``: the closed configurations (START_SAMPLES, n_l) and
+        their rates along coordinate ``k`` at :data:`START_SAMPLES` values of it from ``first``
+        to ``last`` (the other coordinates at ``mid`` (n,)), closed by the kernel from the
+        reference configuration: over the stroke ``[lo, hi]``, or where the closure fails
+        somewhere on it, over the longest run of samples it closes (its start beyond them is
+        extrapolated, Newton then closes the loop); None when fewer than two close."""
+        X = np.tile(mid, (START_SAMPLES, 1))
+        X[:, k] = np.linspace(lo, hi, START_SAMPLES)
+        status, tree = self._closed(X)
+        if (status != OK).any():
+            ok = np.concatenate([[False], status == OK, [False]])
+            edges = np.flatnonzero(ok[1:] != ok[:-1]).reshape(-1, 2)       # runs [start, end) of OK
+            if not len(edges):
+                return None
+            start, end = edges[np.argmax(edges[:, 1] - edges[:, 0])]
+            if end - start < 2:
+                return None
+            lo, hi = X[start, k], X[end - 1, k]
+            X[:, k] = np.linspace(lo, hi, START_SAMPLES)
+            status, tree = self._closed(X)
+            if (status != OK).any():
+                return None
+        return (lo, hi), tree[:, 0], tree[:, 1]
+
+    def _closed(self, X) -> tuple:
+        """``(status, tree)`` (B,), (B, 3, n_l): :meth:`tree_state` at ``X`` (B, n) with unit
+        rates, a row the reference route refuses too left with its kernel status."""
+        status, _, _, tree, *_ = self._call(MODE_STATE, X, np.ones_like(X), np.zeros_like(X), None)
+        for r in self._rows(status):
+            try:
+                tree[r] = self.route.tree_state(X[r], np.ones(X.shape[1]), np.zeros(X.shape[1]))
+            except PkmDynamicsError:
+                continue
+            status[r] = OK
+        return status, tree
+
     def _scratch(self, n: int) -> tuple:
         """The calling thread's scratch of the kernel (allocated on its first call): ``T`` (n_l, 6,
-        n), ``tf`` (n_l,), a zero wrench (1, 6) and an empty (0, n, n) for the unused outputs."""
+        n), ``tf`` (n_l,), a zero wrench (1, 6), an empty (0, n, n) for the unused outputs, the
+        outputs of one state a call does not return (``status`` (1,), ``tree`` (1, 3, n_l),
+        ``mat`` (1, n, n)) and the thread's kernel entry points
+        (:class:`~..numba_support.entry_points.EntryPoints`)."""
         d = getattr(self._local, "scratch", None)
         if d is None:
             d = self._local.scratch = (np.zeros((self.nq, 6, n)), np.zeros(self.nq), np.zeros((1, 6)),
-                                       np.zeros((0, n, n)))
+                                       np.zeros((0, n, n)), np.zeros(1, dtype=np.int64), np.zeros((1, 3, self.nq)),
+                                       np.zeros((1, n, n)), EntryPoints())
         return d
 
     def _call(self, mode, X, XD, Z, W):
-        """``(status, vec, mat, tree, pose, jac)`` of :func:`.loop_chain_kernels.loop_chain_calls`."""
-        X, XD, Z = (_batch(v) for v in (X, XD, Z))
+        """``(status, vec, mat, tree, pose, jac)`` of :func:`.loop_chain_kernels.loop_chain_calls`;
+        for one state of FD, ID or the hybrid dynamics ``status``, ``mat`` and ``tree`` are the
+        thread's scratch (valid until its next call)."""
+        X, XD, Z = _batch(X), _batch(XD), _batch(Z)
         B, n = X.shape
         fd, idt, hd = self.tables.data()
-        T, tf, no_wrench, empty = self._scratch(n)
+        T, tf, no_wrench, empty, status1, tree1, mat1, entries = self._scratch(n)
         with_wrench = W is not None
         W = np.array(np.broadcast_to(W, (B, 6)), dtype=float, order="C") if with_wrench else no_wrench
-        status = np.zeros(B, dtype=np.int64)
-        vec, tree = np.zeros((B, n)), np.zeros((B, 3, self.nq))
-        mat = np.zeros((B, n, n)) if mode in (MODE_FD, MODE_MASS) else empty
+        vec = np.zeros((B, n))
+        if B == 1 and mode in (MODE_FD, MODE_ID, MODE_HYBRID):
+            status, tree, mat = status1, tree1, mat1 if mode != MODE_ID else empty
+        else:
+            status, tree = np.zeros(B, dtype=np.int64), np.zeros((B, 3, self.nq))
+            mat = np.zeros((B, n, n)) if mode in (MODE_FD, MODE_MASS, MODE_HYBRID) else empty
         pose, jac = (np.zeros((B, 4, 4)), np.zeros((B, 6, n))) if mode == MODE_POSE else (empty, empty)
-        loop_chain_calls(self.tables.fm, self.tables.im, self.tables.hm, fd, idt, hd, self.cols, self.route.tol,
-                         self.branch, self.seeds, self.tabled, mode, X, XD, Z, W, with_wrench, self.table,
-                         self.with_friction, T, tf, vec, mat, tree, pose, jac, status)
+        entries.run(loop_chain_calls, self.tables.fm, self.tables.im, self.tables.hm, fd, idt, hd, self.cols,
+                    self.route.tol, self.branch, self.seeds, self.tabled, mode, self.na, X, XD, Z, W, with_wrench,
+                    self.table, self.with_friction, T, tf, vec, mat, tree, pose, jac, status)
         return status, vec, mat, tree, pose, jac
 
     @staticmethod
@@ -121,11 +169,23 @@ class CompiledLoopChain:
         return u
 
     def forward_dynamics(self, X, XD, F, W=None) -> np.ndarray:
-        """``xdd`` (B, n) from ``H^T M H xdd = f - H^T tau(xdd = 0)``."""
+        """``xdd`` (B, n) from ``H^T M H xdd = f - H^T tau(xdd = 0)``; ``F`` (B, n), or (B, na)
+        the actuators' (no effort at the passive joints)."""
         status, xdd, *_ = self._call(MODE_FD, X, XD, F, W)
         for r in self._rows(status):
-            xdd[r] = self.route.forward_dynamics(X[r], XD[r], F[r], _row(W, r))
+            f = np.zeros(self.nc)
+            f[:np.shape(F)[-1]] = F[r]
+            xdd[r] = self.route.forward_dynamics(X[r], XD[r], f, _row(W, r))
         return xdd
+
+    def hybrid_dynamics(self, X, XD, XDD, W=None) -> tuple:
+        """``(u, qdd_p)`` (B, na), (B, n - na): Featherstone's hybrid dynamics of the first ``na``
+        coordinates' accelerations ``XDD`` (B, na) (:func:`.loop_chain_kernels.hybrid_split`;
+        rows the kernel stops at by :func:`hybrid_split` of the reference route's ``H^T M H``)."""
+        status, out, *_ = self._call(MODE_HYBRID, X, XD, XDD, W)
+        for r in self._rows(status):
+            out[r] = np.concatenate(hybrid_split(*self.route.mass_and_bias(X[r], XD[r], _row(W, r)), XDD[r]))
+        return out[:, :self.na], out[:, self.na:]
 
     def mass_and_bias(self, X, XD, W=None) -> tuple:
         """``(H^T M H, H^T tau(xdd = 0))`` (B, n, n), (B, n) in the coordinates' order."""
@@ -150,6 +210,19 @@ class CompiledLoopChain:
         if status[0] != OK:
             return None, None, None
         return pose[0], jac[0], tree[0, 0]
+
+
+def hybrid_split(Mt, b, xdd) -> tuple:
+    """Featherstone's hybrid dynamics in numpy (the reference of
+    :func:`.loop_chain_kernels.hybrid_split`): ``M_t = H^T M H`` (..., n, n) and ``b = H^T
+    tau(xdd = 0)`` (..., n) split into the actuated (a: the first ``na``, the size of ``xdd``
+    (..., na)) and passive (p) coordinates: ``M_pp qdd_p = -b_p - M_pa xdd`` and
+    ``u = M_aa xdd + M_ap qdd_p + b_a``.  Returns ``(u, qdd_p)``."""
+    a = np.shape(xdd)[-1]
+    rhs = -b[..., a:] - np.einsum("...ij,...j->...i", Mt[..., a:, :a], xdd)
+    qdd_p = np.linalg.solve(Mt[..., a:, a:], rhs[..., None])[..., 0]
+    u = np.einsum("...ij,...j->...i", Mt[..., :a, :a], xdd) + np.einsum("...ij,...j->...i", Mt[..., :a, a:], qdd_p)
+    return u + b[..., :a], qdd_p
 
 
 def _batch(v) -> np.ndarray:

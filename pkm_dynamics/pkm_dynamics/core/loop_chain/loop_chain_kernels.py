@@ -37,13 +37,16 @@ from ..spatial.small_linalg import lu_solve
 from ..status import OK, OTHER_BRANCH, SINGULAR
 
 #: what :func:`loop_chain_calls` computes: the efforts, the accelerations, ``(H^T M H, bias)``,
-#: the tree motion, the end-effector pose and Jacobian
-MODE_ID, MODE_FD, MODE_MASS, MODE_STATE, MODE_POSE = 0, 1, 2, 3, 4
+#: the tree motion, the end-effector pose and Jacobian, the hybrid dynamics (efforts of the first
+#: ``na`` coordinates, accelerations of the others)
+MODE_ID, MODE_FD, MODE_MASS, MODE_STATE, MODE_POSE, MODE_HYBRID = 0, 1, 2, 3, 4, 5
 
 _PI = 3.141592653589793
 #: a closure whose residuals are all below this fraction of its tolerance is at round-off (no
-#: polishing step)
-ROUND_OFF = 1e-3
+#: polishing step): 1e-14 m / rad at the served 1e-12, a few units in the last place of a loop's
+#: lengths -- where one Newton step from the start tables ends (a polishing step there only
+#: moves the round-off)
+ROUND_OFF = 1e-2
 
 
 @kernel
@@ -196,10 +199,42 @@ def chain_forces(lm, ld, lx, thd, thdd, wrench, with_wrench, table, with_frictio
 
 
 @kernel
-def loop_chain_calls(fm, im, hm, fd, idt, hd, cols, tol, branch, seeds, tabled, mode, X, XD, Z, W, with_wrench,
-                     table, with_friction, T, tf, vec, mat, tree, pose, jac, status):
+def hybrid_split(Mt, bias, na, xdd, A, b, out):
+    """Featherstone's hybrid dynamics from ``M_t = H^T M H`` (n, n) and ``bias = H^T tau(xdd = 0)``
+    (n,) (eqs. 36-37) split into the actuated (a: the first ``na``) and passive (p) coordinates:
+    ``M_pp qdd_p = -b_p - M_pa xdd`` and ``u = M_aa xdd + M_ap qdd_p + b_a``; ``xdd`` (na,) the
+    actuators' accelerations, ``out`` (n,) = (``u``, ``qdd_p``); ``A``, ``b`` scratch (>= n - na
+    square, column; ``out`` may be ``bias``).  False for a singular ``M_pp``."""
+    n = len(bias)
+    p = n - na
+    for i in range(p):
+        s = 0.0
+        for j in range(na):
+            s += Mt[na + i, j] * xdd[j]
+        b[i, 0] = -bias[na + i] - s
+        for j in range(p):
+            A[i, j] = Mt[na + i, na + j]
+    if not lu_solve(A, p, b, 1):
+        return False
+    for i in range(na):
+        s = 0.0
+        for j in range(na):
+            s += Mt[i, j] * xdd[j]
+        for j in range(p):
+            s += Mt[i, na + j] * b[j, 0]
+        out[i] = s + bias[i]
+    for i in range(p):
+        out[na + i] = b[i, 0]
+    return True
+
+
+@kernel
+def loop_chain_calls(fm, im, hm, fd, idt, hd, cols, tol, branch, seeds, tabled, mode, na, X, XD, Z, W,
+                     with_wrench, table, with_friction, T, tf, vec, mat, tree, pose, jac, status):
     """One ``mode`` (``MODE_*``) over the batch ``X``, ``XD``, ``Z`` (B, n) (``Z``: ``xdd`` or
-    ``u``, in the coordinates' order), the closure's start tables ``seeds``, ``tabled``
+    ``u``, in the coordinates' order, MODE_FD's zero at the coordinates
+    beyond its columns: the passive joints; MODE_HYBRID: (B, ``na``) the actuators' ``xdd``, ``vec``
+    then (``u``, ``qdd_p``) of :func:`hybrid_split`), the closure's start tables ``seeds``, ``tabled``
     (:func:`start_configuration`), wrenches ``W`` (B, 6) (``with_wrench``), friction rows
     ``table`` (n_l, 5) (``with_friction``); ``T`` (n_l, 6, n), ``tf`` (n_l,) scratch.  Outputs
     (B, ...): ``vec`` (n,) the efforts, the accelerations or the bias ``H^T tau(xdd = 0)``;
@@ -254,8 +289,12 @@ def loop_chain_calls(fm, im, hm, fd, idt, hd, cols, tol, branch, seeds, tabled, 
         if mode == MODE_MASS:
             continue
         A, b = ld[LD_A], ld[LD_B]
+        if mode == MODE_HYBRID:
+            if not hybrid_split(Mt, vec[r], na, Z[r], A, b, vec[r]):
+                status[r] = SINGULAR
+            continue
         for k in range(nc):
-            b[k, 0] = Z[r, k] - vec[r, k]
+            b[k, 0] = (Z[r, k] if k < Z.shape[1] else 0.0) - vec[r, k]      # no effort at a passive joint
             for m in range(nc):
                 A[k, m] = Mt[k, m]
         if not lu_solve(A, nc, b, 1):

@@ -197,16 +197,13 @@ class LoopChainRobot:
         are in ``b``, as every tree joint's.  With
         ``M_t = H^T M H``, ``b = H^T rnea(theta, thetad, Hdot xd)`` (eqs. 36-37) split into actuated
         (a) and passive (p) rows and columns: ``M_pp qdd_p = -b_p - M_pa xdd`` and
-        ``u = M_aa xdd + M_ap qdd_p + b_a``."""
+        ``u = M_aa xdd + M_ap qdd_p + b_a`` (one kernel call,
+        :meth:`.loop_chain_compiled.CompiledLoopChain.hybrid_dynamics`;
+        :func:`.loop_chain_compiled.hybrid_split` the same in numpy)."""
         x = self._state("x", x, limits=True)
         xd = self._state("xd", xd, x.shape[:-1])
         xdd = self._state("xdd", xdd, x.shape[:-1], size=self.n_act)
-        Mt, b = self._batch(self.compiled.mass_and_bias, (x, xd), self._wrench(wrench, x.shape[:-1]))
-        a = self.n_act
-        rhs = -b[..., a:] - np.einsum("...ij,...j->...i", Mt[..., a:, :a], xdd)
-        qdd_p = np.linalg.solve(Mt[..., a:, a:], rhs[..., None])[..., 0]
-        u = np.einsum("...ij,...j->...i", Mt[..., :a, :a], xdd) + np.einsum("...ij,...j->...i", Mt[..., :a, a:], qdd_p)
-        return u + b[..., :a], qdd_p
+        return self._batch(self.compiled.hybrid_dynamics, (x, xd, xdd), self._wrench(wrench, x.shape[:-1]))
 
     def forward_dynamics(self, x, xd, u, wrench=None):
         """Actuator accelerations ``xdd`` (n,) from ``H^T M H xdd = u - H^T rnea(theta, thetad,
@@ -216,8 +213,6 @@ class LoopChainRobot:
         x = self._state("x", x, limits=True)
         xd = self._state("xd", xd, x.shape[:-1])
         u = self._state("u", u, x.shape[:-1], size=self.n_act)
-        if self.passive_joints:
-            u = np.concatenate([u, np.zeros(u.shape[:-1] + (len(self.passive_joints),))], axis=-1)
         return self._batch(self.compiled.forward_dynamics, (x, xd, u), self._wrench(wrench, x.shape[:-1]))
 
     def forward_dynamics_derivatives(self, x, xd, u, wrench=None):

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from pkm_dynamics.core import load_robot
+from pkm_dynamics.core.loop_chain.loop_chain_compiled import hybrid_split
 from pkm_dynamics.core.loop_chain.loop_chain_ik import end_effector_jacobian
 from pkm_dynamics.core.loop_chain.loop_chain_robot import LoopChainRobot
 from pkm_dynamics.core.pkm.limb_chain import LimbChainRobot
@@ -98,3 +99,21 @@ def test_hybrid_dynamics_of_the_passive_grapple_agree_with_the_numpy_route():
         f = np.r_[u[i], np.zeros(len(robot.passive_joints))]
         assert rel(robot.forward_dynamics(X[i], XD[i], u[i], wrench=W[0]),
                    ref.forward_dynamics(X[i], XD[i], f, W[0])) <= 1e-12
+
+
+def test_the_compiled_hybrid_split_equals_the_numpy_split_and_solve():
+    """The hybrid dynamics of one kernel call (``M_t``, ``b``, the passive split and its solve in
+    the kernel) against the numpy split-and-solve (:func:`hybrid_split`, the reference) of the
+    compiled ``(H^T M H, bias)`` at the same states: a batch and one state, with a wrench,
+    <= 1e-12 relative."""
+    robot = load_robot(GRAPPLE_CRANE)
+    X, XD, XDD, W = states(robot, 5, seed=283)
+    xdd = XDD[:, :robot.n_act]
+    u, qdd_p = robot.hybrid_dynamics(X, XD, xdd, wrench=W)
+    Mt, b = robot.compiled.mass_and_bias(X, XD, W)
+    u_ref, p_ref = hybrid_split(Mt, b, xdd)
+    assert u.shape == (5, robot.n_act) and qdd_p.shape == (5, len(robot.passive_joints))
+    assert rel(u, u_ref) <= 1e-12 and rel(qdd_p, p_ref) <= 1e-12
+    u1, p1 = robot.hybrid_dynamics(X[2], XD[2], xdd[2], wrench=W[2])
+    assert u1.shape == (robot.n_act,)
+    assert rel(u1, u_ref[2]) <= 1e-12 and rel(p1, p_ref[2]) <= 1e-12
