@@ -35,7 +35,7 @@ def robot_hydraulics(robot, x, xd, xdd, xddd=None, check: bool = True, times=Non
     return hydraulic_state(m, xa, xda, u, du, check)
 
 
-def force_rate(robot, x, xd, xdd, xddd=None) -> tuple:
+def force_rate(robot, x, xd, xdd, xddd=None, exact: bool = True) -> tuple:
     """``(u, du)``: the actuator forces of the inverse dynamics and, with ``xddd``, their time
     derivative by the chain rule on its exact first derivatives (compiled for a module chain)::
 
@@ -49,12 +49,32 @@ def force_rate(robot, x, xd, xdd, xddd=None) -> tuple:
     motion, the passive joints moving as it makes them, exact).  ``du`` None without ``xddd``."""
     if xddd is None:
         return robot.inverse_dynamics(x, xd, xdd), None
-    if robot.passive_joints:            # the hybrid dynamics' exact rate (the robot's force_rate)
-        return robot.force_rate(x, xd, xdd, xddd)
+    if robot.passive_joints:            # the hybrid dynamics' rate (exact: the robot's force_rate)
+        return robot.force_rate(x, xd, xdd, xddd) if exact else passive_force_rate(robot, x, xd, xdd, xddd)
     d = robot.inverse_dynamics_derivatives(x, xd, xdd)
     rate = (d.d_x @ np.asarray(xd, dtype=float)[..., None] + d.d_xd @ np.asarray(xdd, dtype=float)[..., None]
             + d.d_u @ np.asarray(xddd, dtype=float)[..., None])
     return d.value, rate[..., 0]
+
+
+#: step [s] of the central difference of :func:`passive_force_rate` (truncation ~ step^2 / 6
+#: times the third time derivative of ``u``; round-off ~ 1e-16 |u| / step)
+PASSIVE_RATE_STEP = 1e-5
+
+
+def passive_force_rate(robot, x, xd, xdd, xddd) -> tuple:
+    """``(u, du)`` of Featherstone's hybrid dynamics (``robot.hybrid_dynamics``) of a robot with
+    passive joints by a central difference (:data:`PASSIVE_RATE_STEP`) along the motion, the
+    passive joints moving as the dynamics makes them (their rates and accelerations; no passive
+    jerk enters): the fast approximation of ``robot.force_rate`` for the node's stream.  ``x``,
+    ``xd`` (..., n: actuators then passive joints), ``xdd``, ``xddd`` (..., n_act)."""
+    x, xd, xdd, xddd = (np.asarray(v, dtype=float) for v in (x, xd, xdd, xddd))
+    u, passive = robot.hybrid_dynamics(x, xd, xdd)
+    accel = np.concatenate([xdd, passive], axis=-1)
+    h = PASSIVE_RATE_STEP
+    up = robot.hybrid_dynamics(x + h * xd, xd + h * accel, xdd + h * xddd)[0]
+    um = robot.hybrid_dynamics(x - h * xd, xd - h * accel, xdd - h * xddd)[0]
+    return u, (up - um) / (2 * h)
 
 
 def cylinder_limits(limits, model):

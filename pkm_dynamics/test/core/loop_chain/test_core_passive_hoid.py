@@ -158,7 +158,8 @@ def test_hoid_is_batched_and_refuses_naming_the_joint(robot):
 
 def test_the_hydraulic_rate_is_the_hoid_du(robot):
     """``force_rate`` (the hydraulic feedforward's du): HOID's ``du`` to 1e-10 (no snap enters
-    it) and the central difference (1e-5 s) of the hybrid dynamics along the motion to 1e-6."""
+    it) and the central difference (1e-5 s) of the hybrid dynamics along the motion to 1e-6,
+    computed here and by the stream's fast rate (``exact=False``)."""
     from pkm_dynamics.core.hydraulics.hydraulic_feedforward import force_rate
     for x, xd, xdd in states(2, seed=8):
         xddd = np.array([0.3, -0.2, 0.5, 0.1, -0.4])
@@ -171,3 +172,5 @@ def test_the_hydraulic_rate_is_the_hoid_du(robot):
         up = robot.hybrid_dynamics(x + s * xd, xd + s * acc, xdd + s * xddd)[0]
         um = robot.hybrid_dynamics(x - s * xd, xd - s * acc, xdd - s * xddd)[0]
         assert rel(du, (up - um) / (2 * s)) <= 1e-6
+        fast = force_rate(robot, x, xd, xdd, xddd, exact=False)
+        assert np.array_equal(fast[0], u) and np.array_equal(fast[1], (up - um) / (2 * s))
