@@ -122,7 +122,9 @@ class Robot(Protocol):
     frame]; ``limits``: the per-actuator limits every answer is checked against
     (:class:`~.limits.ActuatorLimits`); ``passive_joints``: the joints that move freely (no
     actuator, outside every loop: a chain of loops' ``<passive>`` joints, () for the others),
-    whose positions and velocities follow the actuators' in ``x``, ``xd``."""
+    whose positions and velocities follow the actuators' in ``x``, ``xd``; a robot with passive
+    joints also answers ``force_rate(x, xd, xdd, xddd) -> (u, du)``: the hybrid dynamics' efforts
+    and their exact time derivative (the hydraulic feedforward's rate)."""
 
     name: str
     kind: str

@@ -272,6 +272,8 @@ class Services:
 
     def _higher_order_inverse_dynamics(self, model, request, response):
         x, ders = model.space.higher_order_state(model, request)
+        x, xd = self._with_passive(model, request, x, ders[0])     # the passive joints' state, if any
+        ders = (xd,) + tuple(ders[1:])
         result = model.robot.higher_order_inverse_dynamics(x, *ders)
         names = list(model.actuated)
         response.effort.name = names
@@ -292,6 +294,11 @@ class Services:
             mf.acceleration = floats(result.motor_acceleration)
             mf.torque = floats(result.motor_torque, 'motor.torque')
         response.method = result.method
+        if model.passive:               # their acceleration, jerk and snap (hybrid dynamics)
+            pm = np.asarray(result.passive_motion)
+            response.passive_names = list(model.passive)
+            response.passive_accelerations, response.passive_jerks, response.passive_snaps = (
+                floats(pm[k], f'passive_{f}') for k, f in ((2, 'accelerations'), (3, 'jerks'), (4, 'snaps')))
         self._report_limits(model, response, result.u, motion[1])
         m = model.robot.hydraulic_model
         if m.n:

@@ -236,3 +236,45 @@ def test_pressure_and_valve_outputs_follow_the_hybrid_dynamics(served_robot, mod
     np.testing.assert_allclose(valve.messages[-1].data, h.spool[order], rtol=0,
                                atol=1e-6 * np.abs(h.spool).max())
     assert process.running()
+
+
+def test_higher_order_inverse_dynamics_takes_the_passive_state(grapple):
+    """HigherOrderInverseDynamics of the grapple crane: the passive joints' measured state in the
+    request (reverse order), the core's HOID to round-off out (efforts and their rates, the
+    passive accelerations, jerks and snaps, the hydraulics at ``u, du``); a missing passive
+    joint is INVALID_STATE naming it and the node serves."""
+    from pkm_dynamics_interfaces.msg import ErrorCodes
+    from pkm_dynamics_interfaces.srv import HigherOrderInverseDynamics
+    from pkm_dynamics.core.hydraulics.valve_cylinder import hydraulic_state
+    robot, client, process = grapple
+    jerk, snap = np.array([0.3, -0.2, 0.5, 0.1, -0.4]), np.array([1.0, 0.5, -0.5, 0.2, 2.0])
+
+    def request_with(names):
+        request = HigherOrderInverseDynamics.Request()
+        m = request.motion
+        m.name = list(robot.actuated_joints)
+        m.position, m.velocity, m.acceleration, m.jerk, m.snap = (list(v) for v in (X, XD, XDD, jerk, snap))
+        request.passive_names = names
+        request.passive_positions = [float(P[robot.passive_joints.index(n)]) for n in names]
+        request.passive_velocities = [float(PD[robot.passive_joints.index(n)]) for n in names]
+        return request
+
+    response = client.call(HigherOrderInverseDynamics, 'higher_order_inverse_dynamics',
+                           request_with(list(robot.passive_joints)[::-1]))
+    assert response.success, response.message
+    ref = robot.higher_order_inverse_dynamics(np.concatenate([X, P]), np.concatenate([XD, PD]), XDD, jerk, snap)
+    assert_round_off(response.effort.effort, ref.u)
+    assert_round_off(response.effort.effort_rate, ref.du)
+    assert_round_off(response.effort.effort_acceleration, ref.ddu)
+    assert list(response.passive_names) == list(robot.passive_joints)
+    assert_round_off(response.passive_accelerations, robot.hybrid_dynamics(np.concatenate([X, P]),
+                                                                           np.concatenate([XD, PD]), XDD)[1])
+    assert_round_off(response.passive_jerks, ref.passive_motion[3])
+    assert_round_off(response.passive_snaps, ref.passive_motion[4])
+    h = hydraulic_state(robot.hydraulic_model, X, XD, ref.u, ref.du, check=False)
+    assert_round_off(response.hydraulics.pressure_a, h.pressure_a)
+    missing = client.call(HigherOrderInverseDynamics, 'higher_order_inverse_dynamics',
+                          request_with(['grapple_swing_y']))
+    assert not missing.success and missing.error_code.val == ErrorCodes.INVALID_STATE
+    assert '"grapple_swing_x"' in missing.message
+    assert process.running()

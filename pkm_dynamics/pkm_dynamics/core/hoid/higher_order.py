@@ -38,7 +38,10 @@ class HigherOrderResult:
     (batch, na)); ``tree_motion``: derivatives of every tree joint, orders 0..4, (5, n)
     (or (batch, 5, n)); ``actuator_motion``: the actuated joints' rows of it; ``method``:
     ``"recursive"`` (paper 002) or ``"taylor"``; with series-elastic actuators also
-    ``motor_position, motor_velocity, motor_acceleration, motor_torque`` (eqs. 1-2)."""
+    ``motor_position, motor_velocity, motor_acceleration, motor_torque`` (eqs. 1-2); a chain of
+    loops with passive joints also ``passive_motion`` (5, n_pass) (or (batch, 5, n_pass)): their
+    position, rate, acceleration, jerk and snap, the last three from the hybrid dynamics
+    (:mod:`~pkm_dynamics.core.loop_chain.loop_chain_passive`)."""
 
     u: np.ndarray
     du: np.ndarray
@@ -50,6 +53,7 @@ class HigherOrderResult:
     motor_velocity: np.ndarray | None = None
     motor_acceleration: np.ndarray | None = None
     motor_torque: np.ndarray | None = None
+    passive_motion: np.ndarray | None = None
 
     def __getitem__(self, key):
         if key not in self.__dataclass_fields__:

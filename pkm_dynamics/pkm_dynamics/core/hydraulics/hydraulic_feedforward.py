@@ -35,7 +35,7 @@ def robot_hydraulics(robot, x, xd, xdd, xddd=None, check: bool = True, times=Non
     return hydraulic_state(m, xa, xda, u, du, check)
 
 
-def force_rate(robot, x, xd, xdd, xddd=None) -> tuple:
+def force_rate(robot, x, xd, xdd, xddd=None, exact: bool = True) -> tuple:
     """``(u, du)``: the actuator forces of the inverse dynamics and, with ``xddd``, their time
     derivative by the chain rule on its exact first derivatives (compiled for a module chain)::
 
@@ -44,11 +44,13 @@ def force_rate(robot, x, xd, xdd, xddd=None) -> tuple:
     (a parallel robot's ``dID/dx`` is along ``pose exp(P_p delta)``, so ``xd = V_t`` is its
     rate): the higher-order inverse dynamics' ``du`` (paper 002; equal to round-off, test
     ``test_force_rate_is_the_hoid_du``) at the cost of one derivative call (a module chain's
-    HOID runs the numpy Taylor route).  ``du`` None without ``xddd``."""
+    HOID runs the numpy Taylor route).  A robot with passive joints (``robot.passive_joints``)
+    answers itself (``robot.force_rate``: Featherstone's hybrid dynamics differentiated along the
+    motion, the passive joints moving as it makes them, exact).  ``du`` None without ``xddd``."""
     if xddd is None:
         return robot.inverse_dynamics(x, xd, xdd), None
-    if getattr(robot, "passive_joints", ()):
-        return passive_force_rate(robot, x, xd, xdd, xddd)
+    if robot.passive_joints:            # the hybrid dynamics' rate (exact: the robot's force_rate)
+        return robot.force_rate(x, xd, xdd, xddd) if exact else passive_force_rate(robot, x, xd, xdd, xddd)
     d = robot.inverse_dynamics_derivatives(x, xd, xdd)
     rate = (d.d_x @ np.asarray(xd, dtype=float)[..., None] + d.d_xd @ np.asarray(xdd, dtype=float)[..., None]
             + d.d_u @ np.asarray(xddd, dtype=float)[..., None])
@@ -62,11 +64,10 @@ PASSIVE_RATE_STEP = 1e-5
 
 def passive_force_rate(robot, x, xd, xdd, xddd) -> tuple:
     """``(u, du)`` of Featherstone's hybrid dynamics (``robot.hybrid_dynamics``) of a robot with
-    passive joints: ``x``, ``xd`` (..., n: actuators then passive joints), ``xdd``, ``xddd``
-    (..., n_act).  ``du/dt = du/dx xd + du/dxd xdd_all + du/dxdd xddd`` with the passive joints
-    moving as they do (their rates, and the accelerations of the hybrid dynamics): no passive
-    jerk enters.  By a central difference along that direction (:data:`PASSIVE_RATE_STEP`): two
-    more hybrid-dynamics calls."""
+    passive joints by a central difference (:data:`PASSIVE_RATE_STEP`) along the motion, the
+    passive joints moving as the dynamics makes them (their rates and accelerations; no passive
+    jerk enters): the fast approximation of ``robot.force_rate`` for the node's stream.  ``x``,
+    ``xd`` (..., n: actuators then passive joints), ``xdd``, ``xddd`` (..., n_act)."""
     x, xd, xdd, xddd = (np.asarray(v, dtype=float) for v in (x, xd, xdd, xddd))
     u, passive = robot.hybrid_dynamics(x, xd, xdd)
     accel = np.concatenate([xdd, passive], axis=-1)

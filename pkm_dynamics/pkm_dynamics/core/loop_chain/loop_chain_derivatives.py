@@ -42,10 +42,12 @@ def actuator_jacobian_jet(jm, qj) -> np.ndarray:
     return np.concatenate(rows + [S], axis=1)
 
 
-def direction_jets(robot, q0, xd, xdd, wrench, w, v, a) -> np.ndarray:
+def direction_jets(robot, q0, xd, xdd, wrench, w, v, a, jm=None) -> np.ndarray:
     """The jet (2, na) of the actuator efforts along the direction ``(w, v, a)`` of
-    ``(x, xd, xdd)`` (steps 1-4 of the module docstring); ``wrench`` (6,) or None."""
-    jm = robot.hoid_model.jets
+    ``(x, xd, xdd)`` (steps 1-4 of the module docstring); ``wrench`` (6,) or None.  ``jm``: the
+    jet model whose selection ``S`` names the coordinates (default ``robot.hoid_model.jets``, the
+    actuators; with passive joints :func:`.loop_chain_passive.coordinate_jet_model`)."""
+    jm = robot.hoid_model.jets if jm is None else jm
     tree = jm.desc.tree
     n, na = tree.nq, len(jm.actuated)
     if np.any(w):

@@ -25,16 +25,11 @@ from ..tree.compiled_tree import CompiledTree
 from ..tree.tree_dynamics import forward_kinematics
 from .loop_chain_checks import check_loop_chain
 from .loop_chain_compiled import CompiledLoopChain
+from .loop_chain_passive import (coordinate_jet_model, hybrid_rate, passive_derivatives,
+                                 passive_higher_order_inverse_dynamics)
 
 #: accuracy of the loop closure (largest constraint residual, m and rad)
 CLOSURE_TOLERANCE = 1e-12
-#: why the derivatives refuse passive joints
-PASSIVE_JETS = ("their jets (loop_chain_derivatives) differentiate the actuator-space dynamics, not the hybrid "
-                "dynamics' passive accelerations; robot.hydraulics gives du/dt along the motion")
-#: why the HOID refuses passive joints
-PASSIVE_HOID = ("ddu needs the passive joints' jerks (the hybrid dynamics differentiated along the motion), "
-                "not implemented; robot.hydraulics gives u and du/dt")
-
 
 class LoopChainRobot:
     """A serial chain of loops and actuated joints with a free end effector, in actuator space:
@@ -83,6 +78,7 @@ class LoopChainRobot:
         self.upper = np.array(self.tree.upper, dtype=float)[self.coordinate_index]
         self._floor, self._ceiling = self.lower - LIMIT_SLACK, self.upper + LIMIT_SLACK    # check_limits'
         self.hoid_model = build_hoid_model(desc)
+        self.coordinate_jets = coordinate_jet_model(self)      # the Taylor route over every coordinate
         self.reaction_model = ReactionModel(self)
         self.ee_body, off = self.tree.frame(self.end_effector)
         self.ee_offset = off
@@ -151,13 +147,6 @@ class LoopChainRobot:
                 check_limits(self.tree, self.coordinate_index[:size], row, name)
         return a
 
-    def _without_passive(self, what: str, why: str) -> None:
-        """:class:`StateError` naming ``what`` and ``why`` for a robot with passive joints (not
-        served yet)."""
-        if self.passive_joints:
-            raise StateError(f"{what} of a robot with passive joints ({', '.join(self.passive_joints)}) is not "
-                             f"supported yet: {why}")
-
     def _wrench(self, wrench, batch):
         if wrench is None:
             return None
@@ -216,16 +205,35 @@ class LoopChainRobot:
         return self._batch(self.compiled.forward_dynamics, (x, xd, u), self._wrench(wrench, x.shape[:-1]))
 
     def forward_dynamics_derivatives(self, x, xd, u, wrench=None):
-        """``xdd`` and its exact derivatives (forward-mode jets, :mod:`.loop_chain_derivatives`)."""
+        """``xdd`` and its exact derivatives (forward-mode jets, :mod:`.loop_chain_derivatives`).
+        With passive joints (:mod:`.loop_chain_passive`): ``u`` (n_act,) drives the actuators,
+        ``value`` (n,), ``d_x``, ``d_xd`` (n, n), ``d_u`` (n, n_act)."""
         from .loop_chain_derivatives import loop_chain_derivatives
-        self._without_passive("forward_dynamics_derivatives", PASSIVE_JETS)
+        if self.passive_joints:
+            return passive_derivatives(self, False, x, xd, u, wrench)
         return loop_chain_derivatives(self, False, x, xd, u, wrench)
 
     def inverse_dynamics_derivatives(self, x, xd, xdd, wrench=None):
-        """``u`` and its exact derivatives (forward-mode jets, :mod:`.loop_chain_derivatives`)."""
+        """``u`` and its exact derivatives (forward-mode jets, :mod:`.loop_chain_derivatives`).
+        With passive joints those of :meth:`hybrid_dynamics`' ``u`` (:mod:`.loop_chain_passive`):
+        ``xdd`` (n_act,), ``value`` (n_act,), ``d_x``, ``d_xd`` (n_act, n), ``d_u`` (n_act, n_act)."""
         from .loop_chain_derivatives import loop_chain_derivatives
-        self._without_passive("inverse_dynamics_derivatives", PASSIVE_JETS)
+        if self.passive_joints:
+            return passive_derivatives(self, True, x, xd, xdd, wrench)
         return loop_chain_derivatives(self, True, x, xd, xdd, wrench)
+
+    def force_rate(self, x, xd, xdd, xddd) -> tuple:
+        """``(u, du)``: the inverse dynamics' efforts (n_act,) and their time derivative along the
+        motion with the actuators' jerk ``xddd`` (n_act,), exact (the hydraulic feedforward's rate,
+        :func:`..hydraulics.hydraulic_feedforward.force_rate`).  With passive joints the hybrid
+        dynamics' (:func:`.loop_chain_passive.hybrid_rate`: one first-order jet), else by the chain
+        rule on :meth:`inverse_dynamics_derivatives`."""
+        if self.passive_joints:
+            return hybrid_rate(self, x, xd, xdd, xddd)[:2]
+        d = self.inverse_dynamics_derivatives(x, xd, xdd)
+        rate = (d.d_x @ np.asarray(xd, dtype=float)[..., None] + d.d_xd @ np.asarray(xdd, dtype=float)[..., None]
+                + d.d_u @ np.asarray(xddd, dtype=float)[..., None])
+        return d.value, rate[..., 0]
 
     def joint_reactions(self, x, xd, u, wrench=None):
         """The wrench every tree and cut joint transmits (:func:`..reactions.reactions.joint_reactions`:
@@ -241,9 +249,13 @@ class LoopChainRobot:
     def higher_order_inverse_dynamics(self, x, xd, xdd, xddd, xdddd, **kw):
         """``u, du, ddu`` of a motion given to its 4th derivative by the Taylor route (paper 002's
         recursion is for PKM); the loops closed from the limb route's solution (its assembly
-        branch) unless ``q_guess`` is given."""
+        branch) unless ``q_guess`` is given.  With passive joints ``x``, ``xd`` hold every
+        coordinate (n,), ``xdd..xdddd`` the actuators' (n_act,) and the result also the passive
+        joints' motion (``passive_motion``, :func:`.loop_chain_passive.passive_higher_order_inverse_dynamics`)."""
         from ..hoid.higher_order import higher_order_inverse_dynamics
-        self._without_passive("higher_order_inverse_dynamics", PASSIVE_HOID)
+        if self.passive_joints:
+            return passive_higher_order_inverse_dynamics(self, x, xd, xdd, xddd, xdddd, kw.get("gravity"),
+                                                         kw.get("q_guess"))
         if kw.get("q_guess") is None:
             xa = self._state("x", x, limits=True)
             kw["q_guess"] = self.tree_state(xa if xa.ndim == 1 else xa[0])[0]

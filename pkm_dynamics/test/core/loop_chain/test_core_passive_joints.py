@@ -297,14 +297,3 @@ def test_hydraulics_follow_the_hybrid_dynamics_along_the_motion(robot):
     assert robot.hydraulic_model.n > 0 and np.array_equal(h.pressure_a, ref.pressure_a)
     assert np.array_equal(h.spool, ref.spool)
 
-
-def test_hoid_and_derivatives_name_what_they_lack(robot):
-    """HOID and the derivatives of a robot with passive joints stay refused, naming the joints
-    and what is missing (the passive jerks; the jets of the hybrid dynamics)."""
-    x, xd, xdd_a = next(states(1, seed=2))
-    with pytest.raises(StateError, match="grapple_swing_y.*passive joints' jerks"):
-        robot.higher_order_inverse_dynamics(x, xd, xdd_a, np.zeros(5), np.zeros(5))
-    with pytest.raises(StateError, match="grapple_swing_y.*hybrid dynamics"):
-        robot.inverse_dynamics_derivatives(x, xd, xdd_a)
-    with pytest.raises(StateError, match="grapple_swing_y.*hybrid dynamics"):
-        robot.forward_dynamics_derivatives(x, xd, np.zeros(5))
