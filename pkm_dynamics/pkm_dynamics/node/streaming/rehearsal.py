@@ -29,7 +29,7 @@ def rehearse(robot, completion, hydraulics=False):
         robot.inverse_dynamics(x, rest, acc)
         motion = (x, rest, acc, acc)
     if hydraulics:
-        u, du = force_rate(robot, *motion)
+        u, du = force_rate(robot, *motion, exact=False)        # the stream's rate (streaming._hydraulics)
         hydraulic_state(robot.hydraulic_model, x, rest, u, du, check=False)
     if completion:
         forward_state(robot, x, rest, joints_only=True)
