@@ -46,34 +46,47 @@ def force_rate(robot, x, xd, xdd, xddd=None, exact: bool = True) -> tuple:
     ``test_force_rate_is_the_hoid_du``) at the cost of one derivative call (a module chain's
     HOID runs the numpy Taylor route).  A robot with passive joints (``robot.passive_joints``)
     answers itself (``robot.force_rate``: Featherstone's hybrid dynamics differentiated along the
-    motion, the passive joints moving as it makes them, exact).  ``du`` None without ``xddd``."""
+    motion, the passive joints moving as it makes them, exact).  ``exact`` False (the node's
+    stream): a chain of loops, whose derivatives are numpy jets (tens to hundreds of ms), takes
+    :func:`difference_force_rate` instead (two more compiled calls).  ``du`` None without ``xddd``."""
     if xddd is None:
         return robot.inverse_dynamics(x, xd, xdd), None
+    if not exact and robot.kind == "loop_chain":
+        return difference_force_rate(robot, x, xd, xdd, xddd)
     if robot.passive_joints:            # the hybrid dynamics' rate (exact: the robot's force_rate)
-        return robot.force_rate(x, xd, xdd, xddd) if exact else passive_force_rate(robot, x, xd, xdd, xddd)
+        return robot.force_rate(x, xd, xdd, xddd)
     d = robot.inverse_dynamics_derivatives(x, xd, xdd)
     rate = (d.d_x @ np.asarray(xd, dtype=float)[..., None] + d.d_xd @ np.asarray(xdd, dtype=float)[..., None]
             + d.d_u @ np.asarray(xddd, dtype=float)[..., None])
     return d.value, rate[..., 0]
 
 
-#: step [s] of the central difference of :func:`passive_force_rate` (truncation ~ step^2 / 6
+#: step [s] of the central difference of :func:`difference_force_rate` (truncation ~ step^2 / 6
 #: times the third time derivative of ``u``; round-off ~ 1e-16 |u| / step)
-PASSIVE_RATE_STEP = 1e-5
+RATE_STEP = 1e-5
 
 
-def passive_force_rate(robot, x, xd, xdd, xddd) -> tuple:
-    """``(u, du)`` of Featherstone's hybrid dynamics (``robot.hybrid_dynamics``) of a robot with
-    passive joints by a central difference (:data:`PASSIVE_RATE_STEP`) along the motion, the
-    passive joints moving as the dynamics makes them (their rates and accelerations; no passive
-    jerk enters): the fast approximation of ``robot.force_rate`` for the node's stream.  ``x``,
-    ``xd`` (..., n: actuators then passive joints), ``xdd``, ``xddd`` (..., n_act)."""
+def difference_force_rate(robot, x, xd, xdd, xddd) -> tuple:
+    """``(u, du)`` of a chain of loops' inverse dynamics by a central difference
+    (:data:`RATE_STEP`) along the motion ``x + t xd``, ``xd + t xdd``, ``xdd + t xddd``: the fast
+    approximation of the exact rate for the node's stream (1e-6 of it, tests
+    ``test_core_passive_hoid.py``, ``test_core_excavator.py``).  With passive joints the hybrid
+    dynamics' (``robot.hybrid_dynamics``), the passive joints moving as it makes them (their rates
+    and accelerations; no passive jerk enters): ``x``, ``xd`` (..., n: actuators then passive
+    joints), ``xdd``, ``xddd`` (..., n_act)."""
     x, xd, xdd, xddd = (np.asarray(v, dtype=float) for v in (x, xd, xdd, xddd))
-    u, passive = robot.hybrid_dynamics(x, xd, xdd)
-    accel = np.concatenate([xdd, passive], axis=-1)
-    h = PASSIVE_RATE_STEP
-    up = robot.hybrid_dynamics(x + h * xd, xd + h * accel, xdd + h * xddd)[0]
-    um = robot.hybrid_dynamics(x - h * xd, xd - h * accel, xdd - h * xddd)[0]
+    h = RATE_STEP
+    if robot.passive_joints:
+        u, passive = robot.hybrid_dynamics(x, xd, xdd)
+        accel = np.concatenate([xdd, passive], axis=-1)
+
+        def efforts(*state):
+            return robot.hybrid_dynamics(*state)[0]
+    else:
+        u, accel = robot.inverse_dynamics(x, xd, xdd), xdd
+        efforts = robot.inverse_dynamics
+    up = efforts(x + h * xd, xd + h * accel, xdd + h * xddd)
+    um = efforts(x - h * xd, xd - h * accel, xdd - h * xddd)
     return u, (up - um) / (2 * h)
 
 

@@ -37,7 +37,8 @@ class LoopChainRobot:
     ``actuated_joints`` (the description's).  Every call takes one state or a batch (leading
     axis).  Built by :func:`~..robot.load_robot` when the module-chain recogniser refuses the
     description; refused here (:func:`.loop_chain_checks.check_loop_chain`) when a loop lacks an
-    actuator, an actuator has nothing to drive, or a joint is passive.
+    actuator, an actuator has nothing to drive, or a joint outside the loops is neither actuated nor
+    declared passive.
 
     Attributes: those of :class:`~..interface.Robot`, ``route`` (the constraint-embedding
     route in numpy, the reference), ``compiled`` (the same route compiled,

@@ -285,7 +285,7 @@ class Streaming:
         """The cylinders' pressures and spool commands at the first point of ``msg``: the force
         and its rate (:func:`~pkm_dynamics.core.hydraulics.hydraulic_feedforward.force_rate` of
         ``motion`` = state, rate, acceleration and the stream's jerk estimate; ``exact`` False: a
-        robot with passive joints by the central difference, 1e-6 of the exact rate) through the valve
+        chain of loops by a central difference of its compiled dynamics, 1e-6 of the exact rate) through the valve
         model at the actuator positions and rates ``x``, ``xd``, with the chamber pressures
         carried from the previous reference
         (:func:`~pkm_dynamics.core.hydraulics.hydraulic_trajectory.pressure_step`, over the
@@ -296,7 +296,7 @@ class Streaming:
         it, at most one per ``warning_period`` (the limits are listed only when one is due); the
         outputs are published all the same (the spool beyond its limit as computed: the
         controller saturates it)."""
-        u, du = force_rate(model.robot, *motion, exact=False)     # passive joints: the fast rate
+        u, du = force_rate(model.robot, *motion, exact=False)     # a chain of loops: the fast rate
         m = model.robot.hydraulic_model
         stamp, start = msg.header.stamp, msg.points[0].time_from_start
         t = None

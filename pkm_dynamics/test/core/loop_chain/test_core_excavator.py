@@ -186,6 +186,23 @@ def test_hoid_against_inverse_dynamics(robot):
     assert rel(r.du, (u_at(h) - u_at(-h)) / (2 * h)) <= 1e-6
 
 
+def test_the_streams_force_rate_needs_no_numpy_jets(robot, monkeypatch):
+    """The node's stream asks ``force_rate(..., exact=False)`` once per reference (hydraulic
+    outputs): a chain of loops answers by two more compiled ID calls, not by its derivatives
+    (numpy jets, ~0.1 s), and the rate is the HOID's ``du`` to 1e-6 of its scale."""
+    from pkm_dynamics.core.hydraulics.hydraulic_feedforward import force_rate
+    x, xd, xdd, _ = next(states(robot, 1, seed=12))
+    j3 = np.array([0.1, -0.2, 0.3, 0.1])
+    du_exact = robot.higher_order_inverse_dynamics(x, xd, xdd, j3, np.zeros(4)).du
+
+    def refused(*_, **__):
+        raise AssertionError("the stream's rate ran the derivatives")
+    monkeypatch.setattr(robot, "inverse_dynamics_derivatives", refused)
+    u, du = force_rate(robot, x, xd, xdd, j3, exact=False)
+    assert rel(u, robot.inverse_dynamics(x, xd, xdd)) <= 1e-14
+    assert np.abs(du - du_exact).max() <= 1e-6 * np.abs(du_exact).max()
+
+
 def test_simulation_holds_still_under_gravity_compensation(robot):
     """Efforts = ID at rest: the simulated excavator stays where it is (RK4, 20 ms)."""
     x = np.array([0.2, 0.0, 0.1, -0.2])
