@@ -158,6 +158,17 @@ def limb_ik(lm, ld, target, theta0, theta, nested, tol, max_iter, threshold, loo
     the state and Jacobians at ``theta0`` (:func:`nested_ik`).  ``out`` (3,): outer
     iterations, ``kappa(F)``, largest loop residual.  Returns a status (OK: ``ld`` holds the
     state and Jacobians at ``theta``)."""
+    return limb_ik_checked(lm, ld, target, theta0, theta, nested, tol, max_iter, threshold, loop_threshold, warm,
+                           True, out)
+
+
+@kernel
+def limb_ik_checked(lm, ld, target, theta0, theta, nested, tol, max_iter, threshold, loop_threshold, warm,
+                    want_kappa, out):
+    """:func:`limb_ik`; without ``want_kappa`` ``out[1]`` is -1: the final ``kappa(F)`` check
+    against ``threshold`` decides by :func:`..limb_kernels.limb_jacobians`' bound and takes
+    the singular values only where the bound does not (the same decision; for the sweeps,
+    which do not return ``kappa(F)``)."""
     for i in range(len(theta)):
         theta[i] = theta0[i]
     if nested:
@@ -186,7 +197,7 @@ def limb_ik(lm, ld, target, theta0, theta, nested, tol, max_iter, threshold, loo
                 return LOOP_CONDITION
     if joint_limits(lm, theta, theta0) >= 0:
         return LIMITS
-    st, kappa = limb_jacobians(lm, ld, threshold, True)
+    st, kappa = limb_jacobians(lm, ld, threshold, want_kappa)
     out[1] = kappa
     if st != OK:
         return st

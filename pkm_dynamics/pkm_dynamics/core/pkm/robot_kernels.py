@@ -22,7 +22,7 @@ from numpy.lib.stride_tricks import as_strided
 from ..bounds import MAX_RATE
 from ..numba_support.cache import kernel
 from ..limb.limb_dynamics_kernels import limb_rates_rnea, limb_task_inertia
-from ..limb.limb_ik_kernels import limb_ik, limb_prepare
+from ..limb.limb_ik_kernels import limb_ik, limb_ik_checked, limb_prepare
 from ..spatial.small_linalg import condition_at_most, lu_solve
 from ..limb.limb_layout import (LD_A, LD_B, LD_C, LD_DTHETA, LD_DX, LD_F, LD_FK, LD_G_JAC, LD_G_RES, LD_H, LD_INNER,
                                 LD_J_P, LD_K, LD_L_T, LD_POSE, LD_SPARE, LD_VEC, LD_WORK, LD_Y, LM_B,
@@ -317,6 +317,18 @@ def robot_reference(fm, im, hm, fd, idt, hd, toff, pose, theta0, held, prepare, 
     there): BAD_INPUT (the Python checks word it), LIMB_STATUS (a limb's IK, ``status``),
     RATES_STATUS (a limb's rates), ACTUATION (``J_IK`` not finite, beyond the threshold, singular
     or not square; rates and ``W`` done)."""
+    return robot_reference_checked(fm, im, hm, fd, idt, hd, toff, pose, theta0, held, prepare, theta, nested, tol,
+                                   max_iter, threshold, loop_threshold, True, out, status, rc, rs, K_rows, Vt, At,
+                                   level, thd, thdd, Wl, W, J, u)
+
+
+@kernel
+def robot_reference_checked(fm, im, hm, fd, idt, hd, toff, pose, theta0, held, prepare, theta, nested, tol, max_iter,
+                            threshold, loop_threshold, want_kappa, out, status, rc, rs, K_rows, Vt, At, level, thd,
+                            thdd, Wl, W, J, u):
+    """:func:`robot_reference`; without ``want_kappa`` each limb's ``kappa(F)`` (``out[:, 1]``)
+    is not computed, only checked against ``threshold``
+    (:func:`..limb.limb_ik_kernels.limb_ik_checked`: the workspace sweep, which does not return it)."""
     dp = len(Vt)
     C_ref, P_p, M_p, g, S, X, off, Vp, Ap, h, Wp, A, B, Wc = robot_views(rc, rs, dp)
     if not reference_input_ok(C_ref, P_p, pose, Vt, At, level, S, X, off):
@@ -334,8 +346,8 @@ def robot_reference(fm, im, hm, fd, idt, hd, toff, pose, theta0, held, prepare, 
         lm = model_views(fm, im, hm, l)
         ld, lx = data_views(fd, idt, hd, l)
         a, b = toff[l], toff[l + 1]
-        status[l] = limb_ik(lm, ld, pose, theta0[a:b], theta[a:b], nested, tol, max_iter, threshold,
-                            loop_threshold, holds_state(held, prepare, theta0, l, a, b), out[l])
+        status[l] = limb_ik_checked(lm, ld, pose, theta0[a:b], theta[a:b], nested, tol, max_iter, threshold,
+                                    loop_threshold, holds_state(held, prepare, theta0, l, a, b), want_kappa, out[l])
         if status[l] != OK:
             code = LIMB_STATUS                    # the limbs after it are still solved
         elif level >= 1 and code == OK:

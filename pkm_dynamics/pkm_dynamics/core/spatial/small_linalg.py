@@ -1,7 +1,7 @@
 """Small dense linear algebra for the compiled limb kernels, in scalar loops that allocate
-nothing: LU solves with partial pivoting (the ``numpy.linalg.solve`` of the numpy route),
-condition numbers from one-sided Jacobi singular values (its ``numpy.linalg.svd``),
-Householder least squares (its ``numpy.linalg.qr`` + triangular solve).
+nothing (but the column norms of :func:`condition`): LU solves with partial pivoting (the
+``numpy.linalg.solve`` of the numpy route), condition numbers from one-sided Jacobi singular
+values (its ``numpy.linalg.svd``), Householder least squares (its ``numpy.linalg.qr`` + triangular solve).
 
 Matrices are the leading ``m x k`` block of a larger scratch array, so one preallocated array
 serves every size of a limb.
@@ -9,6 +9,8 @@ serves every size of a limb.
 from __future__ import annotations
 
 import math
+
+import numpy as np
 
 from ..numba_support.cache import kernel
 
@@ -54,25 +56,38 @@ def condition(A, m, k, W):
     when the smallest is 0, 1 for an empty matrix), as ``s[0] / s[-1]`` of
     ``numpy.linalg.svd``: one-sided Jacobi rotations on the columns of a copy in ``W`` (at
     least ``max(m, k) x min(m, k)``) until they are orthogonal; the singular values are then
-    the column norms (to high relative accuracy)."""
+    the column norms (to high relative accuracy).  The pairs of a sweep come in round-robin
+    order, ``q/2`` disjoint pairs at a time (their rotations are independent: the processor
+    overlaps them; the plain cyclic order chains every pair on the last).  The squared column norms are carried
+    through each rotation (``alpha - t gamma``, ``beta + t gamma``: one dot product per pair
+    instead of three) and summed again where one falls below a quarter of its value (the
+    cancellation of a nearly parallel pair), and the singular values are the norms summed
+    afresh at the end, so round-off stays that of the plain sweep."""
     if m == 0 or k == 0:
         return 1.0
     p, q = (m, k) if m >= k else (k, m)
     for i in range(p):
         for j in range(q):
             W[i, j] = A[i, j] if m >= k else A[j, i]
+    d = np.empty(q)                                     # the squared column norms
+    for j in range(q):
+        d[j] = column_norm2(W, p, j)
+    Q = q + q % 2                                       # round-robin: Q - 1 rounds of disjoint pairs
     for _ in range(60):
-        off = 0.0
-        for a in range(q - 1):
-            for b in range(a + 1, q):
-                alpha, beta, gamma = 0.0, 0.0, 0.0
+        rotated = False
+        for r in range(Q - 1):
+            for h in range(Q // 2):
+                a, b = (r, Q - 1) if h == 0 else ((r + h) % (Q - 1), (r - h) % (Q - 1))
+                if a > b:
+                    a, b = b, a
+                if b >= q:
+                    continue
+                alpha, beta, gamma = d[a], d[b], 0.0
                 for i in range(p):
-                    alpha += W[i, a] * W[i, a]
-                    beta += W[i, b] * W[i, b]
                     gamma += W[i, a] * W[i, b]
                 if gamma == 0.0 or abs(gamma) <= 1e-15 * math.sqrt(alpha * beta):
                     continue
-                off = max(off, abs(gamma) / math.sqrt(alpha * beta))
+                rotated = True
                 zeta = (beta - alpha) / (2.0 * gamma)
                 t = math.copysign(1.0, zeta) / (abs(zeta) + math.sqrt(1.0 + zeta * zeta))
                 c = 1.0 / math.sqrt(1.0 + t * t)
@@ -81,18 +96,29 @@ def condition(A, m, k, W):
                     wa, wb = W[i, a], W[i, b]
                     W[i, a] = c * wa - s * wb
                     W[i, b] = s * wa + c * wb
-        if off <= 1e-15:
+                d[a], d[b] = alpha - t * gamma, beta + t * gamma
+                if not d[a] >= 0.25 * alpha:
+                    d[a] = column_norm2(W, p, a)
+                if not d[b] >= 0.25 * beta:
+                    d[b] = column_norm2(W, p, b)
+        if not rotated:
             break
     smax, smin = 0.0, math.inf
     for j in range(q):
-        s = 0.0
-        for i in range(p):
-            s += W[i, j] * W[i, j]
-        s = math.sqrt(s)
+        s = math.sqrt(column_norm2(W, p, j))
         smax, smin = max(smax, s), min(smin, s)
     if not math.isfinite(smax) or not math.isfinite(smin):
         return math.inf
     return smax / smin if smin > 0.0 else math.inf
+
+
+@kernel
+def column_norm2(W, p, j):
+    """``|W[:p, j]|^2``."""
+    s = 0.0
+    for i in range(p):
+        s += W[i, j] * W[i, j]
+    return s
 
 
 @kernel

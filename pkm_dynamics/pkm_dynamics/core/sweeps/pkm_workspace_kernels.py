@@ -3,8 +3,9 @@ inverse kinematics warm-started from the last pose solved (continuation along th
 ``J_IK`` (eq. 30 of paper 001), the static actuator forces of eq. 45 at rest and the reflected
 mass ``M_t`` (eq. 40) of every pose (:func:`workspace_rows`).
 
-Each pose is one :func:`..pkm.robot_kernels.robot_reference` (the kernel of the robot's one-pose
-``inverse_kinematics`` / ``reference_motion``, at rest: ``V_t = Vdot_t = 0``) from the previous
+Each pose is one :func:`..pkm.robot_kernels.robot_reference_checked` (the kernel of the robot's one-pose
+``inverse_kinematics`` / ``reference_motion``, at rest: ``V_t = Vdot_t = 0``, without the limbs'
+``kappa(F)`` the map does not return: only its check against the threshold) from the previous
 solution, then from the reference configuration where that fails (as the one-pose calls from those
 starts); ``M_t`` adds :func:`..pkm.robot_kernels.robot_task_inertia` to the platform's
 ``P_p^T M_p P_p``.  Where both starts fail, or a limb needs the reference route, the call stops
@@ -13,7 +14,7 @@ and returns that pose's index: the Python layer solves it with the robot's own c
 from __future__ import annotations
 
 from ..numba_support.cache import kernel
-from ..pkm.robot_kernels import robot_reference, robot_task_inertia
+from ..pkm.robot_kernels import robot_reference_checked, robot_task_inertia
 from ..status import OK
 
 
@@ -32,15 +33,15 @@ def workspace_rows(fm, im, hm, fd, idt, hd, toff, poses, start, warm, reference,
     for l in range(L):
         prepare[l] = True                        # the scratch holds no known state at the start
     for i in range(start, B):
-        code = robot_reference(fm, im, hm, fd, idt, hd, toff, poses[i], warm, warm, prepare, Theta[i], nested, tol,
-                               max_iter, threshold, loop_threshold, out, status, rc, rs, K_rows, Vt, At, 2, thd, thdd,
-                               Wl, W, J[i], U[i])
+        code = robot_reference_checked(fm, im, hm, fd, idt, hd, toff, poses[i], warm, warm, prepare, Theta[i], nested,
+                                       tol, max_iter, threshold, loop_threshold, False, out, status, rc, rs, K_rows, Vt,
+                                       At, 2, thd, thdd, Wl, W, J[i], U[i])
         if code != OK:
             for l in range(L):
                 prepare[l] = True
-            code = robot_reference(fm, im, hm, fd, idt, hd, toff, poses[i], reference, warm, prepare, Theta[i],
-                                   nested, tol, max_iter, threshold, loop_threshold, out, status, rc, rs, K_rows, Vt,
-                                   At, 2, thd, thdd, Wl, W, J[i], U[i])
+            code = robot_reference_checked(fm, im, hm, fd, idt, hd, toff, poses[i], reference, warm, prepare,
+                                           Theta[i], nested, tol, max_iter, threshold, loop_threshold, False, out,
+                                           status, rc, rs, K_rows, Vt, At, 2, thd, thdd, Wl, W, J[i], U[i])
         if code != OK:
             return i
         for l in range(L):
