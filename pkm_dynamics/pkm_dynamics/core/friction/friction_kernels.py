@@ -28,6 +28,8 @@ def friction_law(c, v):
     """``(tau_f, d tau_f / dv, d^2 tau_f / dv^2)`` of the table row ``c`` (5,) at the rate ``v``
     (module docstring)."""
     fc, b, fs, vs, ve = c[COULOMB], c[VISCOUS], c[STRIBECK], c[STRIBECK_VELOCITY], c[SMOOTHING_VELOCITY]
+    if fc == 0.0 and fs == 0.0:                   # viscous alone (a damping, or no friction): the
+        return b * v, b, 0.0                      # terms below are exact zeros, tanh not needed
     s = math.tanh(v / ve)
     s1 = (1.0 - s * s) / ve                       # d tanh / dv
     s2 = -2.0 * s * s1 / ve

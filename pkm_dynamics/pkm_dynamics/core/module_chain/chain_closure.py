@@ -90,6 +90,49 @@ def actuator_force_coefficients(L1, Lc, Lc0, S):
 
 
 @scratch_kernel
+def congruence_translation_xz(M, px, pz, out):
+    """``out = A^T M A`` (6, 6) for ``A = Ad_inv(T([px, 0, pz]))``: the translations of a parallel
+    module's maps, in its plane (``T([L, 0, h])`` of A1, eq. 6a; ``T([k_a, 0, 0])`` of A4 after the
+    rotation by q1, eq. 6d).  :func:`..spatial.se3_kernels.congruence_translation` without its
+    products by the zero entries of ``Q = -[p]x`` (48 of 108 products; the same numbers, the terms
+    dropped being exact zeros)."""
+    for i in range(6):                              # out = M A
+        m3, m4, m5 = M[i, 3], M[i, 4], M[i, 5]
+        out[i, 0] = M[i, 0] - m4 * pz
+        out[i, 1] = M[i, 1] + m3 * pz - m5 * px
+        out[i, 2] = M[i, 2] + m4 * px
+        out[i, 3], out[i, 4], out[i, 5] = m3, m4, m5
+    for j in range(6):                              # out = A^T out (rows 3-5 unchanged)
+        r3, r4, r5 = out[3, j], out[4, j], out[5, j]
+        out[0, j] += -pz * r4
+        out[1, j] += pz * r3 - px * r5
+        out[2, j] += px * r4
+
+
+@scratch_kernel
+def rotation_z_vec(c, s, v, out):
+    """``out = A v`` (6,) for ``A = Ad_inv(Rz(theta))`` (A3 of eq. 6c): both halves of the twist
+    rotated by ``R^T``; :func:`..spatial.se3_kernels.ad_inv_pose_rz_vec` without the products by
+    its zero offset (the same numbers)."""
+    w0, w1, u0, u1 = v[0], v[1], v[3], v[4]
+    out[0], out[1], out[2] = c * w0 + s * w1, c * w1 - s * w0, v[2]
+    out[3], out[4], out[5] = c * u0 + s * u1, c * u1 - s * u0, v[5]
+
+
+@scratch_kernel
+def rotation_z_T_add(c, s, y, out):
+    """``out += A^T y`` (6,) for ``A = Ad_inv(Rz(theta))``: a wrench rotated by ``R``;
+    :func:`..spatial.se3_kernels.ad_inv_pose_rz_T_add` without its zero offset (the same numbers)."""
+    f0, f1 = c * y[3] - s * y[4], s * y[3] + c * y[4]
+    out[0] += c * y[0] - s * y[1]
+    out[1] += s * y[0] + c * y[1]
+    out[2] += y[2]
+    out[3] += f0
+    out[4] += f1
+    out[5] += y[5]
+
+
+@scratch_kernel
 def carry_to_bodies(S, L, h, v, out):
     """``out[0], out[1], out[2] = A1 v, A3 v, A4 v`` (3, 6): a twist (or acceleration) of the
     base frame Bc of a parallel module seen from B1, B3, B4, the maps of eq. 6 (``A1 =
@@ -97,7 +140,7 @@ def carry_to_bodies(S, L, h, v, out):
     0]) Rz(q1))``) applied without the matrices, from the cosines and sines in ``S``."""
     c, s, c1, s1, ka = S[COS_Q], S[SIN_Q], S[COS_Q1], S[SIN_Q1], S[KA]
     ad_inv_pose_rz_vec(c, s, L, 0.0, h, v, out[0])
-    ad_inv_pose_rz_vec(c1, s1, 0.0, 0.0, 0.0, v, out[1])
+    rotation_z_vec(c1, s1, v, out[1])
     ad_inv_pose_rz_vec(c1, s1, c1 * ka, s1 * ka, 0.0, v, out[2])
 
 
@@ -109,7 +152,7 @@ def carry_back_to_base(S, L, h, y1, y3, y4, out):
     applied without the matrices from the cosines and sines in ``S``."""
     c, s, c1, s1, ka = S[COS_Q], S[SIN_Q], S[COS_Q1], S[SIN_Q1], S[KA]
     ad_inv_pose_rz_T_add(c, s, L, 0.0, h, y1, out)
-    ad_inv_pose_rz_T_add(c1, s1, 0.0, 0.0, 0.0, y3, out)
+    rotation_z_T_add(c1, s1, y3, out)
     ad_inv_pose_rz_T_add(c1, s1, c1 * ka, s1 * ka, 0.0, y4, out)
 
 
@@ -147,8 +190,11 @@ def carry_from_e(g, Mk, M_own, p_own, M_next, p_next, M_out, p_out, tmp, tip):
             for j in range(6):
                 M_out[i, j] = M_own[i, j]
     else:
-        congruence_rz(M_next, c, s, tmp)                    # Ad_inv(T(p) Rz) = Ad_inv(Rz) Ad_inv(T(p))
-        congruence_translation(tmp, px, py, pz, M_out)
+        if px == 0.0 and py == 0.0 and pz == 0.0:           # E at the body's origin (the crane's
+            congruence_rz(M_next, c, s, M_out)              # second 4-bar): the translation is the identity
+        else:
+            congruence_rz(M_next, c, s, tmp)                # Ad_inv(T(p) Rz) = Ad_inv(Rz) Ad_inv(T(p))
+            congruence_translation(tmp, px, py, pz, M_out)
         for i in range(6):
             for j in range(6):
                 M_out[i, j] += M_own[i, j]

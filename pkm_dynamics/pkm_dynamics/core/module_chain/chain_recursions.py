@@ -12,9 +12,9 @@ from __future__ import annotations
 from ..numba_support.cache import scratch_kernel
 from ..status import OK, SINGULAR_ALPHA
 from .chain_closure import (actuator_force_coefficients, carry_back_to_base, carry_from_e, carry_to_bodies, closure,
-                            map_e)
+                            congruence_translation_xz, map_e)
 from ..spatial.se3_kernels import (ad_inv, ad_inv_pose_rz, ad_inv_pose_rz_vec, bracket_scaled,
-                              congruence_add, congruence_rz, congruence_translation, dot, exp_se3,
+                              congruence_add, congruence_rz, dot, exp_se3,
                               matTvec, matvec, pose_mul, wrench_bias)
 from .chain_layout import (ALPHA, B1, B3, B4, COS_Q, COS_Q1, DELTA, GEO_H, GEO_L, GEO_L1, GEO_LC, GEO_LC0, K1,
                            K2, K4, K5, KA, KB, KF, KIND, MAP_E, NU, NUD, P_BIAS, PARALLEL, PSI, SCREW, SCREW0,
@@ -167,8 +167,8 @@ def parallel_base_inertia(geo, M, A, V, S, fk, W, w):
     u = (fk - delta) / alpha
     MA, pA, hsum, y1, y3, y4 = W[3], w[1], w[7], w[8], w[9], w[6]
     congruence_rz(W[1], S[COS_Q], S[SIN_Q], W[2])            # A1^T M~_B1 A1
-    congruence_translation(W[2], geo[GEO_L], 0.0, geo[GEO_H], MA)
-    congruence_translation(M[B4], S[KA], 0.0, 0.0, W[2])     # T^T M_B4 T, then + M_B3
+    congruence_translation_xz(W[2], geo[GEO_L], geo[GEO_H], MA)
+    congruence_translation_xz(M[B4], S[KA], 0.0, W[2])       # T^T M_B4 T, then + M_B3
     for i in range(6):
         for j in range(6):
             W[2, i, j] += M[B3, i, j]

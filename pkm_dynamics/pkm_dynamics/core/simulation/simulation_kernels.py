@@ -111,6 +111,14 @@ def stage_state(x, xd, h, v, a, xs, xds):
 
 
 @kernel
+def copy_row(src, dst):
+    """``dst = src`` (n,) as a loop (numba's slice assignment checks shapes and broadcasting at
+    every call)."""
+    for j in range(src.shape[0]):
+        dst[j] = src[j]
+
+
+@kernel
 def rk4_step(chain, fe, F, control, friction, i, T, X, XD, FO, work, status, clock):
     """Step ``i`` of classical Runge-Kutta, ``(X[i], XD[i])`` -> ``(X[i+1], XD[i+1])``, efforts at
     the step's start into ``FO[i]``: :func:`.reference.rk4`, term by term."""
@@ -127,13 +135,13 @@ def rk4_step(chain, fe, F, control, friction, i, T, X, XD, FO, work, status, clo
                     status, clock)
     if code != OK:
         return code
-    work[V2, :] = xds[0]
+    copy_row(xds[0], work[V2])
     stage_state(x, xd, hh, work[V2], work[A2], xs[0], xds[0])
     code = evaluate(chain, fe, F, control, friction, i, 0.5, ti + 0.5 * h, xs, xds, f, work[A3:A3 + 1], work,
                     status, clock)
     if code != OK:
         return code
-    work[V3, :] = xds[0]
+    copy_row(xds[0], work[V3])
     stage_state(x, xd, h, work[V3], work[A3], xs[0], xds[0])
     code = evaluate(chain, fe, F, control, friction, i, 1.0, ti + h, xs, xds, f, work[A4:A4 + 1], work, status,
                     clock)

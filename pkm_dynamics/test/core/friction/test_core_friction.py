@@ -65,6 +65,16 @@ def test_friction_law_formula_and_derivatives():
     assert friction_law(row, 0.0)[0] == 0.0
 
 
+
+def test_friction_law_without_coulomb_level_is_the_viscous_term_exactly():
+    """A row without Coulomb level and Stribeck excess (a URDF damping, or no friction) takes the
+    law's short path (no tanh): the same numbers as the numpy route's full formula, bit for bit."""
+    for row in (np.array([0.0, 0.1, 0.0, 0.2, 0.01]), np.array([0.0, 0.0, 0.0, 0.2, 0.01])):
+        for v in (-3.0, -1e-3, 0.0, 2e-3, 1.5):
+            ref = [a[0] for a in friction_torques(row[None], np.array([v]))]
+            np.testing.assert_array_equal(friction_law(row, v), ref)
+
+
 # ---------------------------------------------------------------- the description
 
 def test_urdf_dynamics_and_friction_elements_are_read(crane):

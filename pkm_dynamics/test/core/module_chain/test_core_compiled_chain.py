@@ -360,3 +360,39 @@ def test_the_map_of_e_takes_the_structured_path_only_for_rotations_about_z():
         C = crane.mats[k, CL.C_E]
         ad_inv_pose_rz(C[0, 0], C[1, 0], C[0, 3], C[1, 3], C[2, 3], out)
         np.testing.assert_allclose(out, crane.mats[k, CL.MAP_E], rtol=0, atol=1e-15)
+
+
+def test_planar_maps_of_a_parallel_module_equal_the_general_kernels_bit_for_bit():
+    """The 4-bar's maps without their zero offsets (chain_closure: the translation congruence in
+    the module's plane, the rotation about z of A3) give the numbers of the general kernels of
+    se3_kernels bit for bit, and A^T M A of the numpy adjoint."""
+    from pkm_dynamics.core.module_chain.chain_closure import (congruence_translation_xz, rotation_z_T_add,
+                                                              rotation_z_vec)
+    from pkm_dynamics.core.spatial.se3_kernels import (ad_inv_pose_rz, ad_inv_pose_rz_T_add, ad_inv_pose_rz_vec,
+                                                       congruence_translation)
+    rng = np.random.default_rng(3)
+    B = rng.normal(size=(6, 6))
+    M = B @ B.T
+    got, want, A = np.empty((6, 6)), np.empty((6, 6)), np.empty((6, 6))
+    for px, pz in ((0.7, -0.2), (1.3, 0.0)):
+        congruence_translation_xz(M, px, pz, got)
+        congruence_translation(M, px, 0.0, pz, want)
+        np.testing.assert_array_equal(got, want)
+        ad_inv_pose_rz(1.0, 0.0, px, 0.0, pz, A)
+        np.testing.assert_allclose(got, A.T @ M @ A, rtol=0, atol=1e-13)
+    c, s = np.cos(-0.8), np.sin(-0.8)
+    v, y = rng.normal(size=6), rng.normal(size=6)
+    got_v, want_v = np.empty(6), np.empty(6)
+    rotation_z_vec(c, s, v, got_v)
+    ad_inv_pose_rz_vec(c, s, 0.0, 0.0, 0.0, v, want_v)
+    np.testing.assert_array_equal(got_v, want_v)
+    got_y, want_y = v.copy(), v.copy()
+    rotation_z_T_add(c, s, y, got_y)
+    ad_inv_pose_rz_T_add(c, s, 0.0, 0.0, 0.0, y, want_y)
+    np.testing.assert_array_equal(got_y, want_y)
+    # carry_from_e's two branches, both run by the crane in test_kernels_match_the_reference_route:
+    # E at the origin of module 2's B1 (rotation alone), offset in module 1
+    from pkm_dynamics.core.module_chain import chain_layout as CL
+    crane = load_robot(SOURCES["heavy_duty_4dof"]).compiled
+    assert np.all(crane.mats[2, CL.C_E, :3, 3] == 0.0) and np.any(crane.mats[1, CL.C_E, :3, 3] != 0.0)
+
