@@ -1,5 +1,5 @@
 """Small dense linear algebra for the compiled limb kernels, in scalar loops that allocate
-nothing (but the column norms of :func:`condition`): LU solves with partial pivoting (the
+nothing: LU solves with partial pivoting (the
 ``numpy.linalg.solve`` of the numpy route), condition numbers from one-sided Jacobi singular
 values (its ``numpy.linalg.svd``), Householder least squares (its ``numpy.linalg.qr`` + triangular solve).
 
@@ -9,8 +9,6 @@ serves every size of a limb.
 from __future__ import annotations
 
 import math
-
-import numpy as np
 
 from ..numba_support.cache import kernel
 
@@ -58,20 +56,14 @@ def condition(A, m, k, W):
     least ``max(m, k) x min(m, k)``) until they are orthogonal; the singular values are then
     the column norms (to high relative accuracy).  The pairs of a sweep come in round-robin
     order, ``q/2`` disjoint pairs at a time (their rotations are independent: the processor
-    overlaps them; the plain cyclic order chains every pair on the last).  The squared column norms are carried
-    through each rotation (``alpha - t gamma``, ``beta + t gamma``: one dot product per pair
-    instead of three) and summed again where one falls below a quarter of its value (the
-    cancellation of a nearly parallel pair), and the singular values are the norms summed
-    afresh at the end, so round-off stays that of the plain sweep."""
+    overlaps them; the plain cyclic order chains every pair on the last).  No allocation: it is
+    called from kernels compiled without numba's runtime (:func:`..numba_support.cache.scratch_kernel`)."""
     if m == 0 or k == 0:
         return 1.0
     p, q = (m, k) if m >= k else (k, m)
     for i in range(p):
         for j in range(q):
             W[i, j] = A[i, j] if m >= k else A[j, i]
-    d = np.empty(q)                                     # the squared column norms
-    for j in range(q):
-        d[j] = column_norm2(W, p, j)
     Q = q + q % 2                                       # round-robin: Q - 1 rounds of disjoint pairs
     for _ in range(60):
         rotated = False
@@ -82,9 +74,12 @@ def condition(A, m, k, W):
                     a, b = b, a
                 if b >= q:
                     continue
-                alpha, beta, gamma = d[a], d[b], 0.0
+                alpha, beta, gamma = 0.0, 0.0, 0.0
                 for i in range(p):
-                    gamma += W[i, a] * W[i, b]
+                    wa, wb = W[i, a], W[i, b]
+                    alpha += wa * wa
+                    beta += wb * wb
+                    gamma += wa * wb
                 if gamma == 0.0 or abs(gamma) <= 1e-15 * math.sqrt(alpha * beta):
                     continue
                 rotated = True
@@ -96,11 +91,6 @@ def condition(A, m, k, W):
                     wa, wb = W[i, a], W[i, b]
                     W[i, a] = c * wa - s * wb
                     W[i, b] = s * wa + c * wb
-                d[a], d[b] = alpha - t * gamma, beta + t * gamma
-                if not d[a] >= 0.25 * alpha:
-                    d[a] = column_norm2(W, p, a)
-                if not d[b] >= 0.25 * beta:
-                    d[b] = column_norm2(W, p, b)
         if not rotated:
             break
     smax, smin = 0.0, math.inf
