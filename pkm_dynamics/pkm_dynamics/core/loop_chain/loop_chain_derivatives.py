@@ -96,16 +96,17 @@ def _one(robot, inverse, x, xd, third, wrench):
     return value, -Minv @ d_x, -Minv @ d_xd, Minv
 
 
-def loop_chain_derivatives(robot, inverse: bool, x, xd, third, wrench=None) -> DynamicsDerivatives:
+def loop_chain_derivatives(robot, inverse: bool, x, xd, third, wrench=None, one=_one) -> DynamicsDerivatives:
     """``u = ID(x, xd, xdd)`` (``inverse``) or ``xdd = FD(x, xd, u)`` and their exact first
-    derivatives (n, n) each; batched over a leading axis."""
+    derivatives (n, n) each; batched over a leading axis (``one``: the function of one state,
+    ``(robot, inverse, x, xd, third, wrench)`` -> the four arrays)."""
     x = np.asarray(x, dtype=float)
     if x.ndim == 1:
-        out = _one(robot, inverse, x, xd, third, wrench)
+        out = one(robot, inverse, x, xd, third, wrench)
     else:
         W = None if wrench is None else np.asarray(wrench, dtype=float).reshape(-1, 6)
-        rows = [_one(robot, inverse, x[i], np.asarray(xd)[i], np.asarray(third)[i],
-                     None if W is None else W[i if len(W) > 1 else 0]) for i in range(len(x))]
+        rows = [one(robot, inverse, x[i], np.asarray(xd)[i], np.asarray(third)[i],
+                    None if W is None else W[i if len(W) > 1 else 0]) for i in range(len(x))]
         out = tuple(np.stack(r) for r in zip(*rows))
     if not all(np.isfinite(a).all() for a in out):
         raise StateError("the dynamics derivatives are not finite at this state (near a singularity)")

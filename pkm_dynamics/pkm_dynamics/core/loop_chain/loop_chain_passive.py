@@ -31,7 +31,7 @@ from ..hoid import jet_dynamics as JD
 from ..hoid.higher_order import HigherOrderResult
 from ..hoid.sea import MOTOR_FIELDS, sea_feedforward
 from ..spatial import taylor as T
-from .loop_chain_derivatives import direction_jets
+from .loop_chain_derivatives import direction_jets, loop_chain_derivatives
 
 
 def coordinate_jet_model(robot) -> JD.JetModel:
@@ -80,18 +80,7 @@ def passive_derivatives(robot, inverse: bool, x, xd, third, wrench=None) -> Dyna
     dynamics (``inverse`` True: ``value = u`` (n_act), ``d_x``, ``d_xd`` (n_act, n) and ``d_u =
     du/dxdd`` (n_act, n_act), the passive accelerations following the state) of a robot with
     passive joints; batched over a leading axis."""
-    x = np.asarray(x, dtype=float)
-    W = None if wrench is None else np.asarray(wrench, dtype=float)
-    if x.ndim == 1:
-        out = _passive_one(robot, inverse, x, xd, third, W)
-    else:
-        W = None if W is None else W.reshape(-1, 6)
-        rows = [_passive_one(robot, inverse, x[i], np.asarray(xd)[i], np.asarray(third)[i],
-                             None if W is None else W[i if len(W) > 1 else 0]) for i in range(len(x))]
-        out = tuple(np.stack(r) for r in zip(*rows))
-    if not all(np.isfinite(v).all() for v in out):
-        raise StateError("the dynamics derivatives are not finite at this state (near a singularity)")
-    return DynamicsDerivatives(*out)
+    return loop_chain_derivatives(robot, inverse, x, xd, third, wrench, one=_passive_one)
 
 
 def _rate_one(robot, x, xd, xdd, xddd) -> tuple:
