@@ -26,6 +26,7 @@ import numpy as np
 
 from ..derivatives.derivatives import DynamicsDerivatives
 from ..errors import StateError
+from ..gravity import check_gravity
 from ..friction.friction_model import friction_jet
 from ..hoid import jet_dynamics as JD
 from ..hoid.higher_order import HigherOrderResult
@@ -156,7 +157,7 @@ def passive_higher_order_inverse_dynamics(robot, x, xd, xdd, xddd, xdddd, gravit
     xd = robot._state("xd", xd, b)
     ders = [robot._state(nm, v, b, size=robot.n_act) for nm, v in
             (("xdd", xdd), ("xddd", xddd), ("xdddd", xdddd))]
-    g = None if gravity is None else np.asarray(gravity, dtype=float)
+    g = None if gravity is None else check_gravity(gravity)
     if x.ndim == 1:
         U, Q, P = _hoid_one(robot, x, xd, *ders, g, q_guess)
     else:

@@ -154,6 +154,8 @@ def test_hoid_is_batched_and_refuses_naming_the_joint(robot):
         robot.higher_order_inverse_dynamics(far, xd[0], *(d[0] for d in ders))
     with pytest.raises(StateError, match="grapple_swing_y"):
         robot.higher_order_inverse_dynamics(x[0][:5], xd[0], *(d[0] for d in ders))
+    with pytest.raises(StateError, match="gravity holds NaN"):          # not "near a singularity"
+        robot.higher_order_inverse_dynamics(x[0], xd[0], *(d[0] for d in ders), gravity=[0.0, 0.0, np.nan])
 
 
 def test_the_hydraulic_rate_is_the_hoid_du(robot):
