@@ -6,9 +6,11 @@
   static forces ``u_0``, ``u_1`` and the tool position of every state, the closed-form payload
   and the cell reduction), and the wall time of a 10^6-state
   chart (100 samples per stroke of lift, tilt and extension) over reach 0:6:0.05 x height
-  -2:5:0.05 in this process and on a LocalCluster of 1 and of 2 worker processes (the scaling:
-  clusters of 1, 2, 1, 2 workers in turns, two charts on each, the median wall time per count;
-  the cluster's start reported apart).
+  -2:5:0.05 in this process.  The scaling: the wall time of a chart of ``SCALING_SAMPLES`` per
+  stroke (8 x 10^6 states, ~6 s of CPU; the 10^6-state chart is ~0.8 s of CPU, where the cluster's
+  cost per map and per task weighs as much as the second core) on a LocalCluster of 1 and of 2
+  worker processes: clusters of 1, 2, 1, 2 workers in turns, two charts on each, the median wall
+  time per count; the cluster's start reported apart.  ``--scaling-samples N`` (0: none).
 * Workspace + kappa maps of the Gough-Stewart platform (x, y grid) and the IRSBot-2 (x, z grid):
   poses per CPU-second of this process (the machine is shared: wall time counts the others' load)
   with the grid continuation (``workspace_chunk``: one compiled sweep of warm-started inverse
@@ -21,7 +23,7 @@
 * The cost of a worker process: start to a built robot (kernels from the numba cache).
 * The load average next to every figure (``os.getloadavg``).
 
-    python bench/bench_analysis.py [--quick]
+    python bench/bench_analysis.py [--quick] [--scaling-samples N]
 
 Table on stdout, the same figures as JSON in ``bench/results/bench_analysis.json``.
 """
@@ -52,9 +54,10 @@ from pkm_dynamics.core import load_robot  # noqa: E402
 
 ROBOTS = os.path.join(HERE, "..", "pkm_dynamics", "robots")
 LIMITS = {"lift": 80e3, "tilt": 60e3, "extension": 15e3}
+SCALING_SAMPLES = 200
 
 
-def crane_figures(quick: bool) -> dict:
+def crane_figures(quick: bool, scaling_samples: int = SCALING_SAMPLES) -> dict:
     robot = load_robot(os.path.join(ROBOTS, "heavy_duty_4dof.urdf"))
     lower, upper = actuator_force_limits(robot, LIMITS)
     samples = 40 if quick else 100
@@ -77,7 +80,16 @@ def crane_figures(quick: bool) -> dict:
     out["wall_in_process_s"] = time.perf_counter() - t
     out["cpu_in_process_s"] = time.process_time() - c
     out["load_in_process"] = load()
+    if scaling_samples > 0:
+        out.update(scaling(robot, reach, height, dict(kw, samples=scaling_samples)))
+    return out
+
+
+def scaling(robot, reach, height, kw) -> dict:
+    """Wall time of the load chart ``kw`` on a LocalCluster of 1 and of 2 worker processes
+    (clusters of 1, 2, 1, 2 workers in turns, two charts on each) and their ratio."""
     from distributed import Client, LocalCluster
+    out = {"scaling_states": int(kw["samples"]) ** 3}
     walls = {1: [], 2: []}
     for n in (1, 2, 1, 2):                               # in turns: the machine's load falls on both
         t0 = time.perf_counter()
@@ -191,19 +203,22 @@ def worker_start() -> dict:
 
 def main(argv) -> int:
     quick = "--quick" in argv
+    samples = int(argv[argv.index("--scaling-samples") + 1]) if "--scaling-samples" in argv else SCALING_SAMPLES
     reps = 3 if quick else 5
     res = {"machine": machine(), "worker": worker_start()}
     res["gough_stewart"] = workspace_figures("gough_stewart_6ups.urdf", {"x": "-0.04:0.04:0.004",
                                                                           "y": "-0.04:0.04:0.004"}, reps)
     res["irsbot2"] = workspace_figures("irsbot2.urdf", {"x": "-0.1:0.1:0.01", "z": "-0.1:0.1:0.01"}, reps)
-    res["crane"] = crane_figures(quick)
+    res["crane"] = crane_figures(quick, samples)
     c = res["crane"]
     print(f"crane load chart: {c['states_per_cpu_s']:.3g} states per CPU-second, "
           f"{c['states_per_s_per_core']:.3g} per wall second (chunk {c['chunk']}: {c['chunk_cpu_s'] * 1e3:.0f} ms "
           f"CPU, {c['chunk_s'] * 1e3:.0f} ms wall, load {c['load_chunks'][0]}); {c['states']} states: "
-          f"{c['wall_in_process_s']:.1f} s in process, {c['wall_1_workers_s']:.1f} s on 1 worker, "
-          f"{c['wall_2_workers_s']:.1f} s on 2 (x{c['scaling_2_over_1']:.2f}; load {c['load_1_workers'][0]} / "
-          f"{c['load_2_workers'][0]}); cluster start {c['cluster_1_start_s']:.1f} / {c['cluster_2_start_s']:.1f} s")
+          f"{c['wall_in_process_s']:.1f} s in process")
+    if samples > 0:
+        print(f"scaling, a {c['scaling_states']}-state chart: {c['wall_1_workers_s']:.1f} s on 1 worker, "
+              f"{c['wall_2_workers_s']:.1f} s on 2 (x{c['scaling_2_over_1']:.2f}; load {c['load_1_workers'][0]} / "
+              f"{c['load_2_workers'][0]}); cluster start {c['cluster_1_start_s']:.1f} / {c['cluster_2_start_s']:.1f} s")
     for key in ("gough_stewart", "irsbot2"):
         r = res[key]
         print(f"{key}: map {r['map_poses_per_s_per_core']:.0f} poses/s/core ({r['map_us_per_pose']:.0f} us), "
