@@ -144,6 +144,7 @@ class LimbTables:
     sizes: tuple
     max_iter: int
     layout: np.ndarray        # the header hd of the packed scratch (the same in every thread)
+    parts: tuple = ()         # per limb the slice of its joints in the flat joint vector (toff)
     _local: threading.local = field(default_factory=threading.local, repr=False)
 
     @classmethod
@@ -158,7 +159,8 @@ class LimbTables:
         toff = np.concatenate([[0], np.cumsum([limb.n for limb in limbs])]).astype(np.int64)
         toff.setflags(write=False)
         layout = _pack([_limb_scratch(limb, s, max_iter) for limb, s in zip(limbs, sizes)], _DATA_INT)[2]
-        return cls(tuple(limbs), fm, im, hm, toff, tuple(sizes), int(max_iter), layout)
+        parts = tuple(slice(int(a), int(b)) for a, b in zip(toff[:-1], toff[1:]))
+        return cls(tuple(limbs), fm, im, hm, toff, tuple(sizes), int(max_iter), layout, parts)
 
     def with_limbs(self, limbs) -> "LimbTables":
         """These tables for ``limbs``, the same limbs under another gravity (their trees'
@@ -221,8 +223,7 @@ class LimbTables:
 
     def split(self, flat) -> list:
         """Per limb views (n_l,) of a flat joint vector."""
-        t = self.toff.tolist()                  # Python ints: quicker slicing
-        return [flat[t[l]:t[l + 1]] for l in range(len(self.limbs))]
+        return [flat[p] for p in self.parts]
 
     def inner(self, l: int, idt, outer: int) -> list:
         """Limb ``l``'s inner iterations of each FC per outer step (nested scheme) from the copy
@@ -301,10 +302,11 @@ def compiled_reference(tables: LimbTables, rc, K_rows, pose, theta0, nested: boo
     every limb for ``pose`` (4, 4) from the flat ``theta0``, ``J_IK``, and with ``level`` 1 the
     rates of the task twist ``V_t``, with ``level`` 2 those of ``Vdot_t`` too, the limbs' share
     ``W`` of eq. 45 and the actuator forces ``u``.  ``code``: OK (:mod:`..status`) or
-    where the kernel stopped; the arrays it did not reach are None.  ``keep`` False: a call
-    of ``level`` 2 that is OK returns without the copies of the scratch an IK solution is made of
-    (``inner``, ``fd`` None, ``status`` and ``out`` the thread's scratch, valid until its next
-    call: a feedforward stream reads the answer and the worst ``kappa(F)`` at once)."""
+    where the kernel stopped; the arrays it did not reach are None.  A call that is OK returns
+    ``status`` (all OK) and ``out`` as the thread's scratch, valid until its next call (the
+    caller reads them at once), and the copies ``inner``, ``fd`` of the scratch an IK
+    solution's limbs are made of; with ``keep`` False a call of ``level`` 2 returns without them
+    (None: a feedforward stream reads the answer and the worst ``kappa(F)`` only)."""
     fd, idt, hd = tables.data()
     loc = tables._local
     n, (na, dp) = tables.n, K_rows.shape
@@ -322,9 +324,12 @@ def compiled_reference(tables: LimbTables, rc, K_rows, pose, theta0, nested: boo
     if code == BAD_INPUT:
         return CompiledIK(theta, loc.status, loc.out, idt, fd, code)
     loc.theta = theta.copy()                    # the scratch holds the state of these limbs
-    if code == OK and level == 2 and not keep:
-        loc.prepare[:] = False                  # every limb's status is OK too
-        return CompiledIK(theta, loc.status, loc.out, None, None, code, J, thd, thdd, W, u)
+    if code == OK:                              # every limb's status is OK too
+        loc.prepare[:] = False
+        lazy = keep or level < 2                # the scratch copies an IK solution's limbs are made of
+        done = (thdd, W, u) if level == 2 else (None, None, None)
+        return CompiledIK(theta, loc.status, loc.out, idt.copy() if lazy else None, fd.copy() if lazy else None,
+                          code, J, thd if level else None, *done)
     loc.prepare[:] = loc.status != OK
     r = CompiledIK(theta, loc.status.copy(), loc.out.copy(), idt.copy(), fd.copy(), code)
     if code != LIMB_STATUS:

@@ -120,6 +120,9 @@ class ParallelRobot(PkmKinematics, PkmForwardKinematics, TaskSpaceDynamics):
         self.limits = ActuatorLimits.from_description(desc)     # per actuator (core/limits.py)
         self.limb_names = tuple(limb.name for limb in self.limbs)
         self._limb_tables = LimbTables.build(self.limbs, self.max_iter)
+        #: ``singularity_threshold``, ``loop_singularity_threshold`` as the kernels take them (< 0: none)
+        self._kernel_thresholds = tuple(-1.0 if t is None else float(t) for t in
+                                        (self.singularity_threshold, self.loop_singularity_threshold))
         self.compiled = True
         self.task_space = tuple(desc.platform.task_space)
         dp = len(self.task_space)

@@ -27,7 +27,8 @@ from ..status import (BAD_INPUT, DIRECT_STEP, FAR_STEP, ILL_CONDITIONED, LIMB_ST
                       MANIFOLD_TOLERANCE, MISS_TOLERANCE, NO_CONVERGENCE, OK, ORTHONORMAL_TOLERANCE, OTHER_BRANCH,
                       SINGULAR)
 from .working_mode import apply_joint_limits, solve_direct, solve_on_working_mode
-from .pkm_solution import MotionValue, PkmIKSolution, jacobians_of_views, pkm_solution, stack_solutions
+from .pkm_solution import (KernelIKSolution, MotionValue, PkmIKSolution, jacobians_of_views, pkm_solution,
+                           stack_solutions)
 
 
 class ReferenceMotion(NamedTuple):
@@ -169,19 +170,18 @@ class PkmKinematics:
         """The compiled reference (:func:`~pkm_dynamics.core.pkm.limb_tables.compiled_reference`, ``keep``
         as there) from the flat limb joint vector ``theta0`` when the inputs have the shapes it
         takes; None where the Python checks must run first."""
-        pose = np.asarray(pose, dtype=float)
-        level = 0 if twist is None else (1 if acceleration is None else 2)
-        V = A = np.zeros(self.dof)
-        if level:
+        pose, shape = np.asarray(pose, dtype=float), (len(self.task_space),)
+        if twist is None:
+            level, V = 0, np.zeros(shape)
+            A = V
+        else:
             V = np.asarray(twist, dtype=float)
-            if level == 2:
-                A = np.asarray(acceleration, dtype=float)
-        if pose.shape != (4, 4) or V.shape != (self.dof,) or A.shape != (self.dof,):
+            level, A = (1, np.zeros(shape)) if acceleration is None else (2, np.asarray(acceleration, dtype=float))
+        if pose.shape != (4, 4) or V.shape != shape or A.shape != shape:
             return None
-        thr, lthr = self.singularity_threshold, self.loop_singularity_threshold
-        r = compiled_reference(self._limb_tables, self._rc, self._K_rows, pose,
-                               theta0, scheme == "nested", tol, -1.0 if thr is None else float(thr),
-                               -1.0 if lthr is None else float(lthr), V, A, level, keep)
+        thr, lthr = self._kernel_thresholds
+        r = compiled_reference(self._limb_tables, self._rc, self._K_rows, pose, theta0, scheme == "nested", tol,
+                               thr, lthr, V, A, level, keep)
         return None if r.code == BAD_INPUT else r
 
     def _ik_one(self, pose, twist, acceleration, start, scheme, tol=None, iterate=False):
@@ -201,6 +201,8 @@ class PkmKinematics:
         kernel stopped for another reason than its joint limits is refused at once
         (:class:`ConvergenceError`).  The solution is built once with every field; where the
         kernel completed the rates (its checks of ``V_t``, ``Vdot_t`` passed) they are its own."""
+        if r is not None and r.code == OK:
+            return self._kernel_solution(pose, twist, acceleration, r, scheme)
         T = self._limb_tables
         if iterate and r is not None:
             for li in np.flatnonzero((r.status != OK) & (r.status != LIMITS)):
@@ -252,6 +254,22 @@ class PkmKinematics:
                               efforts=None if r.u is None else MotionValue(V, A, r.u, g))   # eq. 45, J_IK checked
         return PkmIKSolution(pose, flat[self._act_flat], self._whole_flat(flat), J_IK, cond, its, np.array(res),
                              T.split(flat), **fields)
+
+    def _kernel_solution(self, pose, twist, acceleration, r, scheme):
+        """:meth:`_ik_solution` where the compiled reference completed (``r.code`` OK: every limb
+        solved, ``J_IK`` and the rates of its level, its checks of ``V_t``, ``Vdot_t`` passed): the
+        same solution, its fields but the pose, ``J_IK``, ``flat`` and the limbs' forces made on
+        their first read (:class:`~.pkm_solution.KernelIKSolution`)."""
+        if twist is None and acceleration is not None:
+            raise StateError("an acceleration needs a twist")
+        V, A = (None, None) if acceleration is None else (np.array(twist, dtype=float),
+                                                           np.array(acceleration, dtype=float))
+        sol = KernelIKSolution(np.array(pose, dtype=float), r.J, r.theta, r.thd, r.thdd, r.out.copy(), r.inner,
+                               r.fd, self._limb_tables, self._act_flat, self._whole_flat, scheme == "nested")
+        if V is not None:                                # the limbs' forces and eq. 45's u of this motion
+            g = self.tree.gravity
+            sol.limb_forces, sol.efforts = MotionValue(V, A, r.W, g), MotionValue(V, A, r.u, g)
+        return sol
 
     def _limbs_by_reference(self, pose, start, scheme, tol, iterate, r, J_IK, its, cond, inner, jacs, states, res):
         """The reference route (:meth:`_limb_ik_reference`) for every limb the kernel stopped

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
 
 from ..interface import IKSolution
 from ..limb.limb_ik import LimbJacobians
+from .limb_tables import LazyLimbs
 
 
 class MotionValue(NamedTuple):
@@ -25,7 +27,7 @@ class MotionValue(NamedTuple):
         """``value`` if it belongs to the motion ``(twist, acceleration)`` under ``gravity``,
         else None."""
         same = (_equal(self.twist, twist) and _equal(self.acceleration, acceleration)
-                and _equal(self.gravity, gravity))
+                and (self.gravity is gravity or _equal(self.gravity, gravity)))
         return self.value if same else None
 
 
@@ -56,12 +58,57 @@ class PkmIKSolution(IKSolution):
     efforts: MotionValue | None = None
 
 
+class KernelIKSolution(PkmIKSolution):
+    """The :class:`PkmIKSolution` of one reference the compiled reference completed
+    (:meth:`~.pkm_kinematics.PkmKinematics._kernel_solution`): ``pose``, ``J_IK``, ``flat``,
+    ``limb_forces`` and ``efforts`` as given, every other field made on its first read (the
+    same numbers as a solution made with every field) from the kernel's flat joint rates
+    ``thd``, ``thdd`` (n_theta,; None: not computed), the copies ``out`` (L, 3), ``idt``, ``fd``
+    of its scratch, and the robot's ``tables`` (:class:`~.limb_tables.LimbTables`), actuators'
+    flat positions ``act`` (n_act,), ``whole`` (the tree-joint values of a flat vector) and
+    scheme (``nested``).  A field once made or assigned is the solution's own
+    (:func:`functools.cached_property`)."""
+
+    def __init__(self, pose, J_IK, flat, thd, thdd, out, idt, fd, tables, act, whole, nested: bool):
+        self.pose, self.J_IK, self.flat, self.solutions = pose, J_IK, flat, None
+        self.limb_forces = self.efforts = None
+        self._rates, self._out, self._scratch = (thd, thdd), out, (idt, fd)
+        self._tables, self._act, self._whole, self._nested = tables, act, whole, nested
+
+    def _gather(self, k: int, to):
+        """``to`` (a gather of a flat vector) of the joints (k 0), rates (1) or accelerations (2)."""
+        v = self.flat if k == 0 else self._rates[k - 1]
+        return None if v is None else to(v)
+
+    actuators = cached_property(lambda self: self.flat[self._act])
+    actuators_d = cached_property(lambda self: self._gather(1, lambda v: v[self._act]))
+    actuators_dd = cached_property(lambda self: self._gather(2, lambda v: v[self._act]))
+    q = cached_property(lambda self: self._whole(self.flat))
+    qd = cached_property(lambda self: self._gather(1, self._whole))
+    qdd = cached_property(lambda self: self._gather(2, self._whole))
+    limb_theta = cached_property(lambda self: self._tables.split(self.flat))
+    limb_thetad = cached_property(lambda self: self._gather(1, self._tables.split))
+    limb_thetadd = cached_property(lambda self: self._gather(2, self._tables.split))
+    iterations = cached_property(lambda self: self._out[:, 0].astype(int))
+    condition = cached_property(lambda self: self._out[:, 1].copy())
+    residual = cached_property(lambda self: np.array(max(0.0, *self._out[:, 2].tolist())))
+    jacobians = cached_property(lambda self: LazyLimbs(len(self._out), lambda l: jacobians_of_views(
+        self._tables.state(l, self._scratch[1])[1])))
+    limb_states = cached_property(lambda self: LazyLimbs(len(self._out), lambda l: self._tables.state(
+        l, self._scratch[1])[0]))
+
+    @cached_property
+    def inner(self) -> list:
+        """Per limb the inner iterations of each FC per outer step (nested scheme; else empty)."""
+        L, T, idt, its = len(self._out), self._tables, self._scratch[0], self.iterations
+        return LazyLimbs(L, lambda l: T.inner(l, idt, its[l])) if self._nested else [[] for _ in range(L)]
+
+
 def pkm_solution(sol: IKSolution, **fields) -> PkmIKSolution:
     """``sol`` as a :class:`PkmIKSolution` (a copy) with ``fields`` replaced."""
-    if isinstance(sol, PkmIKSolution):
-        return dataclasses.replace(sol, **fields)
-    base = {f.name: getattr(sol, f.name) for f in dataclasses.fields(IKSolution)}
-    return PkmIKSolution(**base, **fields)
+    kind = PkmIKSolution if isinstance(sol, PkmIKSolution) else IKSolution
+    base = {f.name: getattr(sol, f.name) for f in dataclasses.fields(kind)}
+    return PkmIKSolution(**{**base, **fields})
 
 
 def flat_theta(sol: IKSolution) -> np.ndarray:
