@@ -327,11 +327,17 @@ def _result(m: HoidModel, U, Qd, motor, method: str) -> HigherOrderResult:
     return res
 
 
+#: the one dtype of the kernels' arrays
+_FLOAT = np.dtype(np.float64)
+
+
 def _plain(a, shape) -> bool:
     """``a`` is a C-contiguous writeable float64 array of ``shape`` (the one layout the kernels
     are compiled for)."""
-    return (type(a) is np.ndarray and a.shape == shape and a.dtype == np.float64 and a.flags.c_contiguous
-            and a.flags.writeable)
+    if type(a) is not np.ndarray or a.shape != shape or a.dtype != _FLOAT:
+        return False
+    flags = a.flags
+    return flags.c_contiguous and flags.writeable
 
 
 def _one_sample(m: HoidModel, x, ders, q_guess, threshold):
@@ -347,8 +353,9 @@ def _one_sample(m: HoidModel, x, ders, q_guess, threshold):
         q_guess = np.zeros(k.nq)
     if not (_plain(x, (4, 4)) and _plain(q_guess, (k.nq,))):
         return None
+    shape = (k.D,)
     for a in ders:
-        if type(a) is not np.ndarray or a.shape != (k.D,):
+        if type(a) is not np.ndarray or a.shape != shape:
             return None
     code, Q, U, motor = hoid_one(k, x, np.array(ders, dtype=float), q_guess, m.gravity, threshold)
     if code != OK:
