@@ -325,7 +325,7 @@ def compiled_reference(tables: LimbTables, rc, K_rows, pose, theta0, nested: boo
         return CompiledIK(theta, loc.status, loc.out, idt, fd, code)
     loc.theta = theta.copy()                    # the scratch holds the state of these limbs
     if code == OK:                              # every limb's status is OK too
-        loc.prepare[:] = False
+        loc.prepare.fill(False)
         lazy = keep or level < 2                # the scratch copies an IK solution's limbs are made of
         done = (thdd, W, u) if level == 2 else (None, None, None)
         return CompiledIK(theta, loc.status, loc.out, idt.copy() if lazy else None, fd.copy() if lazy else None,
