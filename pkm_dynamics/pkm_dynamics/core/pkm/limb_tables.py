@@ -256,7 +256,8 @@ class CompiledIK:
     """The IK of every limb from :func:`compiled_ik`: ``theta`` (flat, fresh), ``status`` (L,)
     (OK or the reason the reference route takes over), ``out`` (L, 3): outer iterations,
     kappa(F), largest loop residual; ``inner`` (L, max_iter+1, n_loops): inner iterations
-    (nested); ``fd``: a copy of the scratch (the states and Jacobians, :meth:`LimbTables.state`)."""
+    (nested); ``fd``: a copy of the scratch (the states and Jacobians, :meth:`LimbTables.state`)
+    (:func:`compiled_reference` that completes: ``status``, ``out`` the thread's scratch)."""
 
     theta: np.ndarray
     status: np.ndarray
