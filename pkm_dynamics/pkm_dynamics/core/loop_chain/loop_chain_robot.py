@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..bounds import check_bound, check_limits
+from ..bounds import MAX_EFFORT, MAX_RATE, check_bound, check_limits
 from ..description.robot_description import as_description
 from ..errors import StateError
 from ..gravity import check_gravity
@@ -30,6 +30,13 @@ from .loop_chain_passive import (coordinate_jet_model, hybrid_rate, passive_deri
 
 #: accuracy of the loop closure (largest constraint residual, m and rad)
 CLOSURE_TOLERANCE = 1e-12
+
+
+#: the package's bound (:mod:`..bounds`) and unit of each named state array: the rates and the
+#: efforts (positions: the strokes and joint limits)
+STATE_BOUNDS = {"xd": (MAX_RATE[1], "(m or rad)/s"), "xdd": (MAX_RATE[2], "(m or rad)/s^2"),
+                "xddd": (MAX_RATE[3], "(m or rad)/s^3"), "xdddd": (MAX_RATE[4], "(m or rad)/s^4"),
+                "u": (MAX_EFFORT, "(N or N m)")}
 
 class LoopChainRobot:
     """A serial chain of loops and actuated joints with a free end effector, in actuator space:
@@ -124,12 +131,14 @@ class LoopChainRobot:
     # ------------------------------------------------------------------ input checks
     def _state(self, name, v, batch=None, limits=False, size=None):
         """``v`` as a float array (size,) or (batch, size) (default size: the state's, ``n``),
-        finite (and within the strokes and joint limits with ``limits``); else
-        :class:`StateError` naming it."""
+        finite, within the package's bound of ``name`` (:data:`STATE_BOUNDS`: the rates and the
+        efforts, as every robot kind's) and with ``limits`` within the strokes and joint limits;
+        else :class:`StateError` naming it."""
         size = self.n if size is None else size
         a = np.asarray(v.actuators if isinstance(v, IKSolution) else v, dtype=float)
+        bound, unit = STATE_BOUNDS.get(name, (np.inf, ""))
         if a.shape[-1:] == (size,) and a.ndim in (1, 2) and (batch is None or a.shape[:-1] == batch) and \
-                np.isfinite(a).all() and \
+                (np.isfinite(a).all() if bound == np.inf else (np.abs(a) <= bound).all()) and \
                 (not limits or ((a >= self._floor[:size]) & (a <= self._ceiling[:size])).all()):
             return a                             # the common case, in two array tests
         names = self.coordinates[:size]
@@ -142,7 +151,7 @@ class LoopChainRobot:
         bad = np.flatnonzero(~np.isfinite(a.reshape(-1, size)).all(axis=0))
         if bad.size:
             raise StateError(f"{name}[{bad[0]}] (joint '{names[bad[0]]}') is not finite")
-        check_bound(a, np.inf, name)
+        check_bound(a, bound, name, unit)
         if limits:
             for row in a.reshape(-1, size):
                 check_limits(self.tree, self.coordinate_index[:size], row, name)
@@ -154,7 +163,7 @@ class LoopChainRobot:
         w = np.asarray(wrench, dtype=float)
         if w.shape not in ((6,), batch + (6,)):
             raise StateError(f"wrench has shape {w.shape}, expected (6,)" + (f" or {batch + (6,)}" if batch else ""))
-        check_bound(w, np.inf, "wrench")
+        check_bound(w, MAX_EFFORT, "wrench", "(N or N m)")
         return w
 
     @staticmethod

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from pkm_dynamics.core import StateError
 from pkm_dynamics.core.description.examples import module_chain_urdf
 from pkm_dynamics.core.description.robot_description import parse_description
 from pkm_dynamics.core.loop_chain.loop_chain_robot import LoopChainRobot
@@ -129,3 +130,31 @@ def test_spatial_loop_of_every_cut_type_served(cut_type):
         f = u_ref + rng.normal(size=len(act))
         a_ref, _ = ref.forward_dynamics(q, qd, f)
         assert rel(robot.tree_state(x, xd, robot.forward_dynamics(x, xd, f))[2], a_ref) <= 1e-10
+
+
+def test_rates_and_efforts_beyond_the_package_bounds_are_refused_as_by_the_module_chain(routes):
+    """A velocity, acceleration, jerk, snap, effort or wrench beyond :mod:`pkm_dynamics.core.bounds`
+    is refused by the chain of loops with the module chain's words (the field, the entry, the
+    bound), not computed."""
+    mc, lc = routes
+    x, xd, xdd, _ = next(states(mc, 1, seed=3))
+    z = np.zeros(mc.n)
+    big = {"xd": 1e3, "xdd": 1e5, "xddd": 1e7, "xdddd": 1e9, "u": 1e11}
+
+    def over(name):
+        v = np.zeros(mc.n)
+        v[-1] = big[name]
+        return v
+
+    calls = {"xd": lambda r: r.forward_dynamics(x, over("xd"), z),
+             "xdd": lambda r: r.inverse_dynamics(x, xd, over("xdd")),
+             "xddd": lambda r: r.higher_order_inverse_dynamics(x, xd, xdd, over("xddd"), z),
+             "xdddd": lambda r: r.higher_order_inverse_dynamics(x, xd, xdd, z, over("xdddd"))}
+    for name, call in calls.items():
+        for r in (mc, lc):
+            with pytest.raises(StateError, match=rf"{name}\[{mc.n - 1}\] = .* is beyond the bound"):
+                call(r)
+    with pytest.raises(StateError, match=rf"u\[{mc.n - 1}\] = .* is beyond the bound"):
+        lc.forward_dynamics(x, xd, over("u"))
+    with pytest.raises(StateError, match=r"wrench\[5\] = .* is beyond the bound"):
+        lc.inverse_dynamics(x, xd, xdd, wrench=[0, 0, 0, 0, 0, 1e11])

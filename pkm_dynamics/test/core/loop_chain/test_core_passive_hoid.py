@@ -156,6 +156,10 @@ def test_hoid_is_batched_and_refuses_naming_the_joint(robot):
         robot.higher_order_inverse_dynamics(x[0][:5], xd[0], *(d[0] for d in ders))
     with pytest.raises(StateError, match="gravity holds NaN"):          # not "near a singularity"
         robot.higher_order_inverse_dynamics(x[0], xd[0], *(d[0] for d in ders), gravity=[0.0, 0.0, np.nan])
+    with pytest.raises(StateError, match=r"xddd\[2\] = .* is beyond the bound"):  # huge but finite: refused
+        robot.higher_order_inverse_dynamics(x[0], xd[0], ders[0][0], np.array([0, 0, 1e7, 0, 0]), ders[2][0])
+    with pytest.raises(StateError, match=r"xd\[6\] = .* is beyond the bound"):
+        robot.hybrid_dynamics(x[0], np.where(np.arange(7) == 6, 1e3, xd[0]), ders[0][0])
 
 
 def test_the_hydraulic_rate_is_the_hoid_du(robot):
