@@ -129,11 +129,14 @@ class LoopChainRobot:
         return np.where(bounded, 0.5 * (np.where(bounded, lo, 0) + np.where(bounded, hi, 0)), 0.0)
 
     # ------------------------------------------------------------------ input checks
-    def _state(self, name, v, batch=None, limits=False, size=None):
+    def checked_state(self, name, v, batch=None, limits=False, size=None):
         """``v`` as a float array (size,) or (batch, size) (default size: the state's, ``n``),
         finite, within the package's bound of ``name`` (:data:`STATE_BOUNDS`: the rates and the
         efforts, as every robot kind's) and with ``limits`` within the strokes and joint limits;
-        else :class:`StateError` naming it."""
+        else :class:`StateError` naming it.  ``name``: the argument's name in the messages (``x``,
+        ``xd``, ..., ``u``); ``batch``: the leading shape it must have (that of ``x``); ``size``:
+        n_act for the actuators' arrays.  Every public call checks its inputs with it, and so do
+        the routes of :mod:`.loop_chain_passive` and :mod:`.loop_chain_ik`."""
         size = self.n if size is None else size
         a = np.asarray(v.actuators if isinstance(v, IKSolution) else v, dtype=float)
         bound, unit = STATE_BOUNDS.get(name, (np.inf, ""))
@@ -183,9 +186,9 @@ class LoopChainRobot:
         holds the actuators' accelerations only (n_act,): :meth:`hybrid_dynamics`'s ``u``."""
         if self.passive_joints:
             return self.hybrid_dynamics(x, xd, xdd, wrench)[0]
-        x = self._state("x", x, limits=True)
-        xd = self._state("xd", xd, x.shape[:-1])
-        xdd = self._state("xdd", xdd, x.shape[:-1])
+        x = self.checked_state("x", x, limits=True)
+        xd = self.checked_state("xd", xd, x.shape[:-1])
+        xdd = self.checked_state("xdd", xdd, x.shape[:-1])
         return self._batch(self.compiled.inverse_dynamics, (x, xd, xdd), self._wrench(wrench, x.shape[:-1]))
 
     def hybrid_dynamics(self, x, xd, xdd, wrench=None) -> tuple:
@@ -199,9 +202,9 @@ class LoopChainRobot:
         ``u = M_aa xdd + M_ap qdd_p + b_a`` (one kernel call,
         :meth:`.loop_chain_compiled.CompiledLoopChain.hybrid_dynamics`;
         :func:`.loop_chain_compiled.hybrid_split` the same in numpy)."""
-        x = self._state("x", x, limits=True)
-        xd = self._state("xd", xd, x.shape[:-1])
-        xdd = self._state("xdd", xdd, x.shape[:-1], size=self.n_act)
+        x = self.checked_state("x", x, limits=True)
+        xd = self.checked_state("xd", xd, x.shape[:-1])
+        xdd = self.checked_state("xdd", xdd, x.shape[:-1], size=self.n_act)
         return self._batch(self.compiled.hybrid_dynamics, (x, xd, xdd), self._wrench(wrench, x.shape[:-1]))
 
     def forward_dynamics(self, x, xd, u, wrench=None):
@@ -209,9 +212,9 @@ class LoopChainRobot:
         Hdot xd)`` (eqs. 36-37); with passive joints ``u`` (n_act,) drives the actuators, the passive
         joints no effort (their damping and friction are in the bias, as every tree
         joint's), and ``xdd`` holds every coordinate's acceleration (n,)."""
-        x = self._state("x", x, limits=True)
-        xd = self._state("xd", xd, x.shape[:-1])
-        u = self._state("u", u, x.shape[:-1], size=self.n_act)
+        x = self.checked_state("x", x, limits=True)
+        xd = self.checked_state("xd", xd, x.shape[:-1])
+        u = self.checked_state("u", u, x.shape[:-1], size=self.n_act)
         return self._batch(self.compiled.forward_dynamics, (x, xd, u), self._wrench(wrench, x.shape[:-1]))
 
     def forward_dynamics_derivatives(self, x, xd, u, wrench=None):
@@ -248,7 +251,7 @@ class LoopChainRobot:
     def joint_reactions(self, x, xd, u, wrench=None):
         """The wrench every tree and cut joint transmits (:func:`..reactions.reactions.joint_reactions`:
         the minimum-norm cut-joint multipliers of the tree's equations of motion)."""
-        x = self._state("x", x, limits=True)
+        x = self.checked_state("x", x, limits=True)
         return joint_reactions(self, x, xd, u, wrench, model=self.reaction_model)
 
     def simulate(self, x0, xd0, duration, **kw):
@@ -267,7 +270,7 @@ class LoopChainRobot:
             return passive_higher_order_inverse_dynamics(self, x, xd, xdd, xddd, xdddd, kw.get("gravity"),
                                                          kw.get("q_guess"))
         if kw.get("q_guess") is None:
-            xa = self._state("x", x, limits=True)
+            xa = self.checked_state("x", x, limits=True)
             kw["q_guess"] = self.tree_state(xa if xa.ndim == 1 else xa[0])[0]
         return higher_order_inverse_dynamics(self, x, xd, xdd, xddd, xdddd, **kw)
 
@@ -275,9 +278,9 @@ class LoopChainRobot:
     def tree_state(self, x, xd=None, xdd=None):
         """``(q, qd, qdd)`` (nq,) of every tree joint with the loops closed (Algorithm 2 of paper
         001 on the assembly branch of the reference configuration; eq. 20 for the rates)."""
-        x = self._state("x", x, limits=True)
-        xd = np.zeros_like(x) if xd is None else self._state("xd", xd, x.shape[:-1])
-        xdd = np.zeros_like(x) if xdd is None else self._state("xdd", xdd, x.shape[:-1])
+        x = self.checked_state("x", x, limits=True)
+        xd = np.zeros_like(x) if xd is None else self.checked_state("xd", xd, x.shape[:-1])
+        xdd = np.zeros_like(x) if xdd is None else self.checked_state("xdd", xdd, x.shape[:-1])
         return self._batch(self.compiled.tree_state, (x, xd, xdd))
 
     def joint_motion(self, x, xd=None, xdd=None, initial=None) -> IKSolution:
@@ -296,7 +299,7 @@ class LoopChainRobot:
         """End-effector pose (4, 4) in the root link frame (batched: (batch, 4, 4)) of the state's
         positions ``actuators`` (n,): the actuators, then the passive joints (the grapple below its
         swing axes follows them; a state without them is refused naming them)."""
-        x = self._state("actuators", actuators, limits=True)
+        x = self.checked_state("actuators", actuators, limits=True)
         if x.ndim == 2:
             return np.stack([self.forward_kinematics(r) for r in x])
         return self.end_effector_pose(self.tree_state(x)[0])
