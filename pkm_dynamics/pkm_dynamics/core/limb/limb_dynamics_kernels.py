@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ..numba_support.cache import kernel
 from .limb_kernels import loop_matrix
-from ..spatial.small_linalg import least_squares_step, lu_solve
+from ..spatial.small_linalg import householder_least_squares, householder_qr, lu_solve
 from ..status import OK, SINGULAR
 from .limb_layout import (CUT_K, CUT_NPOS, CUT_NROT, CUT_R, CUT_U_A, CUT_U_B, CUT_U_POS, LD_A, LD_B, LD_C, LD_DX, LD_F,
                           LD_FK, LD_G_JAC, LD_H, LD_J_P, LD_K, LD_L_T, LD_VEC, LD_Y, LM_BASE_ACCELERATION,
@@ -181,16 +181,20 @@ def stacked_rows(lm, ld, Sm):
 
 
 @kernel
-def refine_rates(Sm, m, n, x, rhs, QR, tau):
+def refine_rates(Sm, m, n, x, rhs, QR, tau, factor):
     """``x += argmin |S z - (rhs - S x)|`` (:func:`..ik_refinement.refine_rates`); ``rhs`` (m,)
-    is overwritten.  False for a rank-deficient ``S``."""
+    is overwritten.  ``factor``: the QR of ``S`` into ``QR``, ``tau``
+    (:func:`..spatial.small_linalg.householder_qr`) first; else they hold it (the accelerations
+    refined on the rows the rates were: the numpy route's one QR).  False for a rank-deficient
+    ``S``."""
+    if factor and not householder_qr(Sm, m, n, QR, tau):
+        return False
     for i in range(m):
         s = rhs[i]
         for j in range(n):
             s -= Sm[i, j] * x[j]
         rhs[i] = s
-    if not least_squares_step(Sm, m, n, rhs, QR, tau):
-        return False
+    householder_least_squares(QR, m, n, tau, rhs)
     for j in range(n):
         x[j] += rhs[j]
     return True
@@ -256,7 +260,7 @@ def limb_rates_rnea(lm, ld, lx, Vt, At, Vp, Ap, with_acc, thd, thdd, Wl):
         rhs[i] = 0.0
     for a in range(6):
         rhs[m - 6 + a] = Vp[a]
-    if not refine_rates(Sm, m, n, thd, rhs, QR, tq):
+    if not refine_rates(Sm, m, n, thd, rhs, QR, tq, True):
         return SINGULAR
     if not with_acc:
         return OK
@@ -293,8 +297,7 @@ def limb_rates_rnea(lm, ld, lx, Vt, At, Vp, Ap, with_acc, thd, thdd, Wl):
         rhs[i] = -rhs[i]
     for a in range(6):
         rhs[m - 6 + a] = Ap[a] - a6[a]
-    m = stacked_rows(lm, ld, Sm)
-    if not refine_rates(Sm, m, n, thdd, rhs, QR, tq):
+    if not refine_rates(Sm, m, n, thdd, rhs, QR, tq, False):     # S, its QR: those of the rates
         return SINGULAR
     body_motion(lm[LM_PARENT], C, Y, thd, thdd, lm[LM_BASE_ACCELERATION], V, A, Vs, As)     # RNEA with gravity
     rnea_spatial(lm[LM_SUPPORT], lm[LM_INERTIA], C, Y, V, A, Vs, tq)

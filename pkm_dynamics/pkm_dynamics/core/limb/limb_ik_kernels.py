@@ -87,14 +87,18 @@ def compound_ik(lm, ld, target, theta, tol, max_iter, threshold, warm):
 
 
 @kernel
-def refine(lm, ld, target, theta, big):
+def refine(lm, ld, target, theta, big, held):
     """:func:`..ik_refinement.refine_to_round_off`: compound Newton steps until the pose error
     and every loop residual are at most ROUND_OFF (at most REFINEMENT_STEPS); the state in
     ``ld`` is that of the returned ``theta``.  ``big``: the largest pose error component at the
     start, which the solve has just computed there (:func:`nested_ik`; its
-    :func:`..limb_kernels.pose_error` is not run again).  Returns ``(ok, at round-off)``: ok
-    False when a solve is singular; at round-off True when the error was found at most
-    ROUND_OFF at the returned ``theta``."""
+    :func:`..limb_kernels.pose_error` is not run again).  ``held``: ``ld`` holds the Jacobians
+    (``H``, ``J_p``, ``L_t``) of the solve's last Newton iterate, within a converged step of
+    ``theta``: the first step takes them (a chord step: the error, at most ``tol``, shrinks by
+    a factor of the order of that step, to round-off where a full step would), the others
+    compute them at ``theta``.  Returns ``(ok, at round-off)``: ok False when a solve is
+    singular; at round-off True when the error was found at most ROUND_OFF at the returned
+    ``theta``."""
     g, loops = ld[LD_G_RES], lm[LM_LOOPS]
     for step in range(REFINEMENT_STEPS):
         if step > 0:
@@ -104,8 +108,11 @@ def refine(lm, ld, target, theta, big):
                 big = max(big, abs(g[lp, i]))
         if big <= ROUND_OFF:
             return True, True
-        st, _ = limb_jacobians(lm, ld, -1.0, False)
-        if st != OK or not compound_step(lm, ld, theta):
+        if step > 0 or not held:
+            st, _ = limb_jacobians(lm, ld, -1.0, False)
+            if st != OK:
+                return False, False
+        if not compound_step(lm, ld, theta):
             return False, False
         limb_state(lm, ld, theta)
     return True, False
@@ -183,7 +190,7 @@ def limb_ik_checked(lm, ld, target, theta0, theta, nested, tol, max_iter, thresh
         step = max(step, abs(theta[i] - theta0[i]))
     if not step <= DIRECT_STEP:
         return FAR_STEP
-    ok, round_off = refine(lm, ld, target, theta, big)
+    ok, round_off = refine(lm, ld, target, theta, big, warm or outer > 0)
     if not ok:
         return SINGULAR
     # a limb that constrains all six pose components and is at round-off on each is no

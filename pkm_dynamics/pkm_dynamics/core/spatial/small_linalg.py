@@ -114,9 +114,21 @@ def column_norm2(W, p, j):
 @kernel
 def least_squares_step(S, m, k, r, QR, tau):
     """``r[:k] <- argmin |S[:m, :k] z - r[:m]|`` for a full-column-rank ``S`` (m >= k):
-    Householder QR of a copy in ``QR`` (``tau`` (k,) scratch), ``Q^T r``, back substitution
-    (the correction ``R^-1 Q^T (rhs - S x)`` of :func:`..ik_refinement.refine_rates`).
-    Returns False for a zero diagonal of ``R``."""
+    :func:`householder_qr` of a copy in ``QR`` (``tau`` (k,) scratch), then
+    :func:`householder_least_squares` (the correction ``R^-1 Q^T (rhs - S x)`` of
+    :func:`..ik_refinement.refine_rates`).  Returns False for a zero diagonal of ``R``."""
+    if not householder_qr(S, m, k, QR, tau):
+        return False
+    householder_least_squares(QR, m, k, tau, r)
+    return True
+
+
+@kernel
+def householder_qr(S, m, k, QR, tau):
+    """Householder QR of ``S[:m, :k]`` (m >= k) into ``QR``: ``R`` above the diagonal, the
+    reflectors ``v`` (``v[0]`` on the diagonal) on and below it, ``R``'s diagonal in ``tau``
+    (k,) (``numpy.linalg.qr``'s factors, for :func:`householder_least_squares` on any number of
+    right-hand sides).  Returns False for a zero diagonal of ``R``."""
     for i in range(m):
         for j in range(k):
             QR[i, j] = S[i, j]
@@ -128,32 +140,45 @@ def least_squares_step(S, m, k, r, QR, tau):
         if nrm == 0.0:
             return False
         alpha = -nrm if QR[c, c] >= 0.0 else nrm
-        v0 = QR[c, c] - alpha
-        QR[c, c] = v0                                   # v = (v0, QR[c+1:, c])
-        vv = v0 * v0
-        for i in range(c + 1, m):
-            vv += QR[i, c] * QR[i, c]
-        tau[c] = 2.0 / vv if vv > 0.0 else 0.0
+        QR[c, c] -= alpha                               # v = (v0, QR[c+1:, c])
+        t = reflector_scale(QR, m, c)
         for j in range(c + 1, k):
             s = 0.0
             for i in range(c, m):
                 s += QR[i, c] * QR[i, j]
-            s *= tau[c]
+            s *= t
             for i in range(c, m):
                 QR[i, j] -= s * QR[i, c]
+        tau[c] = alpha
+    return True
+
+
+@kernel
+def reflector_scale(QR, m, c):
+    """``2 / |v|^2`` of the reflector ``v = QR[c:m, c]`` (0 for a zero ``v``)."""
+    vv = QR[c, c] * QR[c, c]
+    for i in range(c + 1, m):
+        vv += QR[i, c] * QR[i, c]
+    return 2.0 / vv if vv > 0.0 else 0.0
+
+
+@kernel
+def householder_least_squares(QR, m, k, tau, r):
+    """``r[:k] <- R^-1 (Q^T r)[:k]`` (the least-squares solution of ``S z = r[:m]``) from the
+    factors of :func:`householder_qr` (``R``'s diagonal in ``tau``)."""
+    for c in range(k):
+        t = reflector_scale(QR, m, c)
         s = 0.0
         for i in range(c, m):
             s += QR[i, c] * r[i]
-        s *= tau[c]
+        s *= t
         for i in range(c, m):
             r[i] -= s * QR[i, c]
-        QR[c, c] = alpha                                # R's diagonal; v0 is not needed again
     for c in range(k - 1, -1, -1):
         s = r[c]
         for j in range(c + 1, k):
             s -= QR[c, j] * r[j]
-        r[c] = s / QR[c, c]
-    return True
+        r[c] = s / tau[c]
 
 
 @kernel
