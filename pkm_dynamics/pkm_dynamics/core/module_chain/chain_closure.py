@@ -12,7 +12,7 @@ import math
 from ..bounds import MAX_EFFORT, MAX_POSITION, MAX_RATE
 from ..numba_support.cache import scratch_kernel
 from ..spatial.se3_kernels import (ad_inv_pose_rz_T_add, ad_inv_pose_rz_vec, carry_from_next, congruence_rz,
-                                   congruence_translation, matvec)
+                                   congruence_translation, matTvec, matvec)
 from ..status import CLOSURE, LIMIT_SLACK, OK, SINGULAR_ANGLE, SINGULAR_DET, SINGULAR_SIN, STROKE
 from .chain_layout import (C_E, COS_Q, COS_Q1, COS_Q2, E_RZ, K1, K2, K3, K4, K5, K6, KA, KB, KE, KF, LOWER, MAP_E,
                            SIN_Q, SIN_Q1, SIN_Q2, UPPER, X_ACT, XD_ACT)
@@ -172,6 +172,19 @@ def map_e(g, Mk, v, out):
         ad_inv_pose_rz_vec(C[0, 0], C[1, 0], C[0, 3], C[1, 3], C[2, 3], v, out)
     else:
         matvec(Mk[MAP_E], v, out)
+
+
+@scratch_kernel
+def map_e_T_add(g, Mk, y, out, tmp):
+    """``out += AE^T y`` (6,): a wrench at E carried onto the module's last body (eqs. 24, 50b);
+    ``tmp`` (6,) scratch of the matrix path."""
+    if g[E_RZ] != 0.0:
+        C = Mk[C_E]
+        ad_inv_pose_rz_T_add(C[0, 0], C[1, 0], C[0, 3], C[1, 3], C[2, 3], y, out)
+    else:
+        matTvec(Mk[MAP_E], y, tmp)
+        for j in range(6):
+            out[j] += tmp[j]
 
 
 @scratch_kernel

@@ -12,13 +12,14 @@ from __future__ import annotations
 from ..numba_support.cache import scratch_kernel
 from ..status import OK, SINGULAR_ALPHA
 from .chain_closure import (actuator_force_coefficients, carry_back_to_base, carry_from_e, carry_to_bodies, closure,
-                            congruence_translation_xz, map_e)
+                            congruence_translation_xz, map_e, map_e_T_add)
 from ..spatial.se3_kernels import (ad_inv, ad_inv_pose_rz, ad_inv_pose_rz_vec, bracket_scaled,
-                              congruence_add, congruence_rz, dot, exp_se3,
+                              congruence_add, congruence_rz, congruence_translation, dot, exp_se3,
                               matTvec, matvec, pose_mul, wrench_bias)
 from .chain_layout import (ALPHA, B1, B3, B4, COS_Q, COS_Q1, DELTA, GEO_H, GEO_L, GEO_L1, GEO_LC, GEO_LC0, K1,
                            K2, K4, K5, KA, KB, KF, KIND, MAP_E, NU, NUD, P_BIAS, PARALLEL, PSI, SCREW, SCREW0,
-                           SERIAL_B, SERIAL_BODY, SIN_Q, SIN_Q1, SX, X_ACT, XD_ACT, XI_C, XI_U)
+                           SERIAL_B, SERIAL_BODY, SERIAL_TIP, SIN_Q, SIN_Q1, SX, TIP_PRISMATIC, X_ACT, XD_ACT,
+                           XI_C, XI_U)
 
 @scratch_kernel
 def parallel_maps(geo, S, A):
@@ -201,11 +202,73 @@ def parallel_base_inertia(geo, M, A, V, S, fk, W, w):
 
 
 @scratch_kernel
+def serial_base_projections(geo, M, V, S, fk, tip, W, w):
+    """Backward step of a serial first module (its base fixed: no ``M_E``, ``p_E`` for a previous
+    one), eqs. 50-51 without ``M^A`` itself: ``U = M^A X = M_B4 X + AE^T (M_E (AE X))``,
+    ``p^A`` (eq. 50b) into ``w[2]``, ``D = X^T U``, ``u = f - X^T p^A`` into ``S``, from ``M_E =
+    W[0]``, ``p_E = w[1]`` (``tip``: ``M_E = 0``).  The numbers of :func:`serial_backward` to
+    round-off (two products of a matrix and a vector in place of its congruence)."""
+    X, U, pA, y, z = geo[SCREW], S[PSI], w[2], w[3], w[4]
+    matvec(M[SERIAL_BODY], X, U)
+    if not tip:
+        map_e(geo, M, X, y)                                  # AE X
+        matvec(W[0], y, z)
+        map_e_T_add(geo, M, z, U, w[5])                      # eqs. 50a, 51
+    for j in range(6):
+        pA[j] = V[P_BIAS, SERIAL_BODY, j]
+    map_e_T_add(geo, M, w[1], pA, w[5])                      # eq. 50b
+    S[ALPHA], S[DELTA] = dot(X, U), fk - dot(X, pA)
+
+
+@scratch_kernel
+def serial_tip_prismatic(geo, M, A, V, S, fk, W, w):
+    """Backward step of a prismatic serial module at the chain's tip (eqs. 50-52 with ``M_E =
+    0``: ``M^A = M_B4``, ``U = M_B4 X``, ``D`` constant): ``u`` (eq. 51), ``p^a`` (eq. 52b with
+    ``M^a c = M_B4 c - U (U^T c) / D``) and ``M_E = A^T M^a A`` (eq. 52c) for the previous module
+    as one translation of the build's constant ``Ad_inv(B)^T M^a Ad_inv(B)`` (slot
+    :data:`.chain_layout.SERIAL_TIP`): ``A = Ad_inv(B exp(X x)) = Ad_inv(B) Ad_inv(T(R_B e x))``
+    for ``X = (0, e)``.  The numbers of :func:`serial_backward` to round-off (108 products of
+    the congruence in place of 324)."""
+    X, U, pA, pa, c, Mb = geo[SCREW], S[PSI], w[2], w[3], V[XI_C, SERIAL_BODY], M[SERIAL_BODY]
+    matvec(Mb, X, U)                                         # eq. 51
+    for j in range(6):
+        pA[j] = V[P_BIAS, SERIAL_BODY, j]
+    map_e_T_add(geo, M, w[1], pA, w[5])                      # eq. 50b
+    D = dot(X, U)
+    u = fk - dot(X, pA)
+    S[ALPHA], S[DELTA] = D, u
+    matvec(Mb, c, pa)
+    uc = dot(U, c) / D
+    for j in range(6):
+        pa[j] += pA[j] + U[j] * (u / D) - U[j] * uc         # eq. 52b
+    B, x = M[SERIAL_B], S[X_ACT]
+    d0 = (B[0, 0] * X[3] + B[0, 1] * X[4] + B[0, 2] * X[5]) * x
+    d1 = (B[1, 0] * X[3] + B[1, 1] * X[4] + B[1, 2] * X[5]) * x
+    d2 = (B[2, 0] * X[3] + B[2, 1] * X[4] + B[2, 2] * X[5]) * x
+    congruence_translation(M[SERIAL_TIP], d0, d1, d2, W[0])  # eq. 52c
+    matTvec(A[SERIAL_BODY], pa, w[1])                        # eq. 52d
+
+
+@scratch_kernel
 def serial_backward(geo, M, A, V, S, fk, last, tip, W, w):
     """Backward step of a serial module (articulated-body step, eqs. 50-52): ``M^A``, ``p^A`` at
     B4, ``U = M^A X``, ``D = X^T U``, ``u = f - X^T p^A`` into ``S``; unless ``last`` (the first
     module: its base is fixed), the module's ``M_E``, ``p_E`` for the previous one.  ``tip``:
-    the chain's last module (``M_E = 0``, eq. 20)."""
+    the chain's last module (``M_E = 0``, eq. 20).  The first module takes
+    :func:`serial_base_projections`, a prismatic tip :func:`serial_tip_prismatic`."""
+    if last:
+        serial_base_projections(geo, M, V, S, fk, tip, W, w)
+        return
+    if tip and geo[TIP_PRISMATIC] != 0.0:
+        serial_tip_prismatic(geo, M, A, V, S, fk, W, w)
+        return
+    serial_backward_general(geo, M, A, V, S, fk, last, tip, W, w)
+
+
+@scratch_kernel
+def serial_backward_general(geo, M, A, V, S, fk, last, tip, W, w):
+    """:func:`serial_backward` for any serial module, with ``M^A`` and the general congruence of
+    eq. 52c (the route the structured steps are tested against)."""
     MA, pA, U, X = W[3], w[2], S[PSI], geo[SCREW]
     carry_from_e(geo, M, M[SERIAL_BODY], V[P_BIAS, SERIAL_BODY], W[0], w[1], MA, pA, W[2], tip)    # eqs. 50a-b
     matvec(MA, X, U)                                         # eq. 51
