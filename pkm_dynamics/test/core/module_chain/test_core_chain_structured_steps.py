@@ -86,3 +86,30 @@ def test_structured_serial_steps_equal_the_general_step(crane, e_rz):
             for col in (CL.ALPHA, CL.DELTA):
                 _close(S1[k, col], S2[k, col])
             _close(S1[k, CL.PSI], S2[k, CL.PSI])
+
+
+def test_unrolled_products_and_the_cylinder_piston_inertia_equal_the_general_kernels_bit_for_bit():
+    """mat6_vec / mat6T_vec (the chain kernels' products of a matrix and a vector) give matvec /
+    matTvec's numbers bit for bit, and cylinder_piston_inertia the translation congruence of M_B4
+    along x plus M_B3 (congruence_translation_xz at pz = 0, then the sum), and A^T M A of the
+    numpy adjoint to round-off."""
+    from pkm_dynamics.core.module_chain.chain_closure import congruence_translation_xz, cylinder_piston_inertia
+    from pkm_dynamics.core.spatial.se3_kernels import ad_inv_pose_rz, mat6_vec, mat6T_vec, matTvec, matvec
+    rng = np.random.default_rng(8)
+    for _ in range(5):
+        A, v = rng.normal(size=(6, 6)), rng.normal(size=6)
+        got, want = np.empty(6), np.empty(6)
+        mat6_vec(A, v, got)
+        matvec(A, v, want)
+        np.testing.assert_array_equal(got, want)
+        mat6T_vec(A, v, got)
+        matTvec(A, v, want)
+        np.testing.assert_array_equal(got, want)
+        B3, B4 = rng.normal(size=(6, 6)), rng.normal(size=(6, 6))
+        M3, M4, ka = B3 @ B3.T, B4 @ B4.T, float(rng.uniform(0.1, 2.0))
+        got, want, T = np.empty((6, 6)), np.empty((6, 6)), np.empty((6, 6))
+        cylinder_piston_inertia(M3, M4, ka, got)
+        congruence_translation_xz(M4, ka, 0.0, want)
+        np.testing.assert_array_equal(got, want + M3)
+        ad_inv_pose_rz(1.0, 0.0, ka, 0.0, 0.0, T)
+        _close(got, M3 + T.T @ M4 @ T)
