@@ -12,7 +12,7 @@ import math
 from ..bounds import MAX_EFFORT, MAX_POSITION, MAX_RATE
 from ..numba_support.cache import scratch_kernel
 from ..spatial.se3_kernels import (ad_inv_pose_rz_T_add, ad_inv_pose_rz_vec, carry_from_next, congruence_rz,
-                                   congruence_translation, matvec)
+                                   congruence_translation, mat6T_vec, mat6_vec)
 from ..status import CLOSURE, LIMIT_SLACK, OK, SINGULAR_ANGLE, SINGULAR_DET, SINGULAR_SIN, STROKE
 from .chain_layout import (C_E, COS_Q, COS_Q1, COS_Q2, E_RZ, K1, K2, K3, K4, K5, K6, KA, KB, KE, KF, LOWER, MAP_E,
                            SIN_Q, SIN_Q1, SIN_Q2, UPPER, X_ACT, XD_ACT)
@@ -110,6 +110,27 @@ def congruence_translation_xz(M, px, pz, out):
 
 
 @scratch_kernel
+def cylinder_piston_inertia(M3, M4, ka, out):
+    """``out = M_B3 + T^T M_B4 T`` (6, 6), ``T = Ad_inv(T([k_a, 0, 0]))``: the cylinder and the
+    piston of a parallel module at B3 (eq. 6d: ``A4 = T A3``), before their common rotation by q1.
+    :func:`congruence_translation_xz` at ``pz = 0`` without its products by that zero, with M_B3
+    added (the same numbers)."""
+    for i in range(6):                              # out = M_B4 T
+        m4, m5 = M4[i, 4], M4[i, 5]
+        out[i, 0] = M4[i, 0]
+        out[i, 1] = M4[i, 1] - m5 * ka
+        out[i, 2] = M4[i, 2] + m4 * ka
+        out[i, 3], out[i, 4], out[i, 5] = M4[i, 3], m4, m5
+    for j in range(6):                              # out = T^T out + M_B3
+        r4, r5 = out[4, j], out[5, j]
+        out[0, j] += M3[0, j]
+        out[1, j] = out[1, j] - ka * r5 + M3[1, j]
+        out[2, j] = out[2, j] + ka * r4 + M3[2, j]
+        for i in range(3, 6):
+            out[i, j] += M3[i, j]
+
+
+@scratch_kernel
 def rotation_z_vec(c, s, v, out):
     """``out = A v`` (6,) for ``A = Ad_inv(Rz(theta))`` (A3 of eq. 6c): both halves of the twist
     rotated by ``R^T``; :func:`..spatial.se3_kernels.ad_inv_pose_rz_vec` without the products by
@@ -171,7 +192,20 @@ def map_e(g, Mk, v, out):
         C = Mk[C_E]
         ad_inv_pose_rz_vec(C[0, 0], C[1, 0], C[0, 3], C[1, 3], C[2, 3], v, out)
     else:
-        matvec(Mk[MAP_E], v, out)
+        mat6_vec(Mk[MAP_E], v, out)
+
+
+@scratch_kernel
+def map_e_T_add(g, Mk, y, out, tmp):
+    """``out += AE^T y`` (6,): a wrench at E carried onto the module's last body (eqs. 24, 50b);
+    ``tmp`` (6,) scratch of the matrix path."""
+    if g[E_RZ] != 0.0:
+        C = Mk[C_E]
+        ad_inv_pose_rz_T_add(C[0, 0], C[1, 0], C[0, 3], C[1, 3], C[2, 3], y, out)
+    else:
+        mat6T_vec(Mk[MAP_E], y, tmp)
+        for j in range(6):
+            out[j] += tmp[j]
 
 
 @scratch_kernel

@@ -7,18 +7,19 @@ constants in numba: naming them costs nothing at run time.
 n modules; :class:`.chain_model.ChainModel` fills the model, :class:`.chain_model.ChainData`
 holds the scratch:
 
-* ``geo`` (n, 23), one row per module: :data:`KIND` (:data:`PARALLEL` or :data:`SERIAL`),
+* ``geo`` (n, 24), one row per module: :data:`KIND` (:data:`PARALLEL` or :data:`SERIAL`),
   :data:`SX` (sign of the actuator coordinate), :data:`LOWER`, :data:`UPPER` (stroke),
   :data:`GEO_L`, :data:`GEO_L1`, :data:`GEO_LC`, :data:`GEO_LC0`, :data:`GEO_H` (the lengths
   of the 4-bar, eqs. 2-3), :data:`SCREW` (serial: its screw X), :data:`JOINT_Q`,
   :data:`JOINT_Q1`, :data:`JOINT_X` (the tree joints of link, cylinder and piston; serial: its
   joint in :data:`JOINT_Q`), :data:`SIGN_Q`, :data:`SIGN_Q1`, :data:`REF_Q`, :data:`REF_Q1`
   (tree value = sign * (paper angle - reference)), :data:`E_RZ` (the pose of E a rotation about z and
-  a translation);
+  a translation), :data:`TIP_PRISMATIC` (serial: a prismatic joint, :data:`SERIAL_TIP` filled);
 * ``mats`` (n, 5, 6, 6): inertias M_B1, M_B3, M_B4 in slots :data:`B1`, :data:`B3`,
   :data:`B4` (serial: M_B4 in slot :data:`SERIAL_BODY` and its joint's reference pose B (4, 4)
-  in the corner of slot :data:`SERIAL_B`), slot :data:`MAP_E` the map AE of twists to the
-  attachment frame E, slot :data:`C_E` the pose of E (B1_C_E or B4_C_E) in its corner;
+  in the corner of slot :data:`SERIAL_B`, its inertia as the tip in slot :data:`SERIAL_TIP`), slot
+  :data:`MAP_E` the map AE of twists to the attachment frame E, slot :data:`C_E` the pose of E
+  (B1_C_E or B4_C_E) in its corner;
   ``nud0`` (6,): -gravity in Bc of module 1; ``root`` (4, 4): Bc of module 1 in the root link;
 * a serial module's one body B4 is in slot :data:`SERIAL_BODY` of ``mats``, ``A`` and ``V``;
 * scratch ``A`` (n, 3, 6, 6): twist maps Bc -> B1, B3, B4 (serial: its one map; those of a parallel
@@ -40,7 +41,7 @@ from __future__ import annotations
 
 from ..numba_support.cache import inline_kernel
 
-# --- geo (n, 23): one module's geometry --------------------------------------------------------
+# --- geo (n, 24): one module's geometry --------------------------------------------------------
 #: module kind, its values; sign of the actuator coordinate; stroke ends
 KIND, SX, LOWER, UPPER = 0, 1, 2, 3
 PARALLEL, SERIAL = 0.0, 1.0
@@ -57,6 +58,10 @@ SIGN_Q, SIGN_Q1, REF_Q, REF_Q1 = 18, 19, 20, 21
 #: and a translation (the map AE = Ad_inv of it then applies as two cheap steps:
 #: :func:`.chain_closure.carry_from_e`), else 0.0
 E_RZ = 22
+#: serial module: 1.0 when its screw is a translation (prismatic joint, ``X = (0, e)``) and slot
+#: :data:`SERIAL_TIP` of ``mats`` holds its articulated inertia as the chain's tip at its base frame
+#: (:func:`.chain_recursions.serial_tip_prismatic`), else 0.0
+TIP_PRISMATIC = 23
 
 # --- mats (n, 5, 6, 6): one module's matrices --------------------------------------------------
 #: inertias M_B1, M_B3, M_B4 of a parallel module (eq. 11)
@@ -66,6 +71,10 @@ B1, B3, B4 = 0, 1, 2
 SERIAL_BODY, SERIAL_B = 0, 1
 #: the map AE of twists to the attachment frame E, and the pose of E (4, 4 in the corner)
 MAP_E, C_E = 3, 4
+#: a serial module with :data:`TIP_PRISMATIC`: ``Ad_inv(B)^T (M_B4 - U U^T / D) Ad_inv(B)``
+#: (``U = M_B4 X``, ``D = X^T U``, eqs. 51-52 with ``M_E = 0``), constant (the slot of M_B4 of a
+#: parallel module)
+SERIAL_TIP = 2
 
 # --- V (n, 5, 3, 6): one module's vectors per body B1, B3, B4 ----------------------------------
 #: twists nu (eq. 6), wrench biases p (eq. 12), xi_1/4/7 and xi_2/5/8 (eq. 30; serial: c of
@@ -100,12 +109,12 @@ LOC_SIZE = 24
 #: entries per module of ``geo``, ``mats`` (the model) and ``A``, ``V``, ``S`` (the scratch), and
 #: of ``W``, ``w``: each set of arrays is one flat buffer in this order (:func:`model_arrays`,
 #: :func:`scratch_arrays`), so that one state's call passes 2 arrays, not 8
-GEO_SIZE, MATS_SIZE, A_SIZE, V_SIZE, S_SIZE, W_SIZE, w_SIZE = 23, 180, 108, 90, 30, 216, 72
+GEO_SIZE, MATS_SIZE, A_SIZE, V_SIZE, S_SIZE, W_SIZE, w_SIZE = 24, 180, 108, 90, 30, 216, 72
 
 
 @inline_kernel
 def model_arrays(model, n):
-    """``geo`` (n, 23), ``mats`` (n, 5, 6, 6), ``nud0`` (6,): views of the flat model buffer."""
+    """``geo`` (n, 24), ``mats`` (n, 5, 6, 6), ``nud0`` (6,): views of the flat model buffer."""
     a, b = GEO_SIZE * n, (GEO_SIZE + MATS_SIZE) * n
     return model[:a].reshape((n, GEO_SIZE)), model[a:b].reshape((n, 5, 6, 6)), model[b:b + 6]
 

@@ -65,9 +65,27 @@ class ChainData:
                    w.reshape(12, 6), np.zeros(3, dtype=np.int64), np.zeros((1, 6)), flat, EntryPoints())
 
 
+def tip_inertia(mod, out) -> float:
+    """A serial module's constant articulated inertia as the chain's tip, carried to its base
+    frame, into ``out`` (6, 6): ``Ad_inv(B)^T (M_B4 - U U^T / D) Ad_inv(B)``, ``U = M_B4 X``,
+    ``D = X^T U`` (paper 000 eqs. 51-52a with ``M_E = 0``), when its screw ``X`` is a translation
+    (then ``Ad_inv(B exp(X x)) = Ad_inv(B) Ad_inv(T(R_B e x))``: the kernels apply the congruence
+    of eq. 52c as one translation of this constant, :func:`.chain_recursions.serial_tip_prismatic`).
+    Returns 1.0 (the flag :data:`.chain_layout.TIP_PRISMATIC`), or 0.0 and ``out`` untouched for
+    a revolute joint or a body without inertia along its screw (``D = 0``: the general step
+    reports it)."""
+    X, M = np.asarray(mod.X, dtype=float), np.asarray(mod.M_B4, dtype=float)
+    U = M @ X
+    D = float(X @ U)
+    if np.any(X[:3] != 0.0) or not D > 0.0:
+        return 0.0
+    out[:] = mod.AB.T @ (M - np.outer(U, U) / D) @ mod.AB
+    return 1.0
+
+
 @dataclass(frozen=True, eq=False)
 class ChainModel:
-    """Flat model of a module chain: ``geo`` (n, 23), ``mats`` (n, 5, 6, 6), ``nud0`` (6,)
+    """Flat model of a module chain: ``geo`` (n, 24), ``mats`` (n, 5, 6, 6), ``nud0`` (6,)
     (views of the one buffer ``flat``, :func:`.chain_layout.model_arrays`), ``root`` (4, 4)
     (see :mod:`.chain_layout`), read-only; ``nq``: number of tree joints; ``shape1``: ``(n,)``,
     the shape of one state; plus the chain it came from (for error messages and the reference
@@ -108,6 +126,7 @@ class ChainModel:
                 mats[k, CL.SERIAL_BODY] = mod.M_B4
                 mats[k, CL.SERIAL_B, :4, :4] = mod.B
                 mats[k, CL.C_E, :4, :4] = mod.B4_C_E
+                g[CL.TIP_PRISMATIC] = tip_inertia(mod, mats[k, CL.SERIAL_TIP])
             mats[k, CL.MAP_E] = mod.AE
             g[CL.E_RZ] = float(rotation_about_z(mats[k, CL.C_E, :3, :3]))
         nud0 = flat[-6:]

@@ -12,13 +12,14 @@ from __future__ import annotations
 from ..numba_support.cache import scratch_kernel
 from ..status import OK, SINGULAR_ALPHA
 from .chain_closure import (actuator_force_coefficients, carry_back_to_base, carry_from_e, carry_to_bodies, closure,
-                            congruence_translation_xz, map_e)
+                            congruence_translation_xz, cylinder_piston_inertia, map_e, map_e_T_add)
 from ..spatial.se3_kernels import (ad_inv, ad_inv_pose_rz, ad_inv_pose_rz_vec, bracket_scaled,
-                              congruence_add, congruence_rz, dot, exp_se3,
-                              matTvec, matvec, pose_mul, wrench_bias)
+                              congruence_add, congruence_rz, congruence_translation, dot, exp_se3,
+                              mat6T_vec, mat6_vec, pose_mul, wrench_bias)
 from .chain_layout import (ALPHA, B1, B3, B4, COS_Q, COS_Q1, DELTA, GEO_H, GEO_L, GEO_L1, GEO_LC, GEO_LC0, K1,
                            K2, K4, K5, KA, KB, KF, KIND, MAP_E, NU, NUD, P_BIAS, PARALLEL, PSI, SCREW, SCREW0,
-                           SERIAL_B, SERIAL_BODY, SIN_Q, SIN_Q1, SX, X_ACT, XD_ACT, XI_C, XI_U)
+                           SERIAL_B, SERIAL_BODY, SERIAL_TIP, SIN_Q, SIN_Q1, SX, TIP_PRISMATIC, X_ACT, XD_ACT,
+                           XI_C, XI_U)
 
 @scratch_kernel
 def parallel_maps(geo, S, A):
@@ -47,7 +48,7 @@ def parallel_first_pass(geo, M, V, S, nu_Bc, tmp):
     nus[B4, 3] += xd
     nus[B4, 4] += ka * qd1
     for i in range(3):
-        matvec(M[i], nus[i], tmp)
+        mat6_vec(M[i], nus[i], tmp)
         wrench_bias(nus[i], tmp, ps[i])                      # eq. 12
     for i in range(3):
         for j in range(6):
@@ -83,12 +84,12 @@ def serial_first_pass(geo, M, A, V, S, nu_Bc, W):
     pose_mul(M[SERIAL_B, :4, :4], G, P)                      # B exp(X x)
     ad_inv(P, A[SERIAL_BODY])
     nu = V[NU, SERIAL_BODY]
-    matvec(A[SERIAL_BODY], nu_Bc, nu)
+    mat6_vec(A[SERIAL_BODY], nu_Bc, nu)
     for j in range(6):
         nu[j] += X[j] * xd
     bracket_scaled(nu, X, xd, V[XI_C, SERIAL_BODY])          # c (eq. 10)
     h = W[2, 0]
-    matvec(M[SERIAL_BODY], nu, h)
+    mat6_vec(M[SERIAL_BODY], nu, h)
     wrench_bias(nu, h, V[P_BIAS, SERIAL_BODY])               # p (eq. 12)
 
 
@@ -168,10 +169,7 @@ def parallel_base_inertia(geo, M, A, V, S, fk, W, w):
     MA, pA, hsum, y1, y3, y4 = W[3], w[1], w[7], w[8], w[9], w[6]
     congruence_rz(W[1], S[COS_Q], S[SIN_Q], W[2])            # A1^T M~_B1 A1
     congruence_translation_xz(W[2], geo[GEO_L], geo[GEO_H], MA)
-    congruence_translation_xz(M[B4], S[KA], 0.0, W[2])       # T^T M_B4 T, then + M_B3
-    for i in range(6):
-        for j in range(6):
-            W[2, i, j] += M[B3, i, j]
+    cylinder_piston_inertia(M[B3], M[B4], S[KA], W[2])     # M_B3 + T^T M_B4 T
     congruence_rz(W[2], S[COS_Q1], S[SIN_Q1], W[4])
     for i in range(6):
         for j in range(6):
@@ -185,9 +183,9 @@ def parallel_base_inertia(geo, M, A, V, S, fk, W, w):
         hsum[j] = 0.0
     carry_back_to_base(S, geo[GEO_L], geo[GEO_H], y1, y3, y4, hsum)
     xb, ps = V[XI_C], V[P_BIAS]
-    matvec(Mt, xb[B1], y1)                                   # M_i xi_i+1 + p_i
-    matvec(M3, xb[B3], y3)
-    matvec(M4, xb[B4], y4)
+    mat6_vec(Mt, xb[B1], y1)                                   # M_i xi_i+1 + p_i
+    mat6_vec(M3, xb[B3], y3)
+    mat6_vec(M4, xb[B4], y4)
     for j in range(6):
         y1[j] += w[2, j]
         y3[j] += ps[B3, j]
@@ -201,14 +199,76 @@ def parallel_base_inertia(geo, M, A, V, S, fk, W, w):
 
 
 @scratch_kernel
+def serial_base_projections(geo, M, V, S, fk, tip, W, w):
+    """Backward step of a serial first module (its base fixed: no ``M_E``, ``p_E`` for a previous
+    one), eqs. 50-51 without ``M^A`` itself: ``U = M^A X = M_B4 X + AE^T (M_E (AE X))``,
+    ``p^A`` (eq. 50b) into ``w[2]``, ``D = X^T U``, ``u = f - X^T p^A`` into ``S``, from ``M_E =
+    W[0]``, ``p_E = w[1]`` (``tip``: ``M_E = 0``).  The numbers of :func:`serial_backward` to
+    round-off (two products of a matrix and a vector in place of its congruence)."""
+    X, U, pA, y, z = geo[SCREW], S[PSI], w[2], w[3], w[4]
+    mat6_vec(M[SERIAL_BODY], X, U)
+    if not tip:
+        map_e(geo, M, X, y)                                  # AE X
+        mat6_vec(W[0], y, z)
+        map_e_T_add(geo, M, z, U, w[5])                      # eqs. 50a, 51
+    for j in range(6):
+        pA[j] = V[P_BIAS, SERIAL_BODY, j]
+    map_e_T_add(geo, M, w[1], pA, w[5])                      # eq. 50b
+    S[ALPHA], S[DELTA] = dot(X, U), fk - dot(X, pA)
+
+
+@scratch_kernel
+def serial_tip_prismatic(geo, M, A, V, S, fk, W, w):
+    """Backward step of a prismatic serial module at the chain's tip (eqs. 50-52 with ``M_E =
+    0``: ``M^A = M_B4``, ``U = M_B4 X``, ``D`` constant): ``u`` (eq. 51), ``p^a`` (eq. 52b with
+    ``M^a c = M_B4 c - U (U^T c) / D``) and ``M_E = A^T M^a A`` (eq. 52c) for the previous module
+    as one translation of the build's constant ``Ad_inv(B)^T M^a Ad_inv(B)`` (slot
+    :data:`.chain_layout.SERIAL_TIP`): ``A = Ad_inv(B exp(X x)) = Ad_inv(B) Ad_inv(T(R_B e x))``
+    for ``X = (0, e)``.  The numbers of :func:`serial_backward` to round-off (108 products of
+    the congruence in place of 324)."""
+    X, U, pA, pa, c, Mb = geo[SCREW], S[PSI], w[2], w[3], V[XI_C, SERIAL_BODY], M[SERIAL_BODY]
+    mat6_vec(Mb, X, U)                                         # eq. 51
+    for j in range(6):
+        pA[j] = V[P_BIAS, SERIAL_BODY, j]
+    map_e_T_add(geo, M, w[1], pA, w[5])                      # eq. 50b
+    D = dot(X, U)
+    u = fk - dot(X, pA)
+    S[ALPHA], S[DELTA] = D, u
+    mat6_vec(Mb, c, pa)
+    uc = dot(U, c) / D
+    for j in range(6):
+        pa[j] += pA[j] + U[j] * (u / D) - U[j] * uc         # eq. 52b
+    B, x = M[SERIAL_B], S[X_ACT]
+    d0 = (B[0, 0] * X[3] + B[0, 1] * X[4] + B[0, 2] * X[5]) * x
+    d1 = (B[1, 0] * X[3] + B[1, 1] * X[4] + B[1, 2] * X[5]) * x
+    d2 = (B[2, 0] * X[3] + B[2, 1] * X[4] + B[2, 2] * X[5]) * x
+    congruence_translation(M[SERIAL_TIP], d0, d1, d2, W[0])  # eq. 52c
+    mat6T_vec(A[SERIAL_BODY], pa, w[1])                        # eq. 52d
+
+
+@scratch_kernel
 def serial_backward(geo, M, A, V, S, fk, last, tip, W, w):
     """Backward step of a serial module (articulated-body step, eqs. 50-52): ``M^A``, ``p^A`` at
     B4, ``U = M^A X``, ``D = X^T U``, ``u = f - X^T p^A`` into ``S``; unless ``last`` (the first
     module: its base is fixed), the module's ``M_E``, ``p_E`` for the previous one.  ``tip``:
-    the chain's last module (``M_E = 0``, eq. 20)."""
+    the chain's last module (``M_E = 0``, eq. 20).  The first module takes
+    :func:`serial_base_projections`, a prismatic tip :func:`serial_tip_prismatic`."""
+    if last:
+        serial_base_projections(geo, M, V, S, fk, tip, W, w)
+        return
+    if tip and geo[TIP_PRISMATIC] != 0.0:
+        serial_tip_prismatic(geo, M, A, V, S, fk, W, w)
+        return
+    serial_backward_general(geo, M, A, V, S, fk, last, tip, W, w)
+
+
+@scratch_kernel
+def serial_backward_general(geo, M, A, V, S, fk, last, tip, W, w):
+    """:func:`serial_backward` for any serial module, with ``M^A`` and the general congruence of
+    eq. 52c (the route the structured steps are tested against)."""
     MA, pA, U, X = W[3], w[2], S[PSI], geo[SCREW]
     carry_from_e(geo, M, M[SERIAL_BODY], V[P_BIAS, SERIAL_BODY], W[0], w[1], MA, pA, W[2], tip)    # eqs. 50a-b
-    matvec(MA, X, U)                                         # eq. 51
+    mat6_vec(MA, X, U)                                         # eq. 51
     D = dot(X, U)
     u = fk - dot(X, pA)
     S[ALPHA], S[DELTA] = D, u
@@ -219,14 +279,14 @@ def serial_backward(geo, M, A, V, S, fk, last, tip, W, w):
     for i in range(6):
         for j in range(6):
             MA[i, j] -= U[i] * U[j] * Dinv                   # eq. 52a
-    matvec(MA, c, pa)
+    mat6_vec(MA, c, pa)
     for j in range(6):
         pa[j] += pA[j] + U[j] * (u / D)                      # eq. 52b
     for i in range(6):
         for j in range(6):
             W[0, i, j] = 0.0
     congruence_add(A[SERIAL_BODY], MA, W[0], W[2])                     # eqs. 52c-d
-    matTvec(A[SERIAL_BODY], pa, w[1])
+    mat6T_vec(A[SERIAL_BODY], pa, w[1])
 
 
 @scratch_kernel
@@ -263,7 +323,7 @@ def fd_recursions(geo, mats, nud0, A, V, S, W, w, f, f_ext, xdd):
             for j in range(6):
                 acc[j] += V[k, XI_U, B1, j] * a + V[k, XI_C, B1, j]             # eq. 29a
         else:
-            matvec(A[k, SERIAL_BODY], nud, acc)
+            mat6_vec(A[k, SERIAL_BODY], nud, acc)
             for j in range(6):
                 acc[j] += V[k, XI_C, SERIAL_BODY, j]
             a = (S[k, DELTA] - dot(S[k, PSI], acc)) / S[k, ALPHA]
@@ -281,10 +341,10 @@ def parallel_body_wrenches(M, acc, ps, F_E, F, tmp):
     the next module's wrench ``F_E`` carried onto B1 by the map of slot MAP_E (eq. 19);
     ``tmp`` (6,) scratch."""
     for b in range(3):
-        matvec(M[b], acc[b], F[b])
+        mat6_vec(M[b], acc[b], F[b])
         for j in range(6):
             F[b, j] += ps[b, j]
-    matTvec(M[MAP_E], F_E, tmp)
+    mat6T_vec(M[MAP_E], F_E, tmp)
     for j in range(6):
         F[B1, j] += tmp[j]
 
@@ -309,7 +369,7 @@ def id_recursions(geo, mats, nud0, A, V, S, W, w, xdd, f_ext, f):
                 for j in range(6):
                     acc[b, j] += V[k, XI_U, b, j] * a + V[k, XI_C, b, j]       # eq. 29
         else:
-            matvec(A[k, SERIAL_BODY], nud, acc[SERIAL_BODY])
+            mat6_vec(A[k, SERIAL_BODY], nud, acc[SERIAL_BODY])
             for j in range(6):
                 acc[SERIAL_BODY, j] += V[k, XI_C, SERIAL_BODY, j] + g[SCREW0 + j] * xdd[k]   # eq. 9
         map_e(g, mats[k], acc[0], nud)                                         # nu_E from B1 / B4
@@ -328,10 +388,10 @@ def id_recursions(geo, mats, nud0, A, V, S, W, w, xdd, f_ext, f):
                 F_E[j] = 0.0
             carry_back_to_base(S[k], g[GEO_L], g[GEO_H], F[B1], F[B3], F[B4], F_E)   # eq. 38
         else:
-            matvec(M[SERIAL_BODY], acc[SERIAL_BODY], h)
-            matTvec(M[MAP_E], F_E, tmp)
+            mat6_vec(M[SERIAL_BODY], acc[SERIAL_BODY], h)
+            mat6T_vec(M[MAP_E], F_E, tmp)
             for j in range(6):
                 h[j] += ps[SERIAL_BODY, j] + tmp[j]
             f[k] = dot(g[SCREW], h)
-            matTvec(A[k, SERIAL_BODY], h, F_E)
+            mat6T_vec(A[k, SERIAL_BODY], h, F_E)
     return OK, -1
