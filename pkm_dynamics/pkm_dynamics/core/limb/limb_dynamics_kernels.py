@@ -391,6 +391,18 @@ def rnea_spatial(sup, M, C, Y, V, A, Ws, tau):
 
 
 @kernel
+def bodies_to_last_mass(M, n):
+    """The number of bodies up to the last one with mass among the first ``n`` of the inertias
+    ``M`` (n, 6, 6) (bodies numbered parent first): the bodies past it carry no wrench, so the
+    RNEA's and the CRBA's sums over a subtree of them are exact zeros."""
+    used = 0
+    for i in range(n):
+        if not (M[i, 3, 3] == 0.0 and M[i, 0, 0] == 0.0):
+            used = i + 1
+    return used
+
+
+@kernel
 def limb_task_inertia(parent, M, C, Y, K, T, Mt):
     """``Mt += K^T H_l K`` (dp, dp), the limb's share of eq. 40, as ``sum_i T_i^T M_i T_i`` with
     ``T_i = J_i K`` (6, dp) the body-fixed twists of body i per unit task rate (``J_i`` its body
@@ -399,10 +411,7 @@ def limb_task_inertia(parent, M, C, Y, K, T, Mt):
     ``parent`` (n,), ``M`` (n, 6, 6) inertias, ``C`` (n, 4, 4) poses, ``Y`` (n, 6) spatial
     screws, ``K`` (n, dp); ``T`` (n, 6, dp) scratch."""
     n, dp = K.shape[0], K.shape[1]
-    used = 0                                     # the bodies up to the last one with mass
-    for i in range(n):
-        if not (M[i, 3, 3] == 0.0 and M[i, 0, 0] == 0.0):
-            used = i + 1
+    used = bodies_to_last_mass(M, n)
     for i in range(used):                        # spatial T_i = T_p + Y_i K_i (parent[i] < i)
         p = parent[i]
         for a in range(6):

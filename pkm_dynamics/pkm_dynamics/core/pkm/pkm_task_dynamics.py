@@ -154,8 +154,9 @@ class TaskSpaceDynamics:
         compiled_forward_dynamics`: inputs checked, limbs' bias and ``M_t``, platform, conditioning,
         solve); a status hands over to the checks that word the error or to the reference route
         (:meth:`_forward_dynamics_reference`)."""
-        V, u = np.asarray(twist, dtype=float), np.asarray(u, dtype=float)
-        W = None if wrench is None else np.asarray(wrench, dtype=float)
+        c = np.ascontiguousarray                 # the compiled call's one layout
+        V, u = c(twist, dtype=float), c(u, dtype=float)
+        W = None if wrench is None else c(wrench, dtype=float)
         if V.shape != (self.dof,):
             self._vec(twist, "twist")
         if u.shape != (len(self._act),):
@@ -173,8 +174,8 @@ class TaskSpaceDynamics:
             return self._forward_dynamics_reference(sol, V, u, W, _return_solution)
         flat = flat_theta(sol)
         a, status, _ = compiled_forward_dynamics(
-            self._limb_tables, flat, V, u, W, self.P_p, self.M_p, sol.pose, self.tree.gravity,
-            np.ascontiguousarray(sol.J_IK, dtype=float), self.singularity_threshold)
+            self._limb_tables, flat, V, u, W, self.P_p, self.M_p, sol.pose, self.tree.gravity, sol.J_IK,
+            self.singularity_threshold)
         if status == BAD_INPUT:
             self._fd_inputs(V, u, W)             # raises the named StateError
         if status != OK:                         # a limb's fallback or a singularity: the numpy route

@@ -20,12 +20,14 @@ route for a limb whose kernel stopped.
 """
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from ..bounds import MAX_EFFORT
-from ..numba_support.cache import kernel, scratch_kernel
-from ..limb.limb_dynamics_kernels import (_frame_acceleration, body_motion, limb_rates_rnea, limb_task_inertia,
-                                    rnea_spatial, spatial_motion)
+from ..numba_support.cache import inline_kernel, kernel, scratch_kernel
+from ..limb.limb_dynamics_kernels import (_frame_acceleration, body_motion, bodies_to_last_mass, limb_rates_rnea,
+                                          limb_task_inertia, rnea_spatial, spatial_motion)
 from ..limb.limb_ik_kernels import limb_prepare
 from .robot_kernels import MAX_TWIST, _f1, _f2, _f3, data_views, model_views
 from ..spatial.small_linalg import condition_at_most, lu_solve
@@ -79,7 +81,8 @@ def lean_views(fm, im, hm, fd, idt, hd, l):
 def platform_terms(P_p, M_p, R, g, Vp, Mt, bias, S):
     """Eq. 38 projected on the task space: ``Mt += P_p^T M_p P_p``, ``bias += P_p^T (-M_p (0,
     R^T g) - ad(V_p)^T M_p V_p)`` (``R`` the platform's pose (4, 4), its rotation read, ``g`` (3,)
-    gravity in the base frame, ``Vp = P_p V_t`` (6,)); ``S`` (3, 6) scratch."""
+    gravity in the base frame, ``Vp = P_p V_t`` (6,)); ``S`` (3, 6) scratch.  The terms of
+    ``P_p^T M_p P_p`` at a zero entry of ``P_p`` (exact zeros) are skipped."""
     dp = P_p.shape[1]
     a0, h, w = S[0], S[1], S[2]
     for a in range(3):                           # (0, R^T g)
@@ -108,11 +111,16 @@ def platform_terms(P_p, M_p, R, g, Vp, Mt, bias, S):
         for a in range(6):
             s += P_p[a, c] * w[a]
         bias[c] += s
-        for d in range(dp):
+        for d in range(dp):                      # the exact zeros of P_p (a selection) skipped
             s = 0.0
             for a in range(6):
+                pa = P_p[a, c]
+                if pa == 0.0:
+                    continue
                 for b in range(6):
-                    s += P_p[a, c] * M_p[a, b] * P_p[b, d]
+                    pd = P_p[b, d]
+                    if pd != 0.0:
+                        s += pa * M_p[a, b] * pd
             Mt[c, d] += s
 
 
@@ -125,9 +133,11 @@ def serial_limb_bias(parent, sup, M, a0, offset, pb, C, Y, Kl, P_p, Vt, zero, th
     itself: ``thd = K V_t`` (eq. 27) and ``thdd = -K P_p^T A0_p`` (eq. 29), ``A0_p`` the
     platform frame's acceleration at ``thdd = 0`` without gravity (one pass of spatial velocity
     products), with no least-squares refinement; then one body-motion pass with gravity ``a0``
-    and the RNEA.  ``sup`` (n, n) the support table, ``offset`` (4, 4) the platform frame on
-    body ``pb``; ``zero`` (6,) zeros; ``V``, ``A``, ``Vs``, ``As`` (n, 6), ``tau`` (n,),
-    ``ap``, ``tmp`` (6,) scratch.  Returns False if ``Wl`` is not finite (the reference route takes over)."""
+    and the RNEA over the bodies up to the last one with mass (the joints past it get
+    ``tau = 0``: their subtrees carry no wrench).  ``sup`` (n, n) the support table,
+    ``offset`` (4, 4) the platform frame on body ``pb``; ``zero`` (6,) zeros; ``V``, ``A``,
+    ``Vs``, ``As`` (n, 6), ``tau`` (n,), ``ap``, ``tmp`` (6,) scratch.  Returns False if ``Wl``
+    is not finite (the reference route takes over)."""
     n, dp = Kl.shape[0], Kl.shape[1]
     for i in range(n):                           # thd = K V_t
         s = 0.0
@@ -147,8 +157,11 @@ def serial_limb_bias(parent, sup, M, a0, offset, pb, C, Y, Kl, P_p, Vt, zero, th
         for c in range(dp):
             s -= Kl[i, c] * tmp[c]
         thdd[i] = s
-    body_motion(parent, C, Y, thd, thdd, a0, V, A, Vs, As)
-    rnea_spatial(sup, M, C, Y, V, A, Vs, tau)
+    used = bodies_to_last_mass(M, n)
+    body_motion(parent, C, Y, thd[:used], thdd[:used], a0, V, A, Vs, As)
+    rnea_spatial(sup, M, C, Y[:used], V, A, Vs, tau)
+    for i in range(used, n):
+        tau[i] = 0.0
     finite = True
     for c in range(dp):                          # Wl = K^T tau
         s = 0.0
@@ -159,9 +172,31 @@ def serial_limb_bias(parent, sup, M, a0, offset, pb, C, Y, Kl, P_p, Vt, zero, th
     return finite
 
 
+@kernel
+def fd_scratch_size(n, dp, na):
+    """Length of the float scratch of :func:`robot_forward_dynamics` for ``n`` joints, ``dp``
+    task coordinates and ``na`` actuators (:func:`fd_scratch_views`)."""
+    side = max(na, dp)
+    return dp * dp + 2 * dp + 2 * side * side + 30 + 2 * n
+
+
+@inline_kernel
+def fd_scratch_views(fs, n, dp, na):
+    """The float scratch ``fs`` of :func:`robot_forward_dynamics` as ``(Mt (dp, dp), bias (dp,),
+    Wl (dp,), W (2 max(na, dp), max(na, dp)), S (5, 6), thd (n,), thdd (n,))``: one array, so
+    the kernel's entry point unboxes one argument for them (inlined: views that a kernel
+    compiled without NRT takes uncounted, as :func:`..module_chain.chain_layout.model_arrays`)."""
+    side = max(na, dp)
+    o = dp * dp
+    w = o + 2 * dp
+    v = w + 2 * side * side
+    return (fs[:o].reshape((dp, dp)), fs[o:o + dp], fs[o + dp:w], fs[w:v].reshape((2 * side, side)),
+            fs[v:v + 30].reshape((5, 6)), fs[v + 30:v + 30 + n], fs[v + 30 + n:v + 30 + 2 * n])
+
+
 @scratch_kernel
 def robot_forward_dynamics(fm, im, hm, fd, idt, hd, toff, theta, held, prepare, Vt, u, wrench, has_wrench,
-                           P_p, M_p, pose, g, J_IK, threshold, Mt, bias, Wl, W, S, thd, thdd, acc, status):
+                           P_p, M_p, pose, g, J_IK, threshold, fs, acc, status):
     """``acc = Vdot_t`` (dp,) of eq. 39 at the flat IK solution ``theta`` for the task twist
     ``Vt`` (dp,), actuator forces ``u`` (n_act,), platform wrench ``wrench`` (6,) (body-fixed;
     used if ``has_wrench``); ``P_p`` (6, dp), ``M_p`` (6, 6), ``pose`` the platform pose (4, 4),
@@ -169,14 +204,13 @@ def robot_forward_dynamics(fm, im, hm, fd, idt, hd, toff, theta, held, prepare, 
     ``held`` (flat): the joint vector whose state the scratch holds, ``prepare[l]``: not for
     limb l; where ``held`` differs from ``theta`` every limb is prepared again and ``held``
     becomes ``theta``; past the input checks ``prepare[l]`` is left True only for a limb that
-    stopped.  Scratch: ``Mt`` (dp, dp) (left holding ``M_t``), ``bias`` (dp,) (left
-    holding ``C_t V_t + W_grav``), ``Wl`` (dp,), ``W`` (>= 2 max(n_act, dp), >= max(n_act,
-    dp)), ``S`` (5, 6), ``thd``, ``thdd`` (flat, the limbs' rates); ``status`` (L,) each
-    limb's.  Returns ``(status, culprit)`` (:mod:`..status`): OK; BAD_INPUT and the entry of the
+    stopped.  Scratch: ``fs`` (:func:`fd_scratch_size`), as :func:`fd_scratch_views` reads it;
+    ``status`` (L,) each limb's.  Returns ``(status, culprit)`` (:mod:`..status`): OK; BAD_INPUT and the entry of the
     twist, effort or wrench beyond its bound; LIMB_STATUS and the first limb that stopped;
     ACTUATION and the actuator whose row of ``J_IK`` is not finite, or -1 (``J_IK`` beyond the
     threshold); MASS_MATRIX and -1."""
     dp, na = Vt.shape[0], u.shape[0]
+    Mt, bias, Wl, W, S, thd, thdd = fd_scratch_views(fs, len(theta), dp, na)
     c = first_out_of_bound(Vt, MAX_TWIST)
     if c >= 0:
         return BAD_INPUT, c
@@ -266,39 +300,59 @@ def robot_forward_dynamics(fm, im, hm, fd, idt, hd, toff, theta, held, prepare, 
     return OK, -1
 
 
-class _Scratch:
-    """The per-thread scratch of :func:`compiled_forward_dynamics` (sizes of one robot)."""
+class FdCall:
+    """One thread's call of :func:`robot_forward_dynamics` for one robot: the kernel's entry
+    point (:mod:`..numba_support.entry_points`; before this thread's first call, the call that
+    learns it: :meth:`..numba_support.entry_points.EntryPoints.run`), its leading arguments
+    after ``fm`` (the packed model's tables and the thread's limb scratch: the same for the
+    tables of another gravity, :meth:`.limb_tables.LimbTables.with_limbs`, whose ``fm`` differs
+    and is passed at each call), the float scratch ``fs``
+    and the per-thread ``prepare`` and ``status`` of :meth:`.limb_tables.LimbTables.data`; the
+    sizes ``(dp, n_act)`` it was built for."""
 
-    def __init__(self, n: int, dp: int, na: int):
-        side = max(na, dp)
-        self.Mt, self.bias, self.Wl = np.zeros((dp, dp)), np.zeros(dp), np.zeros(dp)
-        self.W, self.S = np.zeros((2 * side, side)), np.zeros((5, 6))
-        self.thd, self.thdd = np.zeros(n), np.zeros(n)
+    __slots__ = ("run", "head", "prepare", "fs", "status", "sizes")
+
+    def __init__(self, tables, dp: int, na: int):
+        fd, idt, hd = tables.data()
+        loc = tables._local
+        self.run = loc.entries.known(robot_forward_dynamics) or partial(loc.entries.run, robot_forward_dynamics)
+        self.head = (tables.im, tables.hm, fd, idt, hd, tables.toff)
+        self.prepare, self.status = loc.prepare, loc.status
+        self.fs = np.zeros(fd_scratch_size(tables.n, dp, na))
+        self.sizes = (dp, na)
+
+
+def fd_call(tables, dp: int, na: int) -> FdCall:
+    """The calling thread's :class:`FdCall` for ``dp`` task coordinates and ``na`` actuators
+    (built on its first call, kept with the thread's scratch once the entry point is known)."""
+    loc = tables._local
+    call = getattr(loc, "fd_call", None)
+    if call is None or call.sizes != (dp, na):
+        call = FdCall(tables, dp, na)
+        if not isinstance(call.run, partial):
+            loc.fd_call = call
+    return call
 
 
 def compiled_forward_dynamics(tables, theta, V_t, u, wrench, P_p, M_p, pose, g, J_IK, threshold):
     """``(Vdot_t (dp,) fresh, status, culprit)`` of :func:`robot_forward_dynamics` at the flat IK
     solution ``theta`` (the limb scratch of the calling thread, :meth:`.limb_tables.LimbTables.data`,
     is prepared again where it holds another state); ``wrench`` None: none; ``threshold`` None: no
-    conditioning check.  Through the kernel's entry point once this thread has called it
-    (:mod:`..numba_support.entry_points`: numba's type matching of its 30 arguments skipped)."""
-    fd, idt, hd = tables.data()
-    loc = tables._local
+    conditioning check.  ``V_t``, ``u``, ``wrench``, ``P_p``, ``M_p`` C-contiguous float64 arrays
+    (the entry point's one layout; ``theta``, ``pose``, ``g`` and ``J_IK`` are made so here).
+    Through the kernel's entry point once this thread has called it
+    (:class:`FdCall`: numba's type matching of its arguments skipped)."""
     dp = len(V_t)
-    s = getattr(loc, "fd_scratch", None)
-    if s is None or s.W.shape[1] < max(len(u), dp):
-        s = loc.fd_scratch = _Scratch(tables.n, dp, len(u))
-    if loc.theta is None or len(loc.theta) != len(theta):
-        loc.prepare[:] = True
-        loc.theta = np.array(theta, dtype=float)
+    call = fd_call(tables, dp, len(u))
+    loc = tables._local
+    held = loc.theta
+    if held is None or len(held) != len(theta):
+        call.prepare[:] = True
+        held = loc.theta = np.array(theta, dtype=float)
     acc = np.empty(dp)
-    has_wrench = wrench is not None
-    c = np.ascontiguousarray                     # the entry point's one layout (C-contiguous float64)
-    theta, V_t, u, pose, g = c(theta, float), c(V_t, float), c(u, float), c(pose, float), c(g, float)
-    wrench = c(wrench, float) if has_wrench else s.Wl
-    status, culprit = loc.entries.run(
-        robot_forward_dynamics, tables.fm, tables.im, tables.hm, fd, idt, hd, tables.toff, theta, loc.theta,
-        loc.prepare, V_t, u, wrench, has_wrench, P_p, M_p, pose, g, J_IK,
-        -1.0 if threshold is None else float(threshold), s.Mt, s.bias, s.Wl, s.W, s.S, s.thd, s.thdd, acc,
-        loc.status)
+    c = np.ascontiguousarray
+    status, culprit = call.run(
+        tables.fm, *call.head, c(theta, float), held, call.prepare, V_t, u, call.fs if wrench is None else wrench,
+        wrench is not None, P_p, M_p, c(pose, float), c(g, float), c(J_IK, float),
+        -1.0 if threshold is None else float(threshold), call.fs, acc, call.status)
     return acc, status, culprit
