@@ -102,7 +102,7 @@ def loop_chain_inverse_kinematics(robot, pose, twist=None, acceleration=None, in
         raise StateError(f"pose must be a finite 4x4 matrix, got shape {T_star.shape}")
     na, held = robot.n_act, np.asarray(held, dtype=float)
     reference = (robot.seed_reference if initial is None
-                 else robot._state("initial", initial, limits=True, size=na))
+                 else robot.checked_state("initial", initial, limits=True, size=na))
     tol, max_iter = robot.options.tolerance, robot.options.max_iterations
     found = []
     for start in ik_starts(robot, reference) if search else [reference]:

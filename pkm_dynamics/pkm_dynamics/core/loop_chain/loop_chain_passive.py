@@ -24,6 +24,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from ..bounds import check_rate
 from ..derivatives.derivatives import DynamicsDerivatives
 from ..errors import StateError
 from ..gravity import check_gravity
@@ -102,10 +103,10 @@ def hybrid_rate(robot, x, xd, xdd, xddd) -> tuple:
     makes them) and the passive joints' jerks (n_pass), from one first-order jet of ``f`` along
     ``(yd, ydd, [xddd; 0])`` and the implicit-function correction by ``M_pp`` (module docstring):
     no ``xdddd`` enters ``du``.  ``x``, ``xd`` (..., n), ``xdd``, ``xddd`` (..., n_act)."""
-    x = robot._state("x", x, limits=True)
-    xd = robot._state("xd", xd, x.shape[:-1])
-    xdd = robot._state("xdd", xdd, x.shape[:-1], size=robot.n_act)
-    xddd = robot._state("xddd", xddd, x.shape[:-1], size=robot.n_act)
+    x = robot.checked_state("x", x, limits=True)
+    xd = robot.checked_state("xd", xd, x.shape[:-1])
+    xdd = robot.checked_state("xdd", xdd, x.shape[:-1], size=robot.n_act)
+    xddd = robot.checked_state("xddd", xddd, x.shape[:-1], size=robot.n_act)
     if x.ndim == 1:
         return _rate_one(robot, x, xd, xdd, xddd)
     return tuple(np.stack(r) for r in zip(*(_rate_one(robot, *row) for row in zip(x, xd, xdd, xddd))))
@@ -151,12 +152,15 @@ def passive_higher_order_inverse_dynamics(robot, x, xd, xdd, xddd, xdddd, gravit
     follow from the hybrid dynamics order by order (module docstring).  Result: ``u, du, ddu``
     (n_act), ``tree_motion`` (5, nq), ``actuator_motion`` (5, n_act) and ``passive_motion`` (5,
     n_pass): the passive joints' position, rate, acceleration, jerk and snap; with series-elastic
-    actuators the motor feedforward (eqs. 1-2 of paper 002)."""
-    x = robot._state("x", x, limits=True)
+    actuators the motor feedforward (eqs. 1-2 of paper 002).  A rate beyond its bound
+    (:func:`..bounds.check_rate`) is refused naming it."""
+    x = robot.checked_state("x", x, limits=True)
     b = x.shape[:-1]
-    xd = robot._state("xd", xd, b)
-    ders = [robot._state(nm, v, b, size=robot.n_act) for nm, v in
+    xd = robot.checked_state("xd", xd, b)
+    ders = [robot.checked_state(nm, v, b, size=robot.n_act) for nm, v in
             (("xdd", xdd), ("xddd", xddd), ("xdddd", xdddd))]
+    for order, (nm, v) in enumerate((("xd", xd), *zip(("xdd", "xddd", "xdddd"), ders)), start=1):
+        check_rate(v, nm, order)            # the rate bounds of :mod:`..bounds`, as every robot's HOID
     g = None if gravity is None else check_gravity(gravity)
     if x.ndim == 1:
         U, Q, P = _hoid_one(robot, x, xd, *ders, g, q_guess)

@@ -48,6 +48,10 @@ class LoopChainRobot:
     ``gravity`` (3,), ``lower`` / ``upper`` (n,): the strokes."""
 
     kind = "loop_chain"
+    #: the first derivatives are numpy jets (tens to hundreds of ms), not compiled kernels: the
+    #: stream's hydraulic rate takes a central difference of compiled calls instead
+    #: (:func:`..hydraulics.hydraulic_feedforward.force_rate` with ``exact`` False)
+    compiled_derivatives = False
     state_space = "actuator"
     task_space = ()
     twist_components = ("wx", "wy", "wz", "vx", "vy", "vz")
@@ -122,10 +126,10 @@ class LoopChainRobot:
         return np.where(bounded, 0.5 * (np.where(bounded, lo, 0) + np.where(bounded, hi, 0)), 0.0)
 
     # ------------------------------------------------------------------ input checks
-    def _state(self, name, v, batch=None, limits=False, size=None):
+    def checked_state(self, name, v, batch=None, limits=False, size=None):
         """``v`` as a float array (size,) or (batch, size) (default size: the state's, ``n``),
         finite (and within the strokes and joint limits with ``limits``); else
-        :class:`StateError` naming it."""
+        :class:`StateError` naming it (``name``, the joint, the value and the limit)."""
         size = self.n if size is None else size
         a = np.asarray(v.actuators if isinstance(v, IKSolution) else v, dtype=float)
         if a.shape[-1:] == (size,) and a.ndim in (1, 2) and (batch is None or a.shape[:-1] == batch) and \
@@ -174,9 +178,9 @@ class LoopChainRobot:
         holds the actuators' accelerations only (n_act,): :meth:`hybrid_dynamics`'s ``u``."""
         if self.passive_joints:
             return self.hybrid_dynamics(x, xd, xdd, wrench)[0]
-        x = self._state("x", x, limits=True)
-        xd = self._state("xd", xd, x.shape[:-1])
-        xdd = self._state("xdd", xdd, x.shape[:-1])
+        x = self.checked_state("x", x, limits=True)
+        xd = self.checked_state("xd", xd, x.shape[:-1])
+        xdd = self.checked_state("xdd", xdd, x.shape[:-1])
         return self._batch(self.compiled.inverse_dynamics, (x, xd, xdd), self._wrench(wrench, x.shape[:-1]))
 
     def hybrid_dynamics(self, x, xd, xdd, wrench=None) -> tuple:
@@ -190,9 +194,9 @@ class LoopChainRobot:
         ``u = M_aa xdd + M_ap qdd_p + b_a`` (one kernel call,
         :meth:`.loop_chain_compiled.CompiledLoopChain.hybrid_dynamics`;
         :func:`.loop_chain_compiled.hybrid_split` the same in numpy)."""
-        x = self._state("x", x, limits=True)
-        xd = self._state("xd", xd, x.shape[:-1])
-        xdd = self._state("xdd", xdd, x.shape[:-1], size=self.n_act)
+        x = self.checked_state("x", x, limits=True)
+        xd = self.checked_state("xd", xd, x.shape[:-1])
+        xdd = self.checked_state("xdd", xdd, x.shape[:-1], size=self.n_act)
         return self._batch(self.compiled.hybrid_dynamics, (x, xd, xdd), self._wrench(wrench, x.shape[:-1]))
 
     def forward_dynamics(self, x, xd, u, wrench=None):
@@ -200,9 +204,9 @@ class LoopChainRobot:
         Hdot xd)`` (eqs. 36-37); with passive joints ``u`` (n_act,) drives the actuators, the passive
         joints no effort (their damping and friction are in the bias, as every tree
         joint's), and ``xdd`` holds every coordinate's acceleration (n,)."""
-        x = self._state("x", x, limits=True)
-        xd = self._state("xd", xd, x.shape[:-1])
-        u = self._state("u", u, x.shape[:-1], size=self.n_act)
+        x = self.checked_state("x", x, limits=True)
+        xd = self.checked_state("xd", xd, x.shape[:-1])
+        u = self.checked_state("u", u, x.shape[:-1], size=self.n_act)
         return self._batch(self.compiled.forward_dynamics, (x, xd, u), self._wrench(wrench, x.shape[:-1]))
 
     def forward_dynamics_derivatives(self, x, xd, u, wrench=None):
@@ -239,7 +243,7 @@ class LoopChainRobot:
     def joint_reactions(self, x, xd, u, wrench=None):
         """The wrench every tree and cut joint transmits (:func:`..reactions.reactions.joint_reactions`:
         the minimum-norm cut-joint multipliers of the tree's equations of motion)."""
-        x = self._state("x", x, limits=True)
+        x = self.checked_state("x", x, limits=True)
         return joint_reactions(self, x, xd, u, wrench, model=self.reaction_model)
 
     def simulate(self, x0, xd0, duration, **kw):
@@ -258,7 +262,7 @@ class LoopChainRobot:
             return passive_higher_order_inverse_dynamics(self, x, xd, xdd, xddd, xdddd, kw.get("gravity"),
                                                          kw.get("q_guess"))
         if kw.get("q_guess") is None:
-            xa = self._state("x", x, limits=True)
+            xa = self.checked_state("x", x, limits=True)
             kw["q_guess"] = self.tree_state(xa if xa.ndim == 1 else xa[0])[0]
         return higher_order_inverse_dynamics(self, x, xd, xdd, xddd, xdddd, **kw)
 
@@ -266,9 +270,9 @@ class LoopChainRobot:
     def tree_state(self, x, xd=None, xdd=None):
         """``(q, qd, qdd)`` (nq,) of every tree joint with the loops closed (Algorithm 2 of paper
         001 on the assembly branch of the reference configuration; eq. 20 for the rates)."""
-        x = self._state("x", x, limits=True)
-        xd = np.zeros_like(x) if xd is None else self._state("xd", xd, x.shape[:-1])
-        xdd = np.zeros_like(x) if xdd is None else self._state("xdd", xdd, x.shape[:-1])
+        x = self.checked_state("x", x, limits=True)
+        xd = np.zeros_like(x) if xd is None else self.checked_state("xd", xd, x.shape[:-1])
+        xdd = np.zeros_like(x) if xdd is None else self.checked_state("xdd", xdd, x.shape[:-1])
         return self._batch(self.compiled.tree_state, (x, xd, xdd))
 
     def joint_motion(self, x, xd=None, xdd=None, initial=None) -> IKSolution:
@@ -287,7 +291,7 @@ class LoopChainRobot:
         """End-effector pose (4, 4) in the root link frame (batched: (batch, 4, 4)) of the state's
         positions ``actuators`` (n,): the actuators, then the passive joints (the grapple below its
         swing axes follows them; a state without them is refused naming them)."""
-        x = self._state("actuators", actuators, limits=True)
+        x = self.checked_state("actuators", actuators, limits=True)
         if x.ndim == 2:
             return np.stack([self.forward_kinematics(r) for r in x])
         return self.end_effector_pose(self.tree_state(x)[0])

@@ -203,6 +203,24 @@ def test_the_streams_force_rate_needs_no_numpy_jets(robot, monkeypatch):
     assert np.abs(du - du_exact).max() <= 1e-6 * np.abs(du_exact).max()
 
 
+def test_the_streams_rate_follows_the_robots_compiled_derivatives(robot, monkeypatch):
+    """``force_rate(..., exact=False)`` takes the central difference because the robot says its
+    derivatives are not compiled (``compiled_derivatives`` False), whatever its ``kind``: the
+    same answer as :func:`difference_force_rate`, to the bit, without the derivatives."""
+    from pkm_dynamics.core.hydraulics.hydraulic_feedforward import difference_force_rate, force_rate
+    assert robot.compiled_derivatives is False
+    x, xd, xdd, _ = next(states(robot, 1, seed=13))
+    j3 = np.array([0.2, 0.1, -0.3, 0.2])
+
+    def refused(*_, **__):
+        raise AssertionError("the stream's rate ran the derivatives")
+    monkeypatch.setattr(robot, "inverse_dynamics_derivatives", refused)
+    monkeypatch.setattr(robot, "kind", "another kind")
+    u, du = force_rate(robot, x, xd, xdd, j3, exact=False)
+    ref = difference_force_rate(robot, x, xd, xdd, j3)
+    assert np.array_equal(u, ref[0]) and np.array_equal(du, ref[1])
+
+
 def test_simulation_holds_still_under_gravity_compensation(robot):
     """Efforts = ID at rest: the simulated excavator stays where it is (RK4, 20 ms)."""
     x = np.array([0.2, 0.0, 0.1, -0.2])
