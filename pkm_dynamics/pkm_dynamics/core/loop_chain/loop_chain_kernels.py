@@ -34,7 +34,7 @@ from ..limb.limb_layout import (LD_A, LD_B, LD_C, LD_H, LD_INNER, LD_J_P, LD_POS
 from ..numba_support.cache import kernel
 from ..pkm.robot_kernels import data_views, model_views
 from ..spatial.small_linalg import lu_solve
-from ..status import OK, OTHER_BRANCH, SINGULAR
+from ..status import BAD_INPUT, OK, OTHER_BRANCH, SINGULAR
 
 #: what :func:`loop_chain_calls` computes: the efforts, the accelerations, ``(H^T M H, bias)``,
 #: the tree motion, the end-effector pose and Jacobian, the hybrid dynamics (efforts of the first
@@ -47,6 +47,23 @@ _PI = 3.141592653589793
 #: lengths -- where one Newton step from the start tables ends (a polishing step there only
 #: moves the round-off)
 ROUND_OFF = 1e-2
+#: the largest finite float: ``abs(v) <= _FINITE`` is False for Inf and NaN
+_FINITE = 1.7976931348623157e308
+
+
+@kernel
+def inputs_valid(x, xd, z, floor, ceiling):
+    """The checks of :meth:`.loop_chain_robot.LoopChainRobot.checked_state` in one row: ``x``
+    (n,) finite and within ``[floor, ceiling]`` (the strokes and joint limits widened by
+    ``LIMIT_SLACK``), ``xd`` (n,) and ``z`` (the accelerations or efforts) finite (NaN fails every
+    comparison).  The refusal is worded by the Python layer."""
+    for k in range(len(x)):
+        if not (abs(x[k]) <= _FINITE and floor[k] <= x[k] <= ceiling[k] and abs(xd[k]) <= _FINITE):
+            return False
+    for k in range(len(z)):
+        if not abs(z[k]) <= _FINITE:
+            return False
+    return True
 
 
 @kernel
@@ -229,8 +246,8 @@ def hybrid_split(Mt, bias, na, xdd, A, b, out):
 
 
 @kernel
-def loop_chain_calls(fm, im, hm, fd, idt, hd, cols, tol, branch, seeds, tabled, mode, na, X, XD, Z, W,
-                     with_wrench, table, with_friction, T, tf, vec, mat, tree, pose, jac, status):
+def loop_chain_calls(fm, im, hm, fd, idt, hd, cols, tol, branch, seeds, tabled, mode, na, check, floor, ceiling,
+                     X, XD, Z, W, with_wrench, table, with_friction, T, tf, vec, mat, tree, pose, jac, status):
     """One ``mode`` (``MODE_*``) over the batch ``X``, ``XD``, ``Z`` (B, n) (``Z``: ``xdd`` or
     ``u``, in the coordinates' order, MODE_FD's zero at the coordinates
     beyond its columns: the passive joints; MODE_HYBRID: (B, ``na``) the actuators' ``xdd``, ``vec``
@@ -240,13 +257,17 @@ def loop_chain_calls(fm, im, hm, fd, idt, hd, cols, tol, branch, seeds, tabled, 
     (B, ...): ``vec`` (n,) the efforts, the accelerations or the bias ``H^T tau(xdd = 0)``;
     ``mat`` (n, n) ``H^T M H`` (MODE_MASS, also left by MODE_FD before its solve); ``tree`` (3,
     n_l) theta, thetad, thetadd; ``pose`` (4, 4) and ``jac`` (6, n) (MODE_POSE); ``status``
-    (B,)."""
+    (B,): BAD_INPUT at a row :func:`inputs_valid` refuses (``check``: the public calls, ``floor``,
+    ``ceiling`` (n,) the coordinates' limits with their slack), nothing computed there."""
     lm = model_views(fm, im, hm, 0)
     ld, lx = data_views(fd, idt, hd, 0)
     hcol = lm[LM_H_COLUMN]
     nc = len(cols)
     H = ld[LD_H]
     for r in range(X.shape[0]):
+        if check and not inputs_valid(X[r], XD[r], Z[r], floor, ceiling):
+            status[r] = BAD_INPUT
+            continue
         th, thd, thdd = tree[r, 0], tree[r, 1], tree[r, 2]
         st = close_chain(lm, ld, cols, X[r], tol, branch, seeds, tabled, th)
         if st == OK:

@@ -287,3 +287,31 @@ def test_payload_in_the_bucket(robot):
         u_ref, _ = ref.inverse_dynamics(q, qd, qdd)
         assert rel(loaded.inverse_dynamics(x, xd, xdd), u_ref) <= 1e-10
         assert rel(robot.inverse_dynamics(x, xd, xdd), u_ref) > 1e-3      # the payload matters
+
+
+def test_public_calls_refuse_bad_input_naming_it(robot):
+    """FD and ID check finiteness and strokes inside the kernel call; a refusal still names the
+    field, the entry and the joint (or the limit), for one state and for a bad row of a batch,
+    and the good rows of a batch are the single-state answers."""
+    from pkm_dynamics.core import StateError
+    (x, xd, xdd, _), (x2, xd2, xdd2, _) = states(robot, 2, seed=21)
+    names = robot.coordinates
+    for call, third in ((robot.forward_dynamics, "u"), (robot.inverse_dynamics, "xdd")):
+        args = [x, xd, xdd]
+        for i, field in enumerate(("x", "xd", third)):
+            for k in (0, 2):
+                bad = [a.copy() for a in args]
+                bad[i][k] = np.nan
+                with pytest.raises(StateError, match=rf"^{field}\[{k}\] \(joint '{names[k]}'\) is not finite"):
+                    call(*bad)
+                batch = [np.stack([a, b]) for a, b in zip(args, bad)]
+                with pytest.raises(StateError, match=rf"^{field}\[{k}\] \(joint '{names[k]}'\) is not finite"):
+                    call(*batch)
+        far = x.copy()
+        far[2] = robot.upper[2] + 0.01
+        with pytest.raises(StateError, match=rf"^x\[2\] = .* beyond the limits .* of joint '{names[2]}'"):
+            call(np.stack([x, far]), np.stack([xd, xd]), np.stack([xdd, xdd]))
+        with pytest.raises(StateError, match=r"^xd has shape \(3,\), expected \(4,\)"):
+            call(x, xd[:3], xdd)
+        both = call(np.stack([x, x2]), np.stack([xd, xd2]), np.stack([xdd, xdd2]))
+        assert np.array_equal(both[0], call(x, xd, xdd)) and np.array_equal(both[1], call(x2, xd2, xdd2))
