@@ -14,7 +14,7 @@ import numpy as np
 from ..errors import PkmDynamicsError
 from ..numba_support.entry_points import EntryPoints
 from ..pkm.limb_tables import LimbTables
-from ..status import OK
+from ..status import BAD_INPUT, OK
 from .loop_chain_kernels import MODE_FD, MODE_HYBRID, MODE_ID, MODE_MASS, MODE_POSE, MODE_STATE, loop_chain_calls
 
 #: samples of the closed configurations tabulated over the stroke of an FC's independent joint
@@ -27,9 +27,10 @@ class CompiledLoopChain:
     """The compiled calls of the constraint-embedding route ``route`` (a
     :class:`~..pkm.limb_chain.LimbChainRobot`): the same coordinates, loop closure tolerance,
     assembly branch and joint friction.  Methods take a batch (B, n) and return (B, ...), rows
-    the kernel could not serve computed by ``route``."""
+    the kernel could not serve computed by ``route``.  ``bounds`` (``floor``, ``ceiling``) (n,):
+    the coordinates' limits the public calls check in the kernel (default: none)."""
 
-    def __init__(self, route):
+    def __init__(self, route, bounds=None):
         limb = route.limb
         self.route = route
         self._local = threading.local()
@@ -41,6 +42,8 @@ class CompiledLoopChain:
         self.branch = np.array(route.branch, dtype=float)
         self.branch.setflags(write=False)
         self.nq, self.nc = limb.n, len(route.actuated_joints)      # tree joints, coordinates
+        self.floor, self.ceiling = _read_only(*(np.array(b, dtype=float) for b in
+                                                (bounds or (np.full(self.nc, -np.inf), np.full(self.nc, np.inf)))))
         self.na = len(route.description.actuated_joints)     # the coordinates before the passive joints
         if route.friction is None:
             self.table, self.with_friction = np.zeros((limb.n, 5)), False
@@ -132,8 +135,9 @@ class CompiledLoopChain:
                                        np.zeros((1, n, n)), EntryPoints())
         return d
 
-    def _call(self, mode, X, XD, Z, W):
-        """``(status, vec, mat, tree, pose, jac)`` of :func:`.loop_chain_kernels.loop_chain_calls`;
+    def _call(self, mode, X, XD, Z, W, check=False):
+        """``(status, vec, mat, tree, pose, jac)`` of :func:`.loop_chain_kernels.loop_chain_calls`
+        (``check``: the inputs checked there, BAD_INPUT at a refused row);
         for one state of FD, ID or the hybrid dynamics ``status``, ``mat`` and ``tree`` are the
         thread's scratch (valid until its next call)."""
         X, XD, Z = _batch(X), _batch(XD), _batch(Z)
@@ -150,40 +154,46 @@ class CompiledLoopChain:
             mat = np.zeros((B, n, n)) if mode in (MODE_FD, MODE_MASS, MODE_HYBRID) else empty
         pose, jac = (np.zeros((B, 4, 4)), np.zeros((B, 6, n))) if mode == MODE_POSE else (empty, empty)
         entries.run(loop_chain_calls, self.tables.fm, self.tables.im, self.tables.hm, fd, idt, hd, self.cols,
-                    self.route.tol, self.branch, self.seeds, self.tabled, mode, self.na, X, XD, Z, W, with_wrench,
+                    self.route.tol, self.branch, self.seeds, self.tabled, mode, self.na, check, self.floor,
+                    self.ceiling, X, XD, Z, W, with_wrench,
                     self.table, self.with_friction, T, tf, vec, mat, tree, pose, jac, status)
         return status, vec, mat, tree, pose, jac
 
     @staticmethod
-    def _rows(status):
-        """The rows the kernel stopped at (``status`` (B,) not OK)."""
+    def _rows(status, refuse=None):
+        """The rows the kernel stopped at (``status`` (B,) not OK); ``refuse()`` (it raises the
+        named error: the caller's checks) first when one of them is BAD_INPUT."""
         if len(status) == 1:                     # one state: no array reduction (microseconds)
-            return () if status[0] == OK else (0,)
-        return np.flatnonzero(status != OK)
+            rows = () if status[0] == OK else (0,)
+        else:
+            rows = np.flatnonzero(status != OK)
+        if refuse is not None and len(rows) and (status[rows] == BAD_INPUT).any():
+            refuse()
+        return rows
 
-    def inverse_dynamics(self, X, XD, XDD, W=None) -> np.ndarray:
+    def inverse_dynamics(self, X, XD, XDD, W=None, refuse=None) -> np.ndarray:
         """``u`` (B, n) (eqs. 20, 36-37); ``W`` (6,) or (B, 6) the end-effector wrench."""
-        status, u, *_ = self._call(MODE_ID, X, XD, XDD, W)
-        for r in self._rows(status):
+        status, u, *_ = self._call(MODE_ID, X, XD, XDD, W, refuse is not None)
+        for r in self._rows(status, refuse):
             u[r] = self.route.inverse_dynamics(X[r], XD[r], XDD[r], _row(W, r))
         return u
 
-    def forward_dynamics(self, X, XD, F, W=None) -> np.ndarray:
+    def forward_dynamics(self, X, XD, F, W=None, refuse=None) -> np.ndarray:
         """``xdd`` (B, n) from ``H^T M H xdd = f - H^T tau(xdd = 0)``; ``F`` (B, n), or (B, na)
         the actuators' (no effort at the passive joints)."""
-        status, xdd, *_ = self._call(MODE_FD, X, XD, F, W)
-        for r in self._rows(status):
+        status, xdd, *_ = self._call(MODE_FD, X, XD, F, W, refuse is not None)
+        for r in self._rows(status, refuse):
             f = np.zeros(self.nc)
             f[:np.shape(F)[-1]] = F[r]
             xdd[r] = self.route.forward_dynamics(X[r], XD[r], f, _row(W, r))
         return xdd
 
-    def hybrid_dynamics(self, X, XD, XDD, W=None) -> tuple:
+    def hybrid_dynamics(self, X, XD, XDD, W=None, refuse=None) -> tuple:
         """``(u, qdd_p)`` (B, na), (B, n - na): Featherstone's hybrid dynamics of the first ``na``
         coordinates' accelerations ``XDD`` (B, na) (:func:`.loop_chain_kernels.hybrid_split`;
         rows the kernel stops at by :func:`hybrid_split` of the reference route's ``H^T M H``)."""
-        status, out, *_ = self._call(MODE_HYBRID, X, XD, XDD, W)
-        for r in self._rows(status):
+        status, out, *_ = self._call(MODE_HYBRID, X, XD, XDD, W, refuse is not None)
+        for r in self._rows(status, refuse):
             out[r] = np.concatenate(hybrid_split(*self.route.mass_and_bias(X[r], XD[r], _row(W, r)), XDD[r]))
         return out[:, :self.na], out[:, self.na:]
 

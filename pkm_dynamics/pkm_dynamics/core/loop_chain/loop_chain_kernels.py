@@ -31,10 +31,11 @@ from ..limb.limb_layout import (LD_A, LD_B, LD_C, LD_H, LD_INNER, LD_J_P, LD_POS
                                 LM_H_COLUMN, LM_INERTIA, LM_LOOP_DEPENDENT, LM_LOOP_INDEPENDENT, LM_LOOPS, LM_PARENT,
                                 LM_REVOLUTE, LM_SIZES, LM_SUPPORT, LOOP_NDEP, LX_A, LX_AS, LX_BIAS, LX_QD, LX_RHS,
                                 LX_V, LX_VS, LX_ZEROS, SIZE_DELTA, SIZE_NL)
+from ..bounds import MAX_EFFORT, MAX_RATE
 from ..numba_support.cache import kernel
 from ..pkm.robot_kernels import data_views, model_views
 from ..spatial.small_linalg import lu_solve
-from ..status import OK, OTHER_BRANCH, SINGULAR
+from ..status import BAD_INPUT, OK, OTHER_BRANCH, SINGULAR
 
 #: what :func:`loop_chain_calls` computes: the efforts, the accelerations, ``(H^T M H, bias)``,
 #: the tree motion, the end-effector pose and Jacobian, the hybrid dynamics (efforts of the first
@@ -47,6 +48,27 @@ _PI = 3.141592653589793
 #: lengths -- where one Newton step from the start tables ends (a polishing step there only
 #: moves the round-off)
 ROUND_OFF = 1e-2
+#: the largest finite float: ``abs(v) <= _FINITE`` is False for Inf and NaN
+_FINITE = 1.7976931348623157e308
+#: the package's bounds (:mod:`..bounds`) of the rates, accelerations and efforts the public
+#: calls take (``abs(v) <= bound`` is False for Inf and NaN too)
+_MAX_VELOCITY, _MAX_ACCELERATION, _MAX_EFFORT = float(MAX_RATE[1]), float(MAX_RATE[2]), float(MAX_EFFORT)
+
+
+@kernel
+def inputs_valid(x, xd, z, floor, ceiling, z_bound):
+    """The checks of :meth:`.loop_chain_robot.LoopChainRobot.checked_state` in one row: ``x``
+    (n,) finite and within ``[floor, ceiling]`` (the strokes and joint limits widened by
+    ``LIMIT_SLACK``), ``xd`` (n,) within the velocity bound and ``z`` (the accelerations or
+    efforts) within ``z_bound`` (NaN fails every comparison).  The refusal is worded by the
+    Python layer."""
+    for k in range(len(x)):
+        if not (abs(x[k]) <= _FINITE and floor[k] <= x[k] <= ceiling[k] and abs(xd[k]) <= _MAX_VELOCITY):
+            return False
+    for k in range(len(z)):
+        if not abs(z[k]) <= z_bound:
+            return False
+    return True
 
 
 @kernel
@@ -229,8 +251,8 @@ def hybrid_split(Mt, bias, na, xdd, A, b, out):
 
 
 @kernel
-def loop_chain_calls(fm, im, hm, fd, idt, hd, cols, tol, branch, seeds, tabled, mode, na, X, XD, Z, W,
-                     with_wrench, table, with_friction, T, tf, vec, mat, tree, pose, jac, status):
+def loop_chain_calls(fm, im, hm, fd, idt, hd, cols, tol, branch, seeds, tabled, mode, na, check, floor, ceiling,
+                     X, XD, Z, W, with_wrench, table, with_friction, T, tf, vec, mat, tree, pose, jac, status):
     """One ``mode`` (``MODE_*``) over the batch ``X``, ``XD``, ``Z`` (B, n) (``Z``: ``xdd`` or
     ``u``, in the coordinates' order, MODE_FD's zero at the coordinates
     beyond its columns: the passive joints; MODE_HYBRID: (B, ``na``) the actuators' ``xdd``, ``vec``
@@ -240,13 +262,19 @@ def loop_chain_calls(fm, im, hm, fd, idt, hd, cols, tol, branch, seeds, tabled, 
     (B, ...): ``vec`` (n,) the efforts, the accelerations or the bias ``H^T tau(xdd = 0)``;
     ``mat`` (n, n) ``H^T M H`` (MODE_MASS, also left by MODE_FD before its solve); ``tree`` (3,
     n_l) theta, thetad, thetadd; ``pose`` (4, 4) and ``jac`` (6, n) (MODE_POSE); ``status``
-    (B,)."""
+    (B,): BAD_INPUT at a row :func:`inputs_valid` refuses (``check``: the public calls, ``floor``,
+    ``ceiling`` (n,) the coordinates' limits with their slack; the rates' and efforts' bounds of
+    :mod:`..bounds`), nothing computed there."""
     lm = model_views(fm, im, hm, 0)
     ld, lx = data_views(fd, idt, hd, 0)
     hcol = lm[LM_H_COLUMN]
     nc = len(cols)
     H = ld[LD_H]
+    z_bound = _MAX_EFFORT if mode == MODE_FD else _MAX_ACCELERATION
     for r in range(X.shape[0]):
+        if check and not inputs_valid(X[r], XD[r], Z[r], floor, ceiling, z_bound):
+            status[r] = BAD_INPUT
+            continue
         th, thd, thdd = tree[r, 0], tree[r, 1], tree[r, 2]
         st = close_chain(lm, ld, cols, X[r], tol, branch, seeds, tabled, th)
         if st == OK:

@@ -151,7 +151,8 @@ def passive_higher_order_inverse_dynamics(robot, x, xd, xdd, xddd, xdddd, gravit
     follow from the hybrid dynamics order by order (module docstring).  Result: ``u, du, ddu``
     (n_act), ``tree_motion`` (5, nq), ``actuator_motion`` (5, n_act) and ``passive_motion`` (5,
     n_pass): the passive joints' position, rate, acceleration, jerk and snap; with series-elastic
-    actuators the motor feedforward (eqs. 1-2 of paper 002)."""
+    actuators the motor feedforward (eqs. 1-2 of paper 002).  A rate beyond its bound
+    (:mod:`..bounds`) is refused naming it (:meth:`~.loop_chain_robot.LoopChainRobot.checked_state`)."""
     x = robot.checked_state("x", x, limits=True)
     b = x.shape[:-1]
     xd = robot.checked_state("xd", xd, b)

@@ -55,6 +55,10 @@ class LoopChainRobot:
     ``gravity`` (3,), ``lower`` / ``upper`` (n,): the strokes."""
 
     kind = "loop_chain"
+    #: the first derivatives are numpy jets (tens to hundreds of ms), not compiled kernels: the
+    #: stream's hydraulic rate takes a central difference of compiled calls instead
+    #: (:func:`..hydraulics.hydraulic_feedforward.force_rate` with ``exact`` False)
+    compiled_derivatives = False
     state_space = "actuator"
     task_space = ()
     twist_components = ("wx", "wy", "wz", "vx", "vy", "vz")
@@ -70,7 +74,6 @@ class LoopChainRobot:
         self.coordinates = tuple(desc.actuated_joints) + self.passive_joints
         self.route = LimbChainRobot(desc, tol=CLOSURE_TOLERANCE, max_iter=self._options.max_iterations,
                                     warm_start=False, coordinates=self.coordinates)
-        self.compiled = CompiledLoopChain(self.route)
         self.compiled_tree = CompiledTree.build(self.tree)       # the IK's acceleration bias
         self.name = desc.name
         self.root_link = self.tree.root_link
@@ -85,6 +88,7 @@ class LoopChainRobot:
         self.lower = np.array(self.tree.lower, dtype=float)[self.coordinate_index]
         self.upper = np.array(self.tree.upper, dtype=float)[self.coordinate_index]
         self._floor, self._ceiling = self.lower - LIMIT_SLACK, self.upper + LIMIT_SLACK    # check_limits'
+        self.compiled = CompiledLoopChain(self.route, (self._floor, self._ceiling))
         self.hoid_model = build_hoid_model(desc)
         self.coordinate_jets = coordinate_jet_model(self)      # the Taylor route over every coordinate
         self.reaction_model = ReactionModel(self)
@@ -178,6 +182,25 @@ class LoopChainRobot:
             return out
         return tuple(o[0] for o in out) if isinstance(out, tuple) else out[0]
 
+    def _kernel_call(self, fn, names, values, third_size, wrench):
+        """``fn`` (FD, ID or the hybrid dynamics of :attr:`compiled`) at the state ``x``, ``xd`` and
+        the third input (size ``third_size``) of ``values``, their finiteness and strokes checked in
+        the kernel (:func:`.loop_chain_kernels.inputs_valid`); only the shapes here.  On a refusal
+        :meth:`checked_state` of each input in turn names the culprit (the same checks, the
+        same order: ``x`` with its limits, then ``xd``, then the third)."""
+        x, xd, z = values
+        x = np.asarray(x.actuators if isinstance(x, IKSolution) else x, dtype=float)
+        xd, z = np.asarray(xd, dtype=float), np.asarray(z, dtype=float)
+        b = x.shape[:-1]
+
+        def refuse():
+            a = self.checked_state(names[0], values[0], limits=True)
+            self.checked_state(names[1], values[1], a.shape[:-1])
+            self.checked_state(names[2], values[2], a.shape[:-1], size=third_size)
+        if x.ndim not in (1, 2) or x.shape[-1:] != (self.n,) or xd.shape != x.shape or z.shape != b + (third_size,):
+            refuse()
+        return self._batch(fn, (x, xd, z), self._wrench(wrench, b), refuse)
+
     # ------------------------------------------------------------------ dynamics
     def inverse_dynamics(self, x, xd, xdd, wrench=None):
         """Actuator efforts ``u`` (n,) by constraint embedding (paper 001 eqs. 20, 36-37:
@@ -186,10 +209,7 @@ class LoopChainRobot:
         holds the actuators' accelerations only (n_act,): :meth:`hybrid_dynamics`'s ``u``."""
         if self.passive_joints:
             return self.hybrid_dynamics(x, xd, xdd, wrench)[0]
-        x = self.checked_state("x", x, limits=True)
-        xd = self.checked_state("xd", xd, x.shape[:-1])
-        xdd = self.checked_state("xdd", xdd, x.shape[:-1])
-        return self._batch(self.compiled.inverse_dynamics, (x, xd, xdd), self._wrench(wrench, x.shape[:-1]))
+        return self._kernel_call(self.compiled.inverse_dynamics, ("x", "xd", "xdd"), (x, xd, xdd), self.n, wrench)
 
     def hybrid_dynamics(self, x, xd, xdd, wrench=None) -> tuple:
         """Featherstone's hybrid dynamics in the chain's coordinates: given the state ``(x, xd)``
@@ -202,20 +222,14 @@ class LoopChainRobot:
         ``u = M_aa xdd + M_ap qdd_p + b_a`` (one kernel call,
         :meth:`.loop_chain_compiled.CompiledLoopChain.hybrid_dynamics`;
         :func:`.loop_chain_compiled.hybrid_split` the same in numpy)."""
-        x = self.checked_state("x", x, limits=True)
-        xd = self.checked_state("xd", xd, x.shape[:-1])
-        xdd = self.checked_state("xdd", xdd, x.shape[:-1], size=self.n_act)
-        return self._batch(self.compiled.hybrid_dynamics, (x, xd, xdd), self._wrench(wrench, x.shape[:-1]))
+        return self._kernel_call(self.compiled.hybrid_dynamics, ("x", "xd", "xdd"), (x, xd, xdd), self.n_act, wrench)
 
     def forward_dynamics(self, x, xd, u, wrench=None):
         """Actuator accelerations ``xdd`` (n,) from ``H^T M H xdd = u - H^T rnea(theta, thetad,
         Hdot xd)`` (eqs. 36-37); with passive joints ``u`` (n_act,) drives the actuators, the passive
         joints no effort (their damping and friction are in the bias, as every tree
         joint's), and ``xdd`` holds every coordinate's acceleration (n,)."""
-        x = self.checked_state("x", x, limits=True)
-        xd = self.checked_state("xd", xd, x.shape[:-1])
-        u = self.checked_state("u", u, x.shape[:-1], size=self.n_act)
-        return self._batch(self.compiled.forward_dynamics, (x, xd, u), self._wrench(wrench, x.shape[:-1]))
+        return self._kernel_call(self.compiled.forward_dynamics, ("x", "xd", "u"), (x, xd, u), self.n_act, wrench)
 
     def forward_dynamics_derivatives(self, x, xd, u, wrench=None):
         """``xdd`` and its exact derivatives (forward-mode jets, :mod:`.loop_chain_derivatives`).

@@ -203,6 +203,24 @@ def test_the_streams_force_rate_needs_no_numpy_jets(robot, monkeypatch):
     assert np.abs(du - du_exact).max() <= 1e-6 * np.abs(du_exact).max()
 
 
+def test_the_streams_rate_follows_the_robots_compiled_derivatives(robot, monkeypatch):
+    """``force_rate(..., exact=False)`` takes the central difference because the robot says its
+    derivatives are not compiled (``compiled_derivatives`` False), whatever its ``kind``: the
+    same answer as :func:`difference_force_rate`, to the bit, without the derivatives."""
+    from pkm_dynamics.core.hydraulics.hydraulic_feedforward import difference_force_rate, force_rate
+    assert robot.compiled_derivatives is False
+    x, xd, xdd, _ = next(states(robot, 1, seed=13))
+    j3 = np.array([0.2, 0.1, -0.3, 0.2])
+
+    def refused(*_, **__):
+        raise AssertionError("the stream's rate ran the derivatives")
+    monkeypatch.setattr(robot, "inverse_dynamics_derivatives", refused)
+    monkeypatch.setattr(robot, "kind", "another kind")
+    u, du = force_rate(robot, x, xd, xdd, j3, exact=False)
+    ref = difference_force_rate(robot, x, xd, xdd, j3)
+    assert np.array_equal(u, ref[0]) and np.array_equal(du, ref[1])
+
+
 def test_simulation_holds_still_under_gravity_compensation(robot):
     """Efforts = ID at rest: the simulated excavator stays where it is (RK4, 20 ms)."""
     x = np.array([0.2, 0.0, 0.1, -0.2])
@@ -269,3 +287,31 @@ def test_payload_in_the_bucket(robot):
         u_ref, _ = ref.inverse_dynamics(q, qd, qdd)
         assert rel(loaded.inverse_dynamics(x, xd, xdd), u_ref) <= 1e-10
         assert rel(robot.inverse_dynamics(x, xd, xdd), u_ref) > 1e-3      # the payload matters
+
+
+def test_public_calls_refuse_bad_input_naming_it(robot):
+    """FD and ID check finiteness and strokes inside the kernel call; a refusal still names the
+    field, the entry and the joint (or the limit), for one state and for a bad row of a batch,
+    and the good rows of a batch are the single-state answers."""
+    from pkm_dynamics.core import StateError
+    (x, xd, xdd, _), (x2, xd2, xdd2, _) = states(robot, 2, seed=21)
+    names = robot.coordinates
+    for call, third in ((robot.forward_dynamics, "u"), (robot.inverse_dynamics, "xdd")):
+        args = [x, xd, xdd]
+        for i, field in enumerate(("x", "xd", third)):
+            for k in (0, 2):
+                bad = [a.copy() for a in args]
+                bad[i][k] = np.nan
+                with pytest.raises(StateError, match=rf"^{field}\[{k}\] \(joint '{names[k]}'\) is not finite"):
+                    call(*bad)
+                batch = [np.stack([a, b]) for a, b in zip(args, bad)]
+                with pytest.raises(StateError, match=rf"^{field}\[{k}\] \(joint '{names[k]}'\) is not finite"):
+                    call(*batch)
+        far = x.copy()
+        far[2] = robot.upper[2] + 0.01
+        with pytest.raises(StateError, match=rf"^x\[2\] = .* beyond the limits .* of joint '{names[2]}'"):
+            call(np.stack([x, far]), np.stack([xd, xd]), np.stack([xdd, xdd]))
+        with pytest.raises(StateError, match=r"^xd has shape \(3,\), expected \(4,\)"):
+            call(x, xd[:3], xdd)
+        both = call(np.stack([x, x2]), np.stack([xd, xd2]), np.stack([xdd, xdd2]))
+        assert np.array_equal(both[0], call(x, xd, xdd)) and np.array_equal(both[1], call(x2, xd2, xdd2))

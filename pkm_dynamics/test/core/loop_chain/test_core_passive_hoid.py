@@ -162,6 +162,21 @@ def test_hoid_is_batched_and_refuses_naming_the_joint(robot):
         robot.hybrid_dynamics(x[0], np.where(np.arange(7) == 6, 1e3, xd[0]), ders[0][0])
 
 
+def test_hoid_refuses_rates_beyond_their_bounds(robot):
+    """A finite rate beyond its bound of :mod:`~pkm_dynamics.core.bounds` (``MAX_RATE``: velocity
+    1e2, acceleration 1e4, jerk 1e6, snap 1e8) is refused naming the field and the bound, as the
+    other robots' higher-order inverse dynamics does, not computed."""
+    from pkm_dynamics.core.bounds import MAX_RATE
+    m = motion(0.1)
+    fields = [np.concatenate([m[1], [0.4, 0.1]]), m[2], m[3], m[4]]
+    x = np.concatenate([m[0], [0.1, -0.2]])
+    for order, name in enumerate(("xd", "xdd", "xddd", "xdddd"), start=1):
+        big = [f.copy() for f in fields]
+        big[order - 1][1] = 10 * MAX_RATE[order]
+        with pytest.raises(StateError, match=rf"^{name}\[1\] = .* beyond the bound"):
+            robot.higher_order_inverse_dynamics(x, *big)
+
+
 def test_the_hydraulic_rate_is_the_hoid_du(robot):
     """``force_rate`` (the hydraulic feedforward's du): HOID's ``du`` to 1e-10 (no snap enters
     it) and the central difference (1e-5 s) of the hybrid dynamics along the motion to 1e-6,
