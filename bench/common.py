@@ -45,3 +45,15 @@ def load_suite():
     suite = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(suite)
     return suite
+
+
+def per_call_us(fn, block: int, rounds: int = 5) -> tuple:
+    """``(median, min)`` over ``rounds`` of the thread CPU time per call, in µs, of ``fn(block)``
+    (a compiled loop running ``block`` calls; one ``fn(1)`` first, to load it)."""
+    fn(1)
+    per = []
+    for _ in range(rounds):
+        t0 = time.thread_time()
+        fn(block)
+        per.append((time.thread_time() - t0) / block * 1e6)
+    return float(np.median(per)), min(per)
