@@ -184,8 +184,9 @@ class LoopChainRobot:
 
     def _kernel_call(self, fn, names, values, third_size, wrench):
         """``fn`` (FD, ID or the hybrid dynamics of :attr:`compiled`) at the state ``x``, ``xd`` and
-        the third input (size ``third_size``) of ``values``, their finiteness and strokes checked in
-        the kernel (:func:`.loop_chain_kernels.inputs_valid`); only the shapes here.  On a refusal
+        the third input (size ``third_size``) of ``values``, their finiteness, strokes and the rates'
+        and efforts' bounds (:data:`STATE_BOUNDS`) checked in the kernel
+        (:func:`.loop_chain_kernels.inputs_valid`); only the shapes here.  On a refusal
         :meth:`checked_state` of each input in turn names the culprit (the same checks, the
         same order: ``x`` with its limits, then ``xd``, then the third)."""
         x, xd, z = values
