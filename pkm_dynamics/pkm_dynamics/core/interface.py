@@ -124,7 +124,9 @@ class Robot(Protocol):
     actuator, outside every loop: a chain of loops' ``<passive>`` joints, () for the others),
     whose positions and velocities follow the actuators' in ``x``, ``xd``; a robot with passive
     joints also answers ``force_rate(x, xd, xdd, xddd) -> (u, du)``: the hybrid dynamics' efforts
-    and their exact time derivative (the hydraulic feedforward's rate)."""
+    and their exact time derivative (the hydraulic feedforward's rate); ``compiled_derivatives``:
+    whether ``inverse_dynamics_derivatives`` runs compiled (module chains) or as numpy jets (chains
+    of loops, parallel manipulators: tens to hundreds of ms)."""
 
     name: str
     kind: str
@@ -142,6 +144,7 @@ class Robot(Protocol):
     gravity: np.ndarray
     limits: object
     passive_joints: tuple
+    compiled_derivatives: bool
 
     def with_gravity(self, gravity) -> "Robot":
         """This robot under another ``gravity`` (3,) (a tilted base: see :mod:`.gravity`): a

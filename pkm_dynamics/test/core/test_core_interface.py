@@ -64,6 +64,16 @@ def test_attributes_say_the_kind_and_its_space(robot):
     assert np.shape(robot.seed_reference) == (len(robot.seed_joints),)
 
 
+def test_every_attribute_of_the_protocol_is_set(robot):
+    """Each attribute the :class:`Robot` protocol declares is on every kind, with its type
+    (what callers read without a ``getattr`` default)."""
+    for name, kind in Robot.__annotations__.items():
+        assert hasattr(robot, name), (robot.kind, name)
+        if kind in ("bool", bool):
+            assert isinstance(getattr(robot, name), bool), (robot.kind, name)
+    assert robot.compiled_derivatives is (robot.kind == "module_chain")
+
+
 def test_options_are_fixed_at_construction(robot):
     with pytest.raises(dataclasses.FrozenInstanceError):
         robot.options.tolerance = 1e-3

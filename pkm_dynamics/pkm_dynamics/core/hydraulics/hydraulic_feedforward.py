@@ -47,12 +47,13 @@ def force_rate(robot, x, xd, xdd, xddd=None, exact: bool = True) -> tuple:
     HOID runs the numpy Taylor route).  A robot with passive joints (``robot.passive_joints``)
     answers itself (``robot.force_rate``: Featherstone's hybrid dynamics differentiated along the
     motion, the passive joints moving as it makes them, exact).  ``exact`` False (the node's
-    stream): a robot whose derivatives are not compiled (``robot.compiled_derivatives`` False: a
-    chain of loops, numpy jets of tens to hundreds of ms) takes :func:`difference_force_rate`
-    instead (two more compiled calls).  ``du`` None without ``xddd``."""
+    stream): a robot in actuator space whose derivatives are not compiled
+    (``robot.compiled_derivatives`` False: a chain of loops, numpy jets of tens to hundreds of ms)
+    takes :func:`difference_force_rate` instead (two more compiled calls; a parallel robot's
+    rate stays exact: the difference is taken along actuator coordinates).  ``du`` None without ``xddd``."""
     if xddd is None:
         return robot.inverse_dynamics(x, xd, xdd), None
-    if not exact and not getattr(robot, "compiled_derivatives", True):
+    if not exact and robot.state_space == "actuator" and not robot.compiled_derivatives:
         return difference_force_rate(robot, x, xd, xdd, xddd)
     if robot.passive_joints:            # the hybrid dynamics' rate (exact: the robot's force_rate)
         return robot.force_rate(x, xd, xdd, xddd)

@@ -48,6 +48,8 @@ class ModuleChainRobot:
     :class:`~pkm_dynamics.core.errors.StateError` naming the module and the value."""
 
     kind = "module_chain"
+    #: the first derivatives are compiled kernels (forward mode, :mod:`..derivatives`)
+    compiled_derivatives = True
     state_space = "actuator"
     task_space = ()
     passive_joints = ()

@@ -103,6 +103,8 @@ class ParallelRobot(PkmKinematics, PkmForwardKinematics, TaskSpaceDynamics):
     """
 
     kind = "parallel"
+    #: the first derivatives are numpy jets (:mod:`..derivatives.pkm_derivatives`)
+    compiled_derivatives = False
     state_space = "task"
     passive_joints = ()
 
