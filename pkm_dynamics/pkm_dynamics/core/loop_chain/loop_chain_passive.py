@@ -112,23 +112,26 @@ def hybrid_rate(robot, x, xd, xdd, xddd) -> tuple:
 
 
 def coordinate_force_jet(jm: JD.JetModel, yj: np.ndarray, q0: np.ndarray, gravity) -> tuple:
-    """The jet (3, n) of the generalized forces ``f = Z^T (tau + tau_f)``
+    """The jet (K-1, n) of the generalized forces ``f = Z^T (tau + tau_f)``
     (:func:`~..hoid.jet_dynamics.actuator_force_jet` over every coordinate, the joints' friction
     ``tau_f`` of :func:`~..friction.friction_model.friction_jet` inside) along the coordinate jet
-    ``yj`` (5, n), and the tree jet (5, nq)."""
+    ``yj`` (K+1, n) (K >= 2: ``f``'s coefficient k needs ``y``'s up to k + 2), and the tree jet
+    (K+1, nq)."""
+    D1 = yj.shape[0] - 2
     qj = JD.tree_motion_jet(jm, q0, yj)
-    f = JD.actuator_force_jet(jm, qj, gravity)
+    f = JD.actuator_force_jet(jm, qj, gravity, degree=D1 - 1)
     if jm.desc.friction is not None:
-        tau = friction_jet(jm.desc.friction.table, T.deriv(qj))
-        _, C = JD.pose_jets(jm.desc.tree, qj[:3])
-        Zt = np.swapaxes(JD.motion_basis_jet(jm, C, 3), -1, -2)
+        tau = friction_jet(jm.desc.friction.table, T.deriv(qj)[:max(D1, 2)])[:D1]
+        _, C = JD.pose_jets(jm.desc.tree, qj[:D1])
+        Zt = np.swapaxes(JD.motion_basis_jet(jm, C, D1), -1, -2)
         f = f + T.matmul(Zt, tau[..., None])[..., 0]
     return f, qj
 
 
 def _hoid_one(robot, x, xd, xdd, xddd, xdddd, gravity, q_guess) -> tuple:
     """One sample: the coordinate jet (5, n) with the passive coefficients 2..4 solved order by
-    order (module docstring), ``U`` (3, n_act) and the tree motion (5, nq)."""
+    order (module docstring; order k from the jet truncated to degree k + 2: ``f``'s coefficient k
+    does not depend on the higher ones), ``U`` (3, n_act) and the tree motion (5, nq)."""
     jm, a = robot.coordinate_jets, robot.n_act
     q0 = robot.tree_state(x)[0] if q_guess is None else JD.close_loops(jm, x, q_guess)
     M = robot.compiled.mass_and_bias(x[None], xd[None], None)[0][0]
@@ -137,7 +140,7 @@ def _hoid_one(robot, x, xd, xdd, xddd, xdddd, gravity, q_guess) -> tuple:
     yj[0], yj[1] = x, xd
     yj[2:, :a] = T.from_derivatives([x[:a], xd[:a], xdd, xddd, xdddd])[2:]
     for k in range(3):
-        f, _ = coordinate_force_jet(jm, yj, q0, gravity)
+        f, _ = coordinate_force_jet(jm, yj[:k + 3], q0, gravity)
         yj[k + 2, a:] = -np.linalg.solve(Mpp, f[k, a:]) / ((k + 1) * (k + 2))
     f, qj = coordinate_force_jet(jm, yj, q0, gravity)
     return T.to_derivatives(f[:, :a]), T.to_derivatives(qj), T.to_derivatives(yj)[:, a:]
