@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 
 from ..numba_support.cache import kernel
-from ..spatial.small_linalg import condition, condition_at_most, frobenius2, lu_solve
+from ..spatial.small_linalg import condition, condition_at_most, condition_with_inverse, frobenius2, lu_solve
 from .limb_layout import (CUT_K, CUT_NPOS, CUT_NROT, CUT_R, CUT_U_A, CUT_U_B, CUT_U_POS, LD_A, LD_B, LD_C, LD_DTHETA,
                           LD_DX, LD_F, LD_FK, LD_G_JAC, LD_G_RES, LD_H, LD_J_P, LD_K, LD_L_T, LD_POSE, LD_VEC, LD_WORK,
                           LD_Y, LM_B, LM_CUT_BODIES, LM_CUT_COUNTS, LM_CUT_POINTS, LM_CUT_VECTORS, LM_D_T, LM_H_COLUMN,
@@ -229,7 +229,9 @@ def pose_error(lm, ld, target):
 def limb_jacobians(lm, ld, threshold, want_kappa):
     """``H`` (eqs. 16-18, 20), ``J_p`` (eq. 5), ``L_t = P_t J_p H`` (eq. 22), ``F = L_t^-1
     D_t`` (eq. 27), ``K = H F`` (eq. 28) into ``ld`` (:func:`..limb_ik.limb_jacobians`).
-    Returns ``(status, kappa(F))`` (``kappa`` -1 unless ``want_kappa``: the check against
+    Returns ``(status, kappa(F))`` (a square limb with an orthogonal ``D_t``: from ``F`` and
+    ``L_t``, :func:`..spatial.small_linalg.condition_with_inverse`, else the Jacobi
+    :func:`..spatial.small_linalg.condition`; -1 unless ``want_kappa``: the check against
     ``threshold`` then needs no singular values where a bound decides): SINGULAR for a singular
     ``G_y`` or ``L_t``; ILL_CONDITIONED when ``kappa(F)`` exceeds ``threshold`` (< 0: never)."""
     Y, G, J, H, Lt, F, K = ld[LD_Y], ld[LD_G_JAC], ld[LD_J_P], ld[LD_H], ld[LD_L_T], ld[LD_F], ld[LD_K]
@@ -295,8 +297,11 @@ def limb_jacobians(lm, ld, threshold, want_kappa):
             for j in range(delta):
                 s += H[i, j] * F[j, c]
             K[i, c] = s
-    if want_kappa:
-        kappa = condition(F, delta, dp, ld[LD_WORK])
+    if want_kappa:                               # square F with an orthogonal D_t: F^-1 = D_t^T L_t
+        if lm[LM_SIZES][SIZE_SQUARE]:
+            kappa = condition_with_inverse(F, Lt, delta, ld[LD_WORK])
+        else:
+            kappa = condition(F, delta, dp, ld[LD_WORK])
         if threshold >= 0.0 and not kappa <= threshold:
             return ILL_CONDITIONED, kappa
         return OK, kappa
