@@ -25,7 +25,7 @@ from .limb_layout import (CUT_K, CUT_NPOS, CUT_NROT, CUT_R, CUT_U_A, CUT_U_B, CU
                           LM_PLATFORM_OFFSET, LM_SIZES, LM_SUPPORT, LM_TASK_ROWS, LM_W, LM_W2, LM_W2V, LM_WV, LM_X,
                           LOOP_END_CUT, LOOP_FIRST_CUT, LOOP_NDEP, LOOP_NIND, LOOP_SIZE, SIZE_DELTA, SIZE_DL, SIZE_DP,
                           SIZE_NL, SIZE_PLATFORM_BODY, SIZE_SQUARE)
-from ..spatial.se3_kernels import log_se3, pose_inv_mul
+from ..spatial.se3_kernels import log_so3, pose_inv_mul
 from ..status import ILL_CONDITIONED, INNER_MAX_ITER, NO_CONVERGENCE, OK, SINGULAR
 
 
@@ -210,7 +210,7 @@ def pose_error(lm, ld, target):
     platform_pose(lm, ld, P)
     D, e = ld[LD_WORK], ld[LD_VEC]
     pose_inv_mul(P, target, D)                   # Delta C_p = C_p^-1 C_target
-    log_se3(D, e)                                # its rotation vector in e[:3]
+    e[0], e[1], e[2], _ = log_so3(D)             # its rotation vector
     e[3], e[4], e[5] = D[0, 3], D[1, 3], D[2, 3]
     rows = lm[LM_TASK_ROWS]
     rot, lin, big = 0.0, 0.0, 0.0
@@ -275,15 +275,17 @@ def limb_jacobians(lm, ld, threshold, want_kappa):
             J[3 + a, j] = P[0, a] * v0 + P[1, a] * v1 + P[2, a] * v2
     rows = lm[LM_TASK_ROWS]
     for i in range(dl):                          # L_t = P_t J_p H (H_jc: 1 for j = independent c,
-        for c in range(delta):                   # 0 for the other independent j; the sum in the
-            s = 0.0                              # same order without the zero terms)
-            for j in range(n):
-                if hcol[j] < 0:
-                    s += J[rows[i], j] * H[j, c]
-                elif hcol[j] == c:
-                    s += J[rows[i], j]
-            Lt[i, c] = s
-            A[i, c] = s
+        for c in range(delta):                   # 0 for the other independent j): each sum over j
+            Lt[i, c] = 0.0                       # in order without the zero terms, one pass over
+        for j in range(n):                       # the joints
+            v = J[rows[i], j]
+            if hcol[j] < 0:
+                for c in range(delta):
+                    Lt[i, c] += v * H[j, c]
+            else:
+                Lt[i, hcol[j]] += v
+        for c in range(delta):
+            A[i, c] = Lt[i, c]
         for c in range(dp):
             F[i, c] = lm[LM_D_T][i, c]
     if not lu_solve(A, dl, F, dp):

@@ -89,18 +89,30 @@ def model_views(fm, im, hm, l):
 @kernel
 def data_views(fd, idt, hd, l):
     """The scratch tuples of limb ``l`` (:mod:`..limb.limb_layout`): ``ld`` of :mod:`..limb.limb_kernels`
-    (entry ``LD_*`` at index ``LD_*``) and ``lx`` of :mod:`..limb.limb_dynamics_kernels` (entry
-    ``LX_*`` at index ``LX_*``, packed after ``ld`` at ``PACKED_*``)."""
-    ld = (_f3(fd, hd, l, LD_C), _f2(fd, hd, l, LD_Y), _f2(fd, hd, l, LD_G_RES), _f3(fd, hd, l, LD_G_JAC),
-          _f2(fd, hd, l, LD_J_P), _f2(fd, hd, l, LD_H), _f2(fd, hd, l, LD_L_T), _f2(fd, hd, l, LD_F),
-          _f2(fd, hd, l, LD_K), _f2(fd, hd, l, LD_A), _f2(fd, hd, l, LD_B), _f2(fd, hd, l, LD_WORK),
-          _f1(fd, hd, l, LD_VEC), _f1(fd, hd, l, LD_DX), _f2(fd, hd, l, LD_POSE), _f2(idt, hd, l, LD_INNER),
-          _f1(fd, hd, l, LD_DTHETA), _f1(fd, hd, l, LD_SPARE), _f2(fd, hd, l, LD_FK))
-    lx = (_f2(fd, hd, l, PACKED_STACKED), _f2(fd, hd, l, PACKED_QR), _f1(fd, hd, l, PACKED_RHS),
-          _f1(fd, hd, l, PACKED_TAU), _f2(fd, hd, l, PACKED_V), _f2(fd, hd, l, PACKED_A), _f2(fd, hd, l, PACKED_VS),
-          _f2(fd, hd, l, PACKED_AS), _f1(fd, hd, l, PACKED_BIAS), _f1(fd, hd, l, PACKED_QD),
-          _f1(fd, hd, l, PACKED_ZEROS), _f1(fd, hd, l, PACKED_AP), _f3(fd, hd, l, PACKED_TASK))
-    return ld, lx
+    (entry ``LD_*`` at index ``LD_*``, :func:`ik_views`) and ``lx`` of
+    :mod:`..limb.limb_dynamics_kernels` (entry ``LX_*`` at index ``LX_*``, packed after ``ld``
+    at ``PACKED_*``, :func:`dynamics_views`)."""
+    return ik_views(fd, idt, hd, l), dynamics_views(fd, hd, l)
+
+
+@kernel
+def ik_views(fd, idt, hd, l):
+    """The IK scratch ``ld`` of limb ``l`` (:func:`data_views`)."""
+    return (_f3(fd, hd, l, LD_C), _f2(fd, hd, l, LD_Y), _f2(fd, hd, l, LD_G_RES), _f3(fd, hd, l, LD_G_JAC),
+            _f2(fd, hd, l, LD_J_P), _f2(fd, hd, l, LD_H), _f2(fd, hd, l, LD_L_T), _f2(fd, hd, l, LD_F),
+            _f2(fd, hd, l, LD_K), _f2(fd, hd, l, LD_A), _f2(fd, hd, l, LD_B), _f2(fd, hd, l, LD_WORK),
+            _f1(fd, hd, l, LD_VEC), _f1(fd, hd, l, LD_DX), _f2(fd, hd, l, LD_POSE), _f2(idt, hd, l, LD_INNER),
+            _f1(fd, hd, l, LD_DTHETA), _f1(fd, hd, l, LD_SPARE), _f2(fd, hd, l, LD_FK))
+
+
+@kernel
+def dynamics_views(fd, hd, l):
+    """The rates and dynamics scratch ``lx`` of limb ``l`` (:func:`data_views`): built only
+    where the rates are asked (:func:`robot_reference_checked` at level 0 does without)."""
+    return (_f2(fd, hd, l, PACKED_STACKED), _f2(fd, hd, l, PACKED_QR), _f1(fd, hd, l, PACKED_RHS),
+            _f1(fd, hd, l, PACKED_TAU), _f2(fd, hd, l, PACKED_V), _f2(fd, hd, l, PACKED_A), _f2(fd, hd, l, PACKED_VS),
+            _f2(fd, hd, l, PACKED_AS), _f1(fd, hd, l, PACKED_BIAS), _f1(fd, hd, l, PACKED_QD),
+            _f1(fd, hd, l, PACKED_ZEROS), _f1(fd, hd, l, PACKED_AP), _f3(fd, hd, l, PACKED_TASK))
 
 
 @kernel
@@ -112,7 +124,7 @@ def robot_ik(fm, im, hm, fd, idt, hd, toff, pose, theta0, theta, nested, tol, ma
     after a failed one are still solved: the Python layer hands only the failed ones over)."""
     for l in range(len(toff) - 1):
         lm = model_views(fm, im, hm, l)
-        ld, _ = data_views(fd, idt, hd, l)
+        ld = ik_views(fd, idt, hd, l)
         a, b = toff[l], toff[l + 1]
         status[l] = limb_ik(lm, ld, pose, theta0[a:b], theta[a:b], nested, tol, max_iter, threshold,
                             loop_threshold, False, out[l])
@@ -344,14 +356,14 @@ def robot_reference_checked(fm, im, hm, fd, idt, hd, toff, pose, theta0, held, p
     code = OK
     for l in range(len(toff) - 1):                # each limb's IK (robot_ik), then its rates (robot_rates)
         lm = model_views(fm, im, hm, l)
-        ld, lx = data_views(fd, idt, hd, l)
+        ld = ik_views(fd, idt, hd, l)
         a, b = toff[l], toff[l + 1]
         status[l] = limb_ik_checked(lm, ld, pose, theta0[a:b], theta[a:b], nested, tol, max_iter, threshold,
                                     loop_threshold, holds_state(held, prepare, theta0, l, a, b), want_kappa, out[l])
         if status[l] != OK:
             code = LIMB_STATUS                    # the limbs after it are still solved
         elif level >= 1 and code == OK:
-            st = limb_rates_rnea(lm, ld, lx, Vt, At, Vp, Ap, level > 1, thd[a:b], thdd[a:b], Wl)
+            st = limb_rates_rnea(lm, ld, dynamics_views(fd, hd, l), Vt, At, Vp, Ap, level > 1, thd[a:b], thdd[a:b], Wl)
             if st != OK:
                 code = RATES_STATUS
             elif level > 1:

@@ -1,7 +1,9 @@
 """Small dense linear algebra for the compiled limb kernels, in scalar loops that allocate
 nothing: LU solves with partial pivoting (the
 ``numpy.linalg.solve`` of the numpy route), condition numbers from one-sided Jacobi singular
-values (its ``numpy.linalg.svd``), Householder least squares (its ``numpy.linalg.qr`` + triangular solve).
+values (its ``numpy.linalg.svd``) or, for a square matrix whose inverse is at hand, from the
+largest eigenvalues of two Gram matrices (Householder tridiagonal + Laguerre), Householder least
+squares (its ``numpy.linalg.qr`` + triangular solve).
 
 Matrices are the leading ``m x k`` block of a larger scratch array, so one preallocated array
 serves every size of a limb.
