@@ -63,9 +63,11 @@ UPWARD_IMPORTS = {
     ("pkm.pkm_task_dynamics", "derivatives.pkm_derivatives"),
 }
 #: what a compiled module may import beside compiled modules: the constants the kernels read (the
-#: status codes, the input bounds, the named layout of the packed limb model and scratch) and the
-#: scalar formulas both routes evaluate (compiled by :mod:`.spatial.se3_kernels`)
-KERNEL_BASE = ("status", "bounds", "numba_support.cache", "spatial.scalar_forms", "limb.limb_layout")
+#: status codes, the input bounds, the named layout of the packed limb model and scratch), the
+#: scalar formulas both routes evaluate (compiled by :mod:`.spatial.se3_kernels`) and the view
+#: intrinsic of :mod:`.numba_support.views`
+KERNEL_BASE = ("status", "bounds", "numba_support.cache", "numba_support.views", "spatial.scalar_forms",
+               "limb.limb_layout")
 #: the import of the kernel decorators that marks a compiled module (as ``cache.source_hash``)
 _KERNEL_IMPORT = re.compile(r"numba_support\.cache import [^\n]*kernel")
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 
 from ..numba_support.cache import kernel
-from ..spatial.small_linalg import condition, condition_at_most, frobenius2, lu_solve
+from ..spatial.small_linalg import condition, condition_at_most, condition_with_inverse, frobenius2, lu_solve
 from .limb_layout import (CUT_K, CUT_NPOS, CUT_NROT, CUT_R, CUT_U_A, CUT_U_B, CUT_U_POS, LD_A, LD_B, LD_C, LD_DTHETA,
                           LD_DX, LD_F, LD_FK, LD_G_JAC, LD_G_RES, LD_H, LD_J_P, LD_K, LD_L_T, LD_POSE, LD_VEC, LD_WORK,
                           LD_Y, LM_B, LM_CUT_BODIES, LM_CUT_COUNTS, LM_CUT_POINTS, LM_CUT_VECTORS, LM_D_T, LM_H_COLUMN,
@@ -25,7 +25,7 @@ from .limb_layout import (CUT_K, CUT_NPOS, CUT_NROT, CUT_R, CUT_U_A, CUT_U_B, CU
                           LM_PLATFORM_OFFSET, LM_SIZES, LM_SUPPORT, LM_TASK_ROWS, LM_W, LM_W2, LM_W2V, LM_WV, LM_X,
                           LOOP_END_CUT, LOOP_FIRST_CUT, LOOP_NDEP, LOOP_NIND, LOOP_SIZE, SIZE_DELTA, SIZE_DL, SIZE_DP,
                           SIZE_NL, SIZE_PLATFORM_BODY, SIZE_SQUARE)
-from ..spatial.se3_kernels import log_se3, pose_inv_mul
+from ..spatial.se3_kernels import log_so3, pose_inv_mul
 from ..status import ILL_CONDITIONED, INNER_MAX_ITER, NO_CONVERGENCE, OK, SINGULAR
 
 
@@ -210,7 +210,7 @@ def pose_error(lm, ld, target):
     platform_pose(lm, ld, P)
     D, e = ld[LD_WORK], ld[LD_VEC]
     pose_inv_mul(P, target, D)                   # Delta C_p = C_p^-1 C_target
-    log_se3(D, e)                                # its rotation vector in e[:3]
+    e[0], e[1], e[2], _ = log_so3(D)             # its rotation vector
     e[3], e[4], e[5] = D[0, 3], D[1, 3], D[2, 3]
     rows = lm[LM_TASK_ROWS]
     rot, lin, big = 0.0, 0.0, 0.0
@@ -229,7 +229,9 @@ def pose_error(lm, ld, target):
 def limb_jacobians(lm, ld, threshold, want_kappa):
     """``H`` (eqs. 16-18, 20), ``J_p`` (eq. 5), ``L_t = P_t J_p H`` (eq. 22), ``F = L_t^-1
     D_t`` (eq. 27), ``K = H F`` (eq. 28) into ``ld`` (:func:`..limb_ik.limb_jacobians`).
-    Returns ``(status, kappa(F))`` (``kappa`` -1 unless ``want_kappa``: the check against
+    Returns ``(status, kappa(F))`` (a square limb with an orthogonal ``D_t``: from ``F`` and
+    ``L_t``, :func:`..spatial.small_linalg.condition_with_inverse`, else the Jacobi
+    :func:`..spatial.small_linalg.condition`; -1 unless ``want_kappa``: the check against
     ``threshold`` then needs no singular values where a bound decides): SINGULAR for a singular
     ``G_y`` or ``L_t``; ILL_CONDITIONED when ``kappa(F)`` exceeds ``threshold`` (< 0: never)."""
     Y, G, J, H, Lt, F, K = ld[LD_Y], ld[LD_G_JAC], ld[LD_J_P], ld[LD_H], ld[LD_L_T], ld[LD_F], ld[LD_K]
@@ -273,15 +275,17 @@ def limb_jacobians(lm, ld, threshold, want_kappa):
             J[3 + a, j] = P[0, a] * v0 + P[1, a] * v1 + P[2, a] * v2
     rows = lm[LM_TASK_ROWS]
     for i in range(dl):                          # L_t = P_t J_p H (H_jc: 1 for j = independent c,
-        for c in range(delta):                   # 0 for the other independent j; the sum in the
-            s = 0.0                              # same order without the zero terms)
-            for j in range(n):
-                if hcol[j] < 0:
-                    s += J[rows[i], j] * H[j, c]
-                elif hcol[j] == c:
-                    s += J[rows[i], j]
-            Lt[i, c] = s
-            A[i, c] = s
+        for c in range(delta):                   # 0 for the other independent j): each sum over j
+            Lt[i, c] = 0.0                       # in order without the zero terms, one pass over
+        for j in range(n):                       # the joints
+            v = J[rows[i], j]
+            if hcol[j] < 0:
+                for c in range(delta):
+                    Lt[i, c] += v * H[j, c]
+            else:
+                Lt[i, hcol[j]] += v
+        for c in range(delta):
+            A[i, c] = Lt[i, c]
         for c in range(dp):
             F[i, c] = lm[LM_D_T][i, c]
     if not lu_solve(A, dl, F, dp):
@@ -295,8 +299,11 @@ def limb_jacobians(lm, ld, threshold, want_kappa):
             for j in range(delta):
                 s += H[i, j] * F[j, c]
             K[i, c] = s
-    if want_kappa:
-        kappa = condition(F, delta, dp, ld[LD_WORK])
+    if want_kappa:                               # square F with an orthogonal D_t: F^-1 = D_t^T L_t
+        if lm[LM_SIZES][SIZE_SQUARE]:
+            kappa = condition_with_inverse(F, Lt, delta, ld[LD_WORK])
+        else:
+            kappa = condition(F, delta, dp, ld[LD_WORK])
         if threshold >= 0.0 and not kappa <= threshold:
             return ILL_CONDITIONED, kappa
         return OK, kappa

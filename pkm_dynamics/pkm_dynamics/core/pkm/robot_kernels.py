@@ -9,18 +9,24 @@ A call into numba unboxes every array argument; the per-limb tuples of :mod:`..l
 limbs is packed into one float array ``fm``, one int array ``im`` and a header ``hm`` (L, 27,
 4) of (offset, shape) per entry, the scratch likewise (``fd``, ``idt``, ``hd`` (L, 32, 4));
 :func:`model_views` and :func:`data_views` rebuild the tuples of one limb inside the kernel as
-views (no copy; :func:`view2`, :func:`view3`: ``as_strided``, cheaper than ``reshape``).  Entry
+views (no copy; :func:`view2`, :func:`view3`: :func:`..numba_support.views.c_view`).  Entry
 kinds (float/int, dimensions) are fixed by the layouts of :mod:`..limb.limb_layout`, whose named
 indices place every entry here and in :mod:`..pkm.limb_tables`, which packs them.
+
+The drivers allocate nothing and are compiled without numba's memory manager
+(:func:`..numba_support.cache.scratch_kernel`), and so is every limb kernel they call: with it,
+each view and each array taken out of a limb's tuples in every sub-kernel was an atomic
+reference count up and down (thousands per reference, more time than the arithmetic).  The view
+builders are inlined into each caller (:func:`..numba_support.cache.inline_kernel`), so that a
+caller with the memory manager counts the views it receives and one without does not.
 """
 from __future__ import annotations
 
 import math
 
-from numpy.lib.stride_tricks import as_strided
-
 from ..bounds import MAX_RATE
-from ..numba_support.cache import kernel
+from ..numba_support.cache import inline_kernel, kernel, scratch_kernel
+from ..numba_support.views import c_view
 from ..limb.limb_dynamics_kernels import limb_rates_rnea, limb_task_inertia
 from ..limb.limb_ik_kernels import limb_ik, limb_ik_checked, limb_prepare
 from ..spatial.small_linalg import condition_at_most, lu_solve
@@ -39,39 +45,36 @@ from ..status import ACTUATION, BAD_INPUT, LIMB_STATUS, MANIFOLD_TOLERANCE, OK, 
 MAX_TWIST, MAX_ACCELERATION = MAX_RATE[1], MAX_RATE[2]
 
 
-@kernel
+@inline_kernel
 def view2(b, o, s0, s1):
-    """``b[o:o + s0 s1]`` as a C-ordered (s0, s1) view: ``as_strided`` with the strides of that
-    shape (numba's ``reshape`` checks and normalises the shape in a helper call, ~40 ns a view,
-    as much as the arithmetic on many entries; the packs' headers give sizes that fit)."""
-    e = b.itemsize
-    return as_strided(b[o:o + s0 * s1], (s0, s1), (s1 * e, e))
+    """``b[o:o + s0 s1]`` as a C-ordered (s0, s1) view (:func:`..numba_support.views.c_view`:
+    no helper call, C-ordered, counted only where the caller counts references; the packs'
+    headers give sizes that fit)."""
+    return c_view(b, o, (s0, s1))
 
 
-@kernel
+@inline_kernel
 def view3(b, o, s0, s1, s2):
     """``b[o:o + s0 s1 s2]`` as a C-ordered (s0, s1, s2) view (as :func:`view2`)."""
-    e = b.itemsize
-    return as_strided(b[o:o + s0 * s1 * s2], (s0, s1, s2), (s1 * s2 * e, s2 * e, e))
+    return c_view(b, o, (s0, s1, s2))
 
 
-@kernel
+@inline_kernel
 def _f1(b, h, l, k):
-    o = h[l, k, 0]
-    return b[o:o + h[l, k, 1]]
+    return c_view(b, h[l, k, 0], (h[l, k, 1],))
 
 
-@kernel
+@inline_kernel
 def _f2(b, h, l, k):
     return view2(b, h[l, k, 0], h[l, k, 1], h[l, k, 2])
 
 
-@kernel
+@inline_kernel
 def _f3(b, h, l, k):
     return view3(b, h[l, k, 0], h[l, k, 1], h[l, k, 2], h[l, k, 3])
 
 
-@kernel
+@inline_kernel
 def model_views(fm, im, hm, l):
     """The model tuple ``lm`` of limb ``l`` (:mod:`..limb.limb_layout`: entry ``LM_*`` at index
     ``LM_*``) as views of the packs."""
@@ -86,24 +89,36 @@ def model_views(fm, im, hm, l):
             _f1(fm, hm, l, LM_BASE_ACCELERATION))
 
 
-@kernel
+@inline_kernel
 def data_views(fd, idt, hd, l):
     """The scratch tuples of limb ``l`` (:mod:`..limb.limb_layout`): ``ld`` of :mod:`..limb.limb_kernels`
-    (entry ``LD_*`` at index ``LD_*``) and ``lx`` of :mod:`..limb.limb_dynamics_kernels` (entry
-    ``LX_*`` at index ``LX_*``, packed after ``ld`` at ``PACKED_*``)."""
-    ld = (_f3(fd, hd, l, LD_C), _f2(fd, hd, l, LD_Y), _f2(fd, hd, l, LD_G_RES), _f3(fd, hd, l, LD_G_JAC),
-          _f2(fd, hd, l, LD_J_P), _f2(fd, hd, l, LD_H), _f2(fd, hd, l, LD_L_T), _f2(fd, hd, l, LD_F),
-          _f2(fd, hd, l, LD_K), _f2(fd, hd, l, LD_A), _f2(fd, hd, l, LD_B), _f2(fd, hd, l, LD_WORK),
-          _f1(fd, hd, l, LD_VEC), _f1(fd, hd, l, LD_DX), _f2(fd, hd, l, LD_POSE), _f2(idt, hd, l, LD_INNER),
-          _f1(fd, hd, l, LD_DTHETA), _f1(fd, hd, l, LD_SPARE), _f2(fd, hd, l, LD_FK))
-    lx = (_f2(fd, hd, l, PACKED_STACKED), _f2(fd, hd, l, PACKED_QR), _f1(fd, hd, l, PACKED_RHS),
-          _f1(fd, hd, l, PACKED_TAU), _f2(fd, hd, l, PACKED_V), _f2(fd, hd, l, PACKED_A), _f2(fd, hd, l, PACKED_VS),
-          _f2(fd, hd, l, PACKED_AS), _f1(fd, hd, l, PACKED_BIAS), _f1(fd, hd, l, PACKED_QD),
-          _f1(fd, hd, l, PACKED_ZEROS), _f1(fd, hd, l, PACKED_AP), _f3(fd, hd, l, PACKED_TASK))
-    return ld, lx
+    (entry ``LD_*`` at index ``LD_*``, :func:`ik_views`) and ``lx`` of
+    :mod:`..limb.limb_dynamics_kernels` (entry ``LX_*`` at index ``LX_*``, packed after ``ld``
+    at ``PACKED_*``, :func:`dynamics_views`)."""
+    return ik_views(fd, idt, hd, l), dynamics_views(fd, hd, l)
 
 
-@kernel
+@inline_kernel
+def ik_views(fd, idt, hd, l):
+    """The IK scratch ``ld`` of limb ``l`` (:func:`data_views`)."""
+    return (_f3(fd, hd, l, LD_C), _f2(fd, hd, l, LD_Y), _f2(fd, hd, l, LD_G_RES), _f3(fd, hd, l, LD_G_JAC),
+            _f2(fd, hd, l, LD_J_P), _f2(fd, hd, l, LD_H), _f2(fd, hd, l, LD_L_T), _f2(fd, hd, l, LD_F),
+            _f2(fd, hd, l, LD_K), _f2(fd, hd, l, LD_A), _f2(fd, hd, l, LD_B), _f2(fd, hd, l, LD_WORK),
+            _f1(fd, hd, l, LD_VEC), _f1(fd, hd, l, LD_DX), _f2(fd, hd, l, LD_POSE), _f2(idt, hd, l, LD_INNER),
+            _f1(fd, hd, l, LD_DTHETA), _f1(fd, hd, l, LD_SPARE), _f2(fd, hd, l, LD_FK))
+
+
+@inline_kernel
+def dynamics_views(fd, hd, l):
+    """The rates and dynamics scratch ``lx`` of limb ``l`` (:func:`data_views`): built only
+    where the rates are asked (:func:`robot_reference_checked` at level 0 does without)."""
+    return (_f2(fd, hd, l, PACKED_STACKED), _f2(fd, hd, l, PACKED_QR), _f1(fd, hd, l, PACKED_RHS),
+            _f1(fd, hd, l, PACKED_TAU), _f2(fd, hd, l, PACKED_V), _f2(fd, hd, l, PACKED_A), _f2(fd, hd, l, PACKED_VS),
+            _f2(fd, hd, l, PACKED_AS), _f1(fd, hd, l, PACKED_BIAS), _f1(fd, hd, l, PACKED_QD),
+            _f1(fd, hd, l, PACKED_ZEROS), _f1(fd, hd, l, PACKED_AP), _f3(fd, hd, l, PACKED_TASK))
+
+
+@scratch_kernel
 def robot_ik(fm, im, hm, fd, idt, hd, toff, pose, theta0, theta, nested, tol, max_iter, threshold,
              loop_threshold, out, status):
     """:func:`.limb_ik_kernels.limb_ik` of every limb ``l`` for the platform pose ``pose``
@@ -112,7 +127,7 @@ def robot_ik(fm, im, hm, fd, idt, hd, toff, pose, theta0, theta, nested, tol, ma
     after a failed one are still solved: the Python layer hands only the failed ones over)."""
     for l in range(len(toff) - 1):
         lm = model_views(fm, im, hm, l)
-        ld, _ = data_views(fd, idt, hd, l)
+        ld = ik_views(fd, idt, hd, l)
         a, b = toff[l], toff[l + 1]
         status[l] = limb_ik(lm, ld, pose, theta0[a:b], theta[a:b], nested, tol, max_iter, threshold,
                             loop_threshold, False, out[l])
@@ -131,7 +146,7 @@ def holds_state(held, prepare, theta0, l, a, b):
     return True
 
 
-@kernel
+@scratch_kernel
 def robot_rates(fm, im, hm, fd, idt, hd, toff, theta, prepare, Vt, At, Vp, Ap, with_acc, thd, thdd, W, Wl,
                 status):
     """Rates (eqs. 27-29, refined) of every limb at ``theta`` (flat) into ``thd``, ``thdd``
@@ -177,7 +192,7 @@ def task_manifold_offset(C_ref, P_p, pose, out, S, X):
     log_se3(S[0], out)
 
 
-@kernel
+@scratch_kernel
 def robot_task_inertia(fm, im, hm, fd, idt, hd, toff, theta, prepare, Mt, status):
     """``Mt += sum_l K_l^T H_l K_l`` (eq. 40 without the platform) at the flat IK solution
     ``theta``; ``prepare``, ``status`` as :func:`robot_rates`."""
@@ -192,7 +207,7 @@ def robot_task_inertia(fm, im, hm, fd, idt, hd, toff, theta, prepare, Mt, status
         limb_task_inertia(lm[LM_PARENT], lm[LM_INERTIA], ld[LD_C], ld[LD_Y], ld[LD_K], lx[LX_TASK], Mt)
 
 
-@kernel
+@inline_kernel
 def robot_views(rc, rs, dp):
     """The robot constants ``rc`` as ``(C_ref (4,4), P_p (6,dp), M_p (6,6), gravity (3,))``
     and the per-thread scratch ``rs`` as ``(S (3,4,4), X, off, Vp, Ap, h, Wp (6,) each, A
@@ -300,7 +315,7 @@ def actuator_forces(J, W, threshold, A, B, Wc, u):
     return True
 
 
-@kernel
+@scratch_kernel
 def robot_reference(fm, im, hm, fd, idt, hd, toff, pose, theta0, held, prepare, theta, nested, tol, max_iter,
                     threshold, loop_threshold, out, status, rc, rs, K_rows, Vt, At, level, thd, thdd, Wl, W, J, u):
     """One feedforward reference in one call: the input checks (:func:`reference_input_ok`),
@@ -322,7 +337,7 @@ def robot_reference(fm, im, hm, fd, idt, hd, toff, pose, theta0, held, prepare, 
                                    level, thd, thdd, Wl, W, J, u)
 
 
-@kernel
+@scratch_kernel
 def robot_reference_checked(fm, im, hm, fd, idt, hd, toff, pose, theta0, held, prepare, theta, nested, tol, max_iter,
                             threshold, loop_threshold, want_kappa, out, status, rc, rs, K_rows, Vt, At, level, thd,
                             thdd, Wl, W, J, u):
@@ -344,14 +359,14 @@ def robot_reference_checked(fm, im, hm, fd, idt, hd, toff, pose, theta0, held, p
     code = OK
     for l in range(len(toff) - 1):                # each limb's IK (robot_ik), then its rates (robot_rates)
         lm = model_views(fm, im, hm, l)
-        ld, lx = data_views(fd, idt, hd, l)
+        ld = ik_views(fd, idt, hd, l)
         a, b = toff[l], toff[l + 1]
         status[l] = limb_ik_checked(lm, ld, pose, theta0[a:b], theta[a:b], nested, tol, max_iter, threshold,
                                     loop_threshold, holds_state(held, prepare, theta0, l, a, b), want_kappa, out[l])
         if status[l] != OK:
             code = LIMB_STATUS                    # the limbs after it are still solved
         elif level >= 1 and code == OK:
-            st = limb_rates_rnea(lm, ld, lx, Vt, At, Vp, Ap, level > 1, thd[a:b], thdd[a:b], Wl)
+            st = limb_rates_rnea(lm, ld, dynamics_views(fd, hd, l), Vt, At, Vp, Ap, level > 1, thd[a:b], thdd[a:b], Wl)
             if st != OK:
                 code = RATES_STATUS
             elif level > 1:

@@ -277,13 +277,12 @@ def pose_inv(C, out):
 
 
 @kernel
-def log_se3(C, out):
-    """``out = log(C)`` (6,) of a pose (4, 4), rotation angle in [0, pi] (as
-    :func:`.spatial.log_se3` and :func:`.spatial.log_se3_batch`): ``s = vee(R - R^T) / 2``,
-    ``th = atan2(|s|, (tr R - 1) / 2)``; ``omega = s th / sin th`` below 2 rad (its series below
-    1e-3 rad), beyond the axis from the symmetric part ``(R + R^T) / 2 - cos(th) I`` (its largest
-    column, its sign from ``s``); ``v = (I - W/2 + k W^2) p`` with the inverse left Jacobian's
-    ``k = 1/th^2 - cot(th/2) / (2 th)`` (series ``1/12 + th^2/720``)."""
+def log_so3(C):
+    """``(omega (3 floats), th)``: the rotation vector of a pose's rotation (4, 4 or 3, 3), angle
+    ``th`` in [0, pi]: ``s = vee(R - R^T) / 2``, ``th = atan2(|s|, (tr R - 1) / 2)``; ``omega = s
+    th / sin th`` below 2 rad (its series below 1e-3 rad), beyond the axis from the symmetric
+    part ``(R + R^T) / 2 - cos(th) I`` (its largest column, its sign from ``s``).  The first
+    half of :func:`log_se3`, for callers that need the rotation only (a limb's pose error)."""
     s0 = 0.5 * (C[2, 1] - C[1, 2])
     s1 = 0.5 * (C[0, 2] - C[2, 0])
     s2 = 0.5 * (C[1, 0] - C[0, 1])
@@ -292,22 +291,30 @@ def log_se3(C, out):
     th = math.atan2(sn, c)
     if th < 1e-3:
         f = 1.0 + th * th / 6.0
-        w0, w1, w2 = s0 * f, s1 * f, s2 * f
-    elif th < 2.0:
+        return s0 * f, s1 * f, s2 * f, th
+    if th < 2.0:
         f = th / sn
-        w0, w1, w2 = s0 * f, s1 * f, s2 * f
-    else:
-        k, best = 0, C[0, 0] - c
-        for j in range(1, 3):
-            if C[j, j] - c > best:
-                k, best = j, C[j, j] - c
-        a0 = 0.5 * (C[0, k] + C[k, 0]) - (c if k == 0 else 0.0)
-        a1 = 0.5 * (C[1, k] + C[k, 1]) - (c if k == 1 else 0.0)
-        a2 = 0.5 * (C[2, k] + C[k, 2]) - (c if k == 2 else 0.0)
-        f = th / math.sqrt(a0 * a0 + a1 * a1 + a2 * a2)
-        if a0 * s0 + a1 * s1 + a2 * s2 < 0.0:
-            f = -f
-        w0, w1, w2 = a0 * f, a1 * f, a2 * f
+        return s0 * f, s1 * f, s2 * f, th
+    k, best = 0, C[0, 0] - c
+    for j in range(1, 3):
+        if C[j, j] - c > best:
+            k, best = j, C[j, j] - c
+    a0 = 0.5 * (C[0, k] + C[k, 0]) - (c if k == 0 else 0.0)
+    a1 = 0.5 * (C[1, k] + C[k, 1]) - (c if k == 1 else 0.0)
+    a2 = 0.5 * (C[2, k] + C[k, 2]) - (c if k == 2 else 0.0)
+    f = th / math.sqrt(a0 * a0 + a1 * a1 + a2 * a2)
+    if a0 * s0 + a1 * s1 + a2 * s2 < 0.0:
+        f = -f
+    return a0 * f, a1 * f, a2 * f, th
+
+
+@kernel
+def log_se3(C, out):
+    """``out = log(C)`` (6,) of a pose (4, 4), rotation angle in [0, pi] (as
+    :func:`.spatial.log_se3` and :func:`.spatial.log_se3_batch`): ``omega`` of
+    :func:`log_so3`, ``v = (I - W/2 + k W^2) p`` with the inverse left Jacobian's
+    ``k = 1/th^2 - cot(th/2) / (2 th)`` (series ``1/12 + th^2/720``)."""
+    w0, w1, w2, th = log_so3(C)
     if th < 1e-3:
         kk = 1.0 / 12.0 + th * th / 720.0
     else:

@@ -1,7 +1,9 @@
 """Small dense linear algebra for the compiled limb kernels, in scalar loops that allocate
 nothing: LU solves with partial pivoting (the
 ``numpy.linalg.solve`` of the numpy route), condition numbers from one-sided Jacobi singular
-values (its ``numpy.linalg.svd``), Householder least squares (its ``numpy.linalg.qr`` + triangular solve).
+values (its ``numpy.linalg.svd``) or, for a square matrix whose inverse is at hand, from the
+largest eigenvalues of two Gram matrices (Householder tridiagonal + Laguerre), Householder least
+squares (its ``numpy.linalg.qr`` + triangular solve).
 
 Matrices are the leading ``m x k`` block of a larger scratch array, so one preallocated array
 serves every size of a limb.
@@ -267,3 +269,125 @@ def matT_vec(A, m, k, v, out):
         for i in range(m):
             s += A[i, j] * v[i]
         out[j] = s
+
+
+@kernel
+def gram_tridiagonal(A, m, k, W) -> None:
+    """The Gram matrix ``A[:m, :k]^T A[:m, :k]`` (k, k) reduced to a symmetric tridiagonal
+    ``T = Q^T (A^T A) Q`` in ``W`` (at least k x k): Householder reflections (Golub & Van Loan
+    Alg. 8.3.1), ``T``'s diagonal on ``W``'s diagonal, its subdiagonal in ``W[i + 1, i]``; the
+    rest of ``W`` is scratch (the reflector of column j in row j, ``p`` in column j)."""
+    for a in range(k):
+        for b in range(a + 1):
+            s = 0.0
+            for i in range(m):
+                s += A[i, a] * A[i, b]
+            W[a, b] = s
+            W[b, a] = s
+    for j in range(k - 2):
+        sig = 0.0
+        for i in range(j + 2, k):
+            sig += W[i, j] * W[i, j]
+        if sig == 0.0:                              # column already reduced
+            continue
+        x0 = W[j + 1, j]
+        alpha = -math.copysign(math.sqrt(x0 * x0 + sig), x0)
+        W[j, j + 1] = x0 - alpha                    # v = (x0 - alpha, W[j+2:, j]) in row j
+        for i in range(j + 2, k):
+            W[j, i] = W[i, j]
+        vv = W[j, j + 1] * W[j, j + 1] + sig
+        beta = 2.0 / vv
+        pv = 0.0
+        for i in range(j + 1, k):                   # p = beta A22 v in column j
+            s = 0.0
+            for c in range(j + 1, k):
+                s += W[i, c] * W[j, c]
+            W[i, j] = beta * s
+            pv += W[i, j] * W[j, i]
+        h = 0.5 * beta * pv
+        for i in range(j + 1, k):                   # w = p - (beta p.v / 2) v
+            W[i, j] -= h * W[j, i]
+        for i in range(j + 1, k):                   # A22 -= v w^T + w v^T
+            for c in range(j + 1, i + 1):
+                u = W[i, c] - W[j, i] * W[c, j] - W[i, j] * W[j, c]
+                W[i, c] = u
+                W[c, i] = u
+        W[j + 1, j] = alpha
+
+
+@kernel
+def tridiagonal_top_eigenvalue(W, k) -> float:
+    """The largest eigenvalue of the symmetric tridiagonal ``T`` (k, k) of
+    :func:`gram_tridiagonal` (diagonal ``W[i, i]``, subdiagonal ``W[i + 1, i]``): ``T`` split
+    where a subdiagonal entry is negligible (``e_i^2 <= eps^2 |d_i d_i+1|``, LAPACK ``dsterf``'s
+    test: an eigenvalue moves by at most ``eps |T|``), the largest of the blocks'
+    :func:`block_top_eigenvalue`.  0 for an empty or zero ``T``."""
+    top, lo = 0.0, 0
+    for i in range(k):
+        if i + 1 == k or W[i + 1, i] ** 2 <= 1.2e-32 * abs(W[i, i] * W[i + 1, i + 1]):
+            top = max(top, block_top_eigenvalue(W, lo, i + 1))
+            lo = i + 1
+    return top
+
+
+@kernel
+def block_top_eigenvalue(W, lo, hi) -> float:
+    """The largest eigenvalue of the block ``lo:hi`` of the tridiagonal of
+    :func:`tridiagonal_top_eigenvalue` by Laguerre's iteration on ``det(x I - T)`` (its
+    three-term recurrence with the first and second derivatives) from the Gershgorin bound
+    above: for a polynomial with real roots it decreases monotonically to the largest root,
+    cubically near a simple one (an unreduced tridiagonal has simple eigenvalues; Parlett 1964,
+    Math. Comp. 18); it stops where the recurrence's round-off stops the decrease (the
+    eigenvalue to ``eps |T|``)."""
+    n = hi - lo
+    top = 0.0
+    for i in range(lo, hi):
+        r = W[i, i] + (abs(W[i, i - 1]) if i > lo else 0.0) + (abs(W[i + 1, i]) if i + 1 < hi else 0.0)
+        top = max(top, r)
+    if not top > 0.0:
+        return 0.0
+    s = 1.0 / top                                   # in units of the bound: x in (0, 1]
+    x = 1.0
+    for _ in range(100):
+        p0, d0, e0 = 1.0, 0.0, 0.0                  # p_{i-1}, p'_{i-1}, p''_{i-1}
+        p1, d1, e1 = 0.0, 0.0, 0.0                  # p_{i-2}, ...
+        for i in range(lo, hi):
+            t = x - W[i, i] * s
+            b2 = (W[i, i - 1] * s) ** 2 if i > lo else 0.0
+            p, d, e = t * p0 - b2 * p1, p0 + t * d0 - b2 * d1, 2.0 * d0 + t * e0 - b2 * e1
+            p1, d1, e1 = p0, d0, e0
+            p0, d0, e0 = p, d, e
+        if not p0 > 0.0:                            # at the root to round-off
+            break
+        g = d0 / p0
+        h = g * g - e0 / p0
+        disc = (n - 1) * (n * h - g * g)
+        step = n / (g + math.sqrt(max(disc, 0.0)))
+        if not (step > 0.0 and x - step < x):
+            break
+        x -= step
+    return x * top
+
+
+@kernel
+def condition_with_inverse(A, B, k, W) -> float:
+    """``kappa(A)`` of a square ``A[:k, :k]`` given ``B`` (k, k) with the singular values of
+    ``A^-1`` (``A^-1`` itself or an orthogonal multiple: ``F^-1 = D_t^T L_t`` of a limb with an
+    orthogonal ``D_t``): ``sigma_max(A) sigma_max(A^-1) = sqrt(lambda_max(A^T A)
+    lambda_max(B^T B))``, each largest eigenvalue exact to round-off (:func:`gram_tridiagonal`,
+    :func:`tridiagonal_top_eigenvalue`).  The numbers of :func:`condition` (``s[0] / s[-1]`` of
+    ``numpy.linalg.svd``) to round-off relative to their own accuracy (the smallest singular
+    value to ``eps kappa``), without the Jacobi sweeps; inf where an entry is not finite.
+    ``W``: scratch of at least k x k."""
+    if k == 0:
+        return 1.0
+    for i in range(k):
+        for j in range(k):
+            if not (math.isfinite(A[i, j]) and math.isfinite(B[i, j])):
+                return math.inf
+    gram_tridiagonal(A, k, k, W)
+    la = tridiagonal_top_eigenvalue(W, k)
+    gram_tridiagonal(B, k, k, W)
+    lb = tridiagonal_top_eigenvalue(W, k)
+    v = math.sqrt(la) * math.sqrt(lb)
+    return v if v > 0.0 and math.isfinite(v) else math.inf
