@@ -29,7 +29,7 @@ from ..numba_support.cache import inline_kernel, kernel, scratch_kernel
 from ..limb.limb_dynamics_kernels import (_frame_acceleration, body_motion, bodies_to_last_mass, limb_rates_rnea,
                                           limb_task_inertia, rnea_spatial, spatial_motion)
 from ..limb.limb_ik_kernels import limb_prepare
-from .robot_kernels import MAX_TWIST, _f1, _f2, _f3, data_views, model_views
+from .robot_kernels import MAX_TWIST, _f1, _f2, _f3, data_views, model_views, view2
 from ..spatial.small_linalg import condition_at_most, lu_solve
 from ..status import ACTUATION, BAD_INPUT, LIMB_STATUS, MASS_MATRIX, OK, SINGULAR
 from ..limb.limb_layout import (LD_A, LD_B, LD_C, LD_DX, LD_F, LD_FK, LD_G_JAC, LD_H, LD_J_P, LD_K, LD_L_T, LD_VEC,
@@ -194,13 +194,24 @@ def fd_scratch_views(fs, n, dp, na):
             fs[v:v + 30].reshape((5, 6)), fs[v + 30:v + 30 + n], fs[v + 30 + n:v + 30 + 2 * n])
 
 
+@inline_kernel
+def constant_views(rc, dp):
+    """``(P_p (6, dp), M_p (6, 6), g (3,))`` of the robot constants ``rc``
+    (:func:`.limb_tables.robot_constants`: ``C_ref`` (4, 4), ``P_p``, ``M_p``, gravity, packed in
+    that order): views, so the kernel's entry point unboxes one argument for them (inlined as
+    :func:`fd_scratch_views`)."""
+    o = 16 + 6 * dp
+    return view2(rc, 16, 6, dp), view2(rc, o, 6, 6), rc[o + 36:o + 39]
+
+
 @scratch_kernel
-def robot_forward_dynamics(fm, im, hm, fd, idt, hd, toff, theta, held, prepare, Vt, u, wrench, has_wrench,
-                           P_p, M_p, pose, g, J_IK, threshold, fs, acc, status):
+def robot_forward_dynamics(fm, im, hm, fd, idt, hd, toff, theta, held, prepare, Vt, u, wrench, has_wrench, rc,
+                           pose, J_IK, threshold, fs, acc, status):
     """``acc = Vdot_t`` (dp,) of eq. 39 at the flat IK solution ``theta`` for the task twist
     ``Vt`` (dp,), actuator forces ``u`` (n_act,), platform wrench ``wrench`` (6,) (body-fixed;
-    used if ``has_wrench``); ``P_p`` (6, dp), ``M_p`` (6, 6), ``pose`` the platform pose (4, 4),
-    ``g`` (3,) gravity, ``J_IK`` (n_act, dp) (eq. 30); ``threshold`` on kappa (< 0: no check).
+    used if ``has_wrench``); ``rc`` the robot constants (:func:`constant_views`: ``P_p`` (6, dp),
+    ``M_p`` (6, 6), gravity ``g`` (3,)), ``pose`` the platform pose (4, 4), ``J_IK`` (n_act, dp)
+    (eq. 30); ``threshold`` on kappa (< 0: no check).
     ``held`` (flat): the joint vector whose state the scratch holds, ``prepare[l]``: not for
     limb l; where ``held`` differs from ``theta`` every limb is prepared again and ``held``
     becomes ``theta``; past the input checks ``prepare[l]`` is left True only for a limb that
@@ -211,6 +222,7 @@ def robot_forward_dynamics(fm, im, hm, fd, idt, hd, toff, theta, held, prepare, 
     threshold); MASS_MATRIX and -1."""
     dp, na = Vt.shape[0], u.shape[0]
     Mt, bias, Wl, W, S, thd, thdd = fd_scratch_views(fs, len(theta), dp, na)
+    P_p, M_p, g = constant_views(rc, dp)
     c = first_out_of_bound(Vt, MAX_TWIST)
     if c >= 0:
         return BAD_INPUT, c
@@ -334,14 +346,15 @@ def fd_call(tables, dp: int, na: int) -> FdCall:
     return call
 
 
-def compiled_forward_dynamics(tables, theta, V_t, u, wrench, P_p, M_p, pose, g, J_IK, threshold):
+def compiled_forward_dynamics(tables, rc, theta, V_t, u, wrench, pose, J_IK, threshold: float):
     """``(Vdot_t (dp,) fresh, status, culprit)`` of :func:`robot_forward_dynamics` at the flat IK
     solution ``theta`` (the limb scratch of the calling thread, :meth:`.limb_tables.LimbTables.data`,
-    is prepared again where it holds another state); ``wrench`` None: none; ``threshold`` None: no
-    conditioning check.  ``V_t``, ``u``, ``wrench``, ``P_p``, ``M_p`` C-contiguous float64 arrays
-    (the entry point's one layout; ``theta``, ``pose``, ``g`` and ``J_IK`` are made so here).
-    Through the kernel's entry point once this thread has called it
-    (:class:`FdCall`: numba's type matching of its arguments skipped)."""
+    is prepared again where it holds another state); ``rc`` the robot constants
+    (:func:`.limb_tables.robot_constants`); ``wrench`` None: none; ``threshold`` on kappa as the
+    kernel takes it (< 0: no conditioning check).  ``V_t``, ``u``, ``wrench`` C-contiguous
+    float64 arrays (the entry point's one layout; ``theta``, ``pose`` and ``J_IK`` are made so
+    here).  Through the kernel's entry point once this thread has called it (:class:`FdCall`:
+    numba's type matching of its arguments skipped)."""
     dp = len(V_t)
     call = fd_call(tables, dp, len(u))
     loc = tables._local
@@ -353,6 +366,5 @@ def compiled_forward_dynamics(tables, theta, V_t, u, wrench, P_p, M_p, pose, g, 
     c = np.ascontiguousarray
     status, culprit = call.run(
         tables.fm, *call.head, c(theta, float), held, call.prepare, V_t, u, call.fs if wrench is None else wrench,
-        wrench is not None, P_p, M_p, c(pose, float), c(g, float), c(J_IK, float),
-        -1.0 if threshold is None else float(threshold), call.fs, acc, call.status)
+        wrench is not None, rc, c(pose, float), c(J_IK, float), threshold, call.fs, acc, call.status)
     return acc, status, culprit
