@@ -180,8 +180,8 @@ class PkmKinematics:
         if pose.shape != (4, 4) or V.shape != shape or A.shape != shape:
             return None
         thr, lthr = self._kernel_thresholds
-        r = compiled_reference(self._limb_tables, self._rc, self._K_rows, pose, theta0, scheme == "nested", tol,
-                               thr, lthr, V, A, level, keep)
+        r = compiled_reference(self._limb_tables, self._rc, self._K_rows, self._act_flat, pose, theta0,
+                               scheme == "nested", tol, thr, lthr, V, A, level, keep)
         return None if r.code == BAD_INPUT else r
 
     def _ik_one(self, pose, twist, acceleration, start, scheme, tol=None, iterate=False):
@@ -331,10 +331,10 @@ class PkmKinematics:
         scheme, tol = self.ik_scheme, self.tol
         r = (self._reference_kernel(pose, twist, acceleration, flat, scheme, tol, keep=False)
              if self.compiled else None)
-        if r is not None and r.u is not None:
-            act = self._act_flat
-            return ReferenceMotion(r.theta[act], r.thd[act], r.thdd[act], r.u, max(r.out[:, 1].tolist()),
-                                   r.theta, lambda: self._whole_flat(r.theta))
+        if r is not None and r.u is not None:    # the kernel wrote the actuators' rows
+            a = r.act
+            return ReferenceMotion(a[0], a[1], a[2], r.u, max(r.out[:, 1].tolist()), r.theta,
+                                   lambda: self._whole_flat(r.theta))
         sol = self._ik_solution(pose, twist, acceleration, flat, scheme, tol, r)
         u = self.inverse_dynamics(sol, twist, acceleration)
         return ReferenceMotion(sol.actuators, sol.actuators_d, sol.actuators_dd, u, float(np.max(sol.condition)),
