@@ -258,7 +258,8 @@ class CompiledIK:
     kappa(F), largest loop residual; ``inner`` (L, max_iter+1, n_loops): inner iterations
     (nested); ``fd``: a copy of the scratch (the states and Jacobians, :meth:`LimbTables.state`)
     (:func:`compiled_reference` that completes: ``status``, ``out`` the thread's scratch, ``fd``
-    those entries alone, ``act`` (3, n_act) the actuators' positions, rates, accelerations)."""
+    those entries alone, ``act`` (3, n_act) the actuators' positions, rates, accelerations,
+    ``inputs`` the pose, ``V_t``, ``Vdot_t`` the kernel read)."""
 
     theta: np.ndarray
     status: np.ndarray
@@ -272,6 +273,7 @@ class CompiledIK:
     W: np.ndarray | None = None
     u: np.ndarray | None = None
     act: np.ndarray | None = None
+    inputs: tuple | None = None
 
 
 def compiled_ik(tables: LimbTables, pose, theta0, nested: bool, tol: float, threshold, loop_threshold) -> CompiledIK:
@@ -311,7 +313,8 @@ def compiled_reference(tables: LimbTables, rc, K_rows, act_flat, pose, theta0, n
     copies ``inner``, ``fd`` of the scratch an IK solution's limbs are made of (``fd``: the
     kernel's copy of those entries, :func:`.robot_kernels.keep_states`); with ``keep`` False a
     call of ``level`` 2 returns without them (None: a feedforward stream reads the answer and
-    the worst ``kappa(F)`` only)."""
+    the worst ``kappa(F)`` only).  ``inputs``: ``(pose, V_t, Vdot_t)`` as the kernel read them (the
+    arrays given where they are C-contiguous float64)."""
     fd, idt, hd = tables.data()
     loc = tables._local
     n, (na, dp) = tables.n, K_rows.shape
@@ -334,7 +337,7 @@ def compiled_reference(tables: LimbTables, rc, K_rows, act_flat, pose, theta0, n
     if code == OK:                              # every limb's status is OK too
         done = (thdd, W, u) if level == 2 else (None, None, None)
         return CompiledIK(theta, loc.status, loc.out, idt.copy() if lazy else None, kept if lazy else None,
-                          code, J, thd if level else None, *done, act)
+                          code, J, thd if level else None, *done, act, (pose, V_t, Vdot_t))
     r = CompiledIK(theta, loc.status.copy(), loc.out.copy(), idt.copy(), fd.copy(), code)
     if code != LIMB_STATUS:
         r.J = J

@@ -169,14 +169,15 @@ class PkmKinematics:
     def _reference_kernel(self, pose, twist, acceleration, theta0, scheme, tol, keep=True):
         """The compiled reference (:func:`~pkm_dynamics.core.pkm.limb_tables.compiled_reference`, ``keep``
         as there) from the flat limb joint vector ``theta0`` when the inputs have the shapes it
-        takes; None where the Python checks must run first."""
-        pose, shape = np.asarray(pose, dtype=float), (len(self.task_space),)
+        takes; None where the Python checks must run first.  The kernel reads copies of the pose,
+        twist and acceleration (``inputs`` of its result: a solution's own)."""
+        pose, shape = np.array(pose, dtype=float), self._input_shapes[0]
         if twist is None:
             level, V = 0, np.zeros(shape)
             A = V
         else:
-            V = np.asarray(twist, dtype=float)
-            level, A = (1, np.zeros(shape)) if acceleration is None else (2, np.asarray(acceleration, dtype=float))
+            V = np.array(twist, dtype=float)
+            level, A = (1, np.zeros(shape)) if acceleration is None else (2, np.array(acceleration, dtype=float))
         if pose.shape != (4, 4) or V.shape != shape or A.shape != shape:
             return None
         thr, lthr = self._kernel_thresholds
@@ -262,11 +263,10 @@ class PkmKinematics:
         their first read (:class:`~.pkm_solution.KernelIKSolution`)."""
         if twist is None and acceleration is not None:
             raise StateError("an acceleration needs a twist")
-        V, A = (None, None) if acceleration is None else (np.array(twist, dtype=float),
-                                                           np.array(acceleration, dtype=float))
-        sol = KernelIKSolution(np.array(pose, dtype=float), r.J, r.theta, r.thd, r.thdd, r.out.copy(), r.inner,
+        P, V, A = r.inputs                               # copies of the pose, V_t, Vdot_t (_reference_kernel)
+        sol = KernelIKSolution(P, r.J, r.theta, r.thd, r.thdd, r.out.copy(), r.inner,
                                r.fd, self._limb_tables, self._act_flat, self._whole_flat, scheme == "nested")
-        if V is not None:                                # the limbs' forces and eq. 45's u of this motion
+        if acceleration is not None:                     # the limbs' forces and eq. 45's u of this motion
             g = self.tree.gravity
             sol.limb_forces, sol.efforts = MotionValue(V, A, r.W, g), MotionValue(V, A, r.u, g)
         return sol
