@@ -310,8 +310,8 @@ def compiled_reference(tables: LimbTables, rc, K_rows, act_flat, pose, theta0, n
     positions ``act_flat``).  ``code``: OK (:mod:`..status`) or where the kernel stopped; the
     arrays it did not reach are None.  A call that is OK returns ``status`` (all OK) and ``out``
     as the thread's scratch, valid until its next call (the caller reads them at once), and the
-    copies ``inner``, ``fd`` of the scratch an IK solution's limbs are made of (``fd``: the
-    kernel's copy of those entries, :func:`.robot_kernels.keep_states`); with ``keep`` False a
+    copies ``inner``, ``fd`` of the scratch an IK solution's limbs are made of (the kernel's:
+    ``fd`` those entries alone, :func:`.robot_kernels.keep_states`); with ``keep`` False a
     call of ``level`` 2 returns without them (None: a feedforward stream reads the answer and
     the worst ``kappa(F)`` only).  ``inputs``: ``(pose, V_t, Vdot_t)`` as the kernel read them (the
     arrays given where they are C-contiguous float64)."""
@@ -327,16 +327,16 @@ def compiled_reference(tables: LimbTables, rc, K_rows, act_flat, pose, theta0, n
         loc.prepare[:] = True
         held = loc.theta = np.full(n, np.nan)   # the kernel's record from now on
     lazy = keep or level < 2                    # the scratch copies an IK solution's limbs are made of
-    kept = np.empty(len(fd) if lazy else 0)
+    kept, kept_inner = np.empty(len(fd) if lazy else 0), np.empty(len(idt) if lazy else 0, dtype=idt.dtype)
     code = loc.entries.run(KR.robot_reference, tables.fm, tables.im, tables.hm, fd, idt, hd, tables.toff, pose,
                            theta0, held, loc.prepare, theta, nested, tol, tables.max_iter, threshold, loop_threshold,
                            loc.out, loc.status, rc, loc.rs, K_rows, V_t, Vdot_t, level, thd, thdd, loc.Wl, W, J, u,
-                           act_flat, act, kept)
+                           act_flat, act, kept, kept_inner)
     if code == BAD_INPUT:
         return CompiledIK(theta, loc.status, loc.out, idt, fd, code)
     if code == OK:                              # every limb's status is OK too
         done = (thdd, W, u) if level == 2 else (None, None, None)
-        return CompiledIK(theta, loc.status, loc.out, idt.copy() if lazy else None, kept if lazy else None,
+        return CompiledIK(theta, loc.status, loc.out, kept_inner if lazy else None, kept if lazy else None,
                           code, J, thd if level else None, *done, act, (pose, V_t, Vdot_t))
     r = CompiledIK(theta, loc.status.copy(), loc.out.copy(), idt.copy(), fd.copy(), code)
     if code != LIMB_STATUS:

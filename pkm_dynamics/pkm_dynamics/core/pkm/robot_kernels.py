@@ -303,7 +303,7 @@ def actuator_forces(J, W, threshold, A, B, Wc, u):
 @kernel
 def robot_reference(fm, im, hm, fd, idt, hd, toff, pose, theta0, held, prepare, theta, nested, tol, max_iter,
                     threshold, loop_threshold, out, status, rc, rs, K_rows, Vt, At, level, thd, thdd, Wl, W, J, u,
-                    act_flat, act, kept):
+                    act_flat, act, kept, kept_inner):
     """One feedforward reference in one call: the input checks (:func:`reference_input_ok`),
     each limb's IK (as :func:`robot_ik`) into ``theta``, ``out``, ``status`` (a limb whose
     scratch holds its state at ``theta0``, :func:`holds_state` of ``held``, ``prepare``: from
@@ -317,7 +317,8 @@ def robot_reference(fm, im, hm, fd, idt, hd, toff, pose, theta0, held, prepare, 
     becomes ``theta`` and ``prepare[l]`` whether limb l stopped.  When everything is done, the
     actuators' rows (flat positions ``act_flat`` (na,)) of ``theta``, ``thd``, ``thdd`` (those of
     ``level``) go into the rows of ``act`` (3, na), and the limbs' states and Jacobians
-    (:func:`keep_states`) into ``kept`` (the length of ``fd``; empty: not kept).
+    (:func:`keep_states`) into ``kept`` (the length of ``fd``; empty: not kept) and the int
+    scratch (the inner iterations) into ``kept_inner`` (the length of ``idt``, or empty).
     Returns OK (everything done, ``u`` too) or where it stopped (the Python layer continues from
     there): BAD_INPUT (the Python checks word it), LIMB_STATUS (a limb's IK, ``status``),
     RATES_STATUS (a limb's rates), ACTUATION (``J_IK`` not finite, beyond the threshold, singular
@@ -340,6 +341,8 @@ def robot_reference(fm, im, hm, fd, idt, hd, toff, pose, theta0, held, prepare, 
         act[2, a] = thdd[i] if level >= 2 else 0.0
     if len(kept) > 0:
         keep_states(fd, hd, kept)
+    for i in range(len(kept_inner)):
+        kept_inner[i] = idt[i]
     return code
 
 
