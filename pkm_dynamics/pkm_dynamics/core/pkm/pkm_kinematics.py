@@ -170,14 +170,17 @@ class PkmKinematics:
         """The compiled reference (:func:`~pkm_dynamics.core.pkm.limb_tables.compiled_reference`, ``keep``
         as there) from the flat limb joint vector ``theta0`` when the inputs have the shapes it
         takes; None where the Python checks must run first.  The kernel reads copies of the pose,
-        twist and acceleration (``inputs`` of its result: a solution's own)."""
-        pose, shape = np.array(pose, dtype=float), self._input_shapes[0]
+        twist and acceleration (``inputs`` of its result: a solution's own) unless no solution is
+        made of its result (``keep`` False and both given: the feedforward's)."""
+        shape = self._input_shapes[0]
+        arr = np.asarray if not keep and acceleration is not None and twist is not None else np.array
+        pose = arr(pose, dtype=float)
         if twist is None:
             level, V = 0, np.zeros(shape)
             A = V
         else:
-            V = np.array(twist, dtype=float)
-            level, A = (1, np.zeros(shape)) if acceleration is None else (2, np.array(acceleration, dtype=float))
+            V = arr(twist, dtype=float)
+            level, A = (1, np.zeros(shape)) if acceleration is None else (2, arr(acceleration, dtype=float))
         if pose.shape != (4, 4) or V.shape != shape or A.shape != shape:
             return None
         thr, lthr = self._kernel_thresholds
