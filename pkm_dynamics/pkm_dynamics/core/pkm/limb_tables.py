@@ -257,7 +257,9 @@ class CompiledIK:
     (OK or the reason the reference route takes over), ``out`` (L, 3): outer iterations,
     kappa(F), largest loop residual; ``inner`` (L, max_iter+1, n_loops): inner iterations
     (nested); ``fd``: a copy of the scratch (the states and Jacobians, :meth:`LimbTables.state`)
-    (:func:`compiled_reference` that completes: ``status``, ``out`` the thread's scratch)."""
+    (:func:`compiled_reference` that completes: ``status``, ``out`` the thread's scratch, ``fd``
+    those entries alone, ``act`` (3, n_act) the actuators' positions, rates, accelerations,
+    ``inputs`` the pose, ``V_t``, ``Vdot_t`` the kernel read)."""
 
     theta: np.ndarray
     status: np.ndarray
@@ -270,6 +272,8 @@ class CompiledIK:
     thdd: np.ndarray | None = None
     W: np.ndarray | None = None
     u: np.ndarray | None = None
+    act: np.ndarray | None = None
+    inputs: tuple | None = None
 
 
 def compiled_ik(tables: LimbTables, pose, theta0, nested: bool, tol: float, threshold, loop_threshold) -> CompiledIK:
@@ -296,42 +300,44 @@ def robot_constants(reference_pose, P_p, M_p, gravity) -> np.ndarray:
     return rc
 
 
-def compiled_reference(tables: LimbTables, rc, K_rows, pose, theta0, nested: bool, tol: float, threshold,
+def compiled_reference(tables: LimbTables, rc, K_rows, act_flat, pose, theta0, nested: bool, tol: float, threshold,
                        loop_threshold, V_t, Vdot_t, level: int, keep: bool = True) -> CompiledIK:
     """One reference in one kernel call (:func:`.robot_kernels.robot_reference`, through its entry
     point once this thread has called it: :mod:`..numba_support.entry_points`): the IK of
     every limb for ``pose`` (4, 4) from the flat ``theta0``, ``J_IK``, and with ``level`` 1 the
     rates of the task twist ``V_t``, with ``level`` 2 those of ``Vdot_t`` too, the limbs' share
-    ``W`` of eq. 45 and the actuator forces ``u``.  ``code``: OK (:mod:`..status`) or
-    where the kernel stopped; the arrays it did not reach are None.  A call that is OK returns
-    ``status`` (all OK) and ``out`` as the thread's scratch, valid until its next call (the
-    caller reads them at once), and the copies ``inner``, ``fd`` of the scratch an IK
-    solution's limbs are made of; with ``keep`` False a call of ``level`` 2 returns without them
-    (None: a feedforward stream reads the answer and the worst ``kappa(F)`` only)."""
+    ``W`` of eq. 45 and the actuator forces ``u``; the actuators' rows ``act`` (at the flat
+    positions ``act_flat``).  ``code``: OK (:mod:`..status`) or where the kernel stopped; the
+    arrays it did not reach are None.  A call that is OK returns ``status`` (all OK) and ``out``
+    as the thread's scratch, valid until its next call (the caller reads them at once), and the
+    copies ``inner``, ``fd`` of the scratch an IK solution's limbs are made of (the kernel's:
+    ``fd`` those entries alone, :func:`.robot_kernels.keep_states`); with ``keep`` False a
+    call of ``level`` 2 returns without them (None: a feedforward stream reads the answer and
+    the worst ``kappa(F)`` only).  ``inputs``: ``(pose, V_t, Vdot_t)`` as the kernel read them (the
+    arrays given where they are C-contiguous float64)."""
     fd, idt, hd = tables.data()
     loc = tables._local
     n, (na, dp) = tables.n, K_rows.shape
-    theta, J = np.empty(n), np.empty((na, dp))
+    theta, J, act = np.empty(n), np.empty((na, dp)), np.empty((3, na))
     thd, thdd, W, u = np.empty(n), np.empty(n), np.empty(dp), np.empty(na)
     pose, theta0 = np.ascontiguousarray(pose, float), np.ascontiguousarray(theta0, float)   # the entry
     V_t, Vdot_t = np.ascontiguousarray(V_t, float), np.ascontiguousarray(Vdot_t, float)     # point's layout
     held = loc.theta                            # the limbs' state in the scratch: the warm start's
     if held is None or len(held) != n:
         loc.prepare[:] = True
-        held = theta0
+        held = loc.theta = np.full(n, np.nan)   # the kernel's record from now on
+    lazy = keep or level < 2                    # the scratch copies an IK solution's limbs are made of
+    kept, kept_inner = np.empty(len(fd) if lazy else 0), np.empty(len(idt) if lazy else 0, dtype=idt.dtype)
     code = loc.entries.run(KR.robot_reference, tables.fm, tables.im, tables.hm, fd, idt, hd, tables.toff, pose,
                            theta0, held, loc.prepare, theta, nested, tol, tables.max_iter, threshold, loop_threshold,
-                           loc.out, loc.status, rc, loc.rs, K_rows, V_t, Vdot_t, level, thd, thdd, loc.Wl, W, J, u)
+                           loc.out, loc.status, rc, loc.rs, K_rows, V_t, Vdot_t, level, thd, thdd, loc.Wl, W, J, u,
+                           act_flat, act, kept, kept_inner)
     if code == BAD_INPUT:
         return CompiledIK(theta, loc.status, loc.out, idt, fd, code)
-    loc.theta = theta.copy()                    # the scratch holds the state of these limbs
     if code == OK:                              # every limb's status is OK too
-        loc.prepare.fill(False)
-        lazy = keep or level < 2                # the scratch copies an IK solution's limbs are made of
         done = (thdd, W, u) if level == 2 else (None, None, None)
-        return CompiledIK(theta, loc.status, loc.out, idt.copy() if lazy else None, fd.copy() if lazy else None,
-                          code, J, thd if level else None, *done)
-    loc.prepare[:] = loc.status != OK
+        return CompiledIK(theta, loc.status, loc.out, kept_inner if lazy else None, kept if lazy else None,
+                          code, J, thd if level else None, *done, act, (pose, V_t, Vdot_t))
     r = CompiledIK(theta, loc.status.copy(), loc.out.copy(), idt.copy(), fd.copy(), code)
     if code != LIMB_STATUS:
         r.J = J
@@ -339,8 +345,6 @@ def compiled_reference(tables: LimbTables, rc, K_rows, pose, theta0, nested: boo
             r.thd = thd
             if level == 2:
                 r.thdd, r.W = thdd, W
-                if code == OK:
-                    r.u = u
     return r
 
 

@@ -150,6 +150,8 @@ class ParallelRobot(PkmKinematics, PkmForwardKinematics, TaskSpaceDynamics):
         if len(self._act) < dp:
             raise DescriptionError(f"robot '{desc.name}' has {len(self._act)} actuators for a "
                                    f"{dp}-DOF task space: under-actuated")
+        #: the shapes of a task twist (delta_p,) and of the actuator forces (n_act,)
+        self._input_shapes = ((dp,), (len(self._act),))
         toff = self._limb_tables.toff
         self._act_flat = np.array([toff[li] + j for li, j in self._act], dtype=int)
         self._K_rows = self._limb_tables.rows_of_K(self._act)

@@ -169,19 +169,23 @@ class PkmKinematics:
     def _reference_kernel(self, pose, twist, acceleration, theta0, scheme, tol, keep=True):
         """The compiled reference (:func:`~pkm_dynamics.core.pkm.limb_tables.compiled_reference`, ``keep``
         as there) from the flat limb joint vector ``theta0`` when the inputs have the shapes it
-        takes; None where the Python checks must run first."""
-        pose, shape = np.asarray(pose, dtype=float), (len(self.task_space),)
+        takes; None where the Python checks must run first.  The kernel reads copies of the pose,
+        twist and acceleration (``inputs`` of its result: a solution's own) unless no solution is
+        made of its result (``keep`` False and both given: the feedforward's)."""
+        shape = self._input_shapes[0]
+        arr = np.asarray if not keep and acceleration is not None and twist is not None else np.array
+        pose = arr(pose, dtype=float)
         if twist is None:
             level, V = 0, np.zeros(shape)
             A = V
         else:
-            V = np.asarray(twist, dtype=float)
-            level, A = (1, np.zeros(shape)) if acceleration is None else (2, np.asarray(acceleration, dtype=float))
+            V = arr(twist, dtype=float)
+            level, A = (1, np.zeros(shape)) if acceleration is None else (2, arr(acceleration, dtype=float))
         if pose.shape != (4, 4) or V.shape != shape or A.shape != shape:
             return None
         thr, lthr = self._kernel_thresholds
-        r = compiled_reference(self._limb_tables, self._rc, self._K_rows, pose, theta0, scheme == "nested", tol,
-                               thr, lthr, V, A, level, keep)
+        r = compiled_reference(self._limb_tables, self._rc, self._K_rows, self._act_flat, pose, theta0,
+                               scheme == "nested", tol, thr, lthr, V, A, level, keep)
         return None if r.code == BAD_INPUT else r
 
     def _ik_one(self, pose, twist, acceleration, start, scheme, tol=None, iterate=False):
@@ -262,11 +266,10 @@ class PkmKinematics:
         their first read (:class:`~.pkm_solution.KernelIKSolution`)."""
         if twist is None and acceleration is not None:
             raise StateError("an acceleration needs a twist")
-        V, A = (None, None) if acceleration is None else (np.array(twist, dtype=float),
-                                                           np.array(acceleration, dtype=float))
-        sol = KernelIKSolution(np.array(pose, dtype=float), r.J, r.theta, r.thd, r.thdd, r.out.copy(), r.inner,
+        P, V, A = r.inputs                               # copies of the pose, V_t, Vdot_t (_reference_kernel)
+        sol = KernelIKSolution(P, r.J, r.theta, r.thd, r.thdd, r.out.copy(), r.inner,
                                r.fd, self._limb_tables, self._act_flat, self._whole_flat, scheme == "nested")
-        if V is not None:                                # the limbs' forces and eq. 45's u of this motion
+        if acceleration is not None:                     # the limbs' forces and eq. 45's u of this motion
             g = self.tree.gravity
             sol.limb_forces, sol.efforts = MotionValue(V, A, r.W, g), MotionValue(V, A, r.u, g)
         return sol
@@ -331,10 +334,10 @@ class PkmKinematics:
         scheme, tol = self.ik_scheme, self.tol
         r = (self._reference_kernel(pose, twist, acceleration, flat, scheme, tol, keep=False)
              if self.compiled else None)
-        if r is not None and r.u is not None:
-            act = self._act_flat
-            return ReferenceMotion(r.theta[act], r.thd[act], r.thdd[act], r.u, max(r.out[:, 1].tolist()),
-                                   r.theta, lambda: self._whole_flat(r.theta))
+        if r is not None and r.u is not None:    # the kernel wrote the actuators' rows
+            a = r.act
+            return ReferenceMotion(a[0], a[1], a[2], r.u, max(r.out[:, 1].tolist()), r.theta,
+                                   lambda: self._whole_flat(r.theta))
         sol = self._ik_solution(pose, twist, acceleration, flat, scheme, tol, r)
         u = self.inverse_dynamics(sol, twist, acceleration)
         return ReferenceMotion(sol.actuators, sol.actuators_d, sol.actuators_dd, u, float(np.max(sol.condition)),

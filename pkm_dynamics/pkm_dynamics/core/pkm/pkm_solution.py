@@ -32,10 +32,9 @@ class MotionValue(NamedTuple):
 
 
 def _equal(value, given) -> bool:
-    """``numpy.array_equal(value, given)``; for arrays of one shape and dtype as lists of
-    Python numbers (equal where ``==`` is: a NaN differs from itself), quicker on a few values."""
-    if isinstance(given, np.ndarray) and isinstance(value, np.ndarray) and given.shape == value.shape \
-            and given.dtype == value.dtype:
+    """``numpy.array_equal(value, given)``; for arrays of one shape as lists of Python numbers
+    (equal where ``==`` is: a NaN differs from itself), quicker on a few values."""
+    if isinstance(given, np.ndarray) and isinstance(value, np.ndarray) and given.shape == value.shape:
         return value.tolist() == given.tolist()
     return np.array_equal(value, given)
 

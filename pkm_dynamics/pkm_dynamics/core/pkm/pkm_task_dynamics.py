@@ -117,6 +117,11 @@ class TaskSpaceDynamics:
         IK of this very motion (same ``xd``, ``xdd``, no ``wrench``) already holds eq. 45's ``u``
         in its field ``efforts``, computed by the same kernel as :meth:`reference_motion`: that
         ``u`` is returned (a copy), bit-identical to the solve here."""
+        efforts = getattr(x, "efforts", None) if wrench is None and self.friction is None else None
+        if efforts is not None:                  # one sample's solution of this motion: its u at once
+            known = efforts.of(xd, xdd, self.tree.gravity)
+            if known is not None:
+                return known.copy()
         return self._one(self._inverse_dynamics_one, x, xd, xdd, initial=initial, wrench=wrench)
 
     def _inverse_dynamics_one(self, pose, twist, acceleration, initial=None, wrench=None,
@@ -146,6 +151,8 @@ class TaskSpaceDynamics:
         """Task acceleration ``xdd = Vdot_t`` (delta_p,) from eq. 39 for actuator forces ``u``
         (n_act,) at the task state ``(x = pose, xd = V_t)``: ``M_t Vdot_t = J_IK^T u + W_EE -
         (C_t V_t + W_grav)``.  Batched over a leading axis."""
+        if isinstance(x, PkmIKSolution) and getattr(x.pose, "ndim", 0) == 2:      # one sample's solution
+            return self._forward_dynamics_one(x, xd, u, initial, wrench)
         return self._one(self._forward_dynamics_one, x, xd, u, initial=initial, wrench=wrench)
 
     def _forward_dynamics_one(self, pose, twist, u, initial=None, wrench=None, _return_solution=False):
@@ -157,9 +164,9 @@ class TaskSpaceDynamics:
         c = np.ascontiguousarray                 # the compiled call's one layout
         V, u = c(twist, dtype=float), c(u, dtype=float)
         W = None if wrench is None else c(wrench, dtype=float)
-        if V.shape != (self.dof,):
+        if V.shape != self._input_shapes[0]:
             self._vec(twist, "twist")
-        if u.shape != (len(self._act),):
+        if u.shape != self._input_shapes[1]:
             raise StateError(f"u must hold {len(self._act)} finite actuator forces "
                              f"({', '.join(self.actuated_joints)}), got shape {u.shape}")
         if isinstance(pose, PkmIKSolution):
@@ -172,10 +179,8 @@ class TaskSpaceDynamics:
             u = u - friction_efforts(self, sol, V)
         if not self.compiled or (W is not None and W.shape != (6,)):
             return self._forward_dynamics_reference(sol, V, u, W, _return_solution)
-        flat = flat_theta(sol)
-        a, status, _ = compiled_forward_dynamics(
-            self._limb_tables, flat, V, u, W, self.P_p, self.M_p, sol.pose, self.tree.gravity, sol.J_IK,
-            self.singularity_threshold)
+        a, status, _ = compiled_forward_dynamics(self._limb_tables, self._rc, flat_theta(sol), V, u, W, sol.pose,
+                                                 sol.J_IK, self._kernel_thresholds[0])
         if status == BAD_INPUT:
             self._fd_inputs(V, u, W)             # raises the named StateError
         if status != OK:                         # a limb's fallback or a singularity: the numpy route

@@ -20,17 +20,18 @@ route for a limb whose kernel stopped.
 """
 from __future__ import annotations
 
+import math
 from functools import partial
 
 import numpy as np
 
 from ..bounds import MAX_EFFORT
 from ..numba_support.cache import inline_kernel, kernel, scratch_kernel
-from ..limb.limb_dynamics_kernels import (_frame_acceleration, body_motion, bodies_to_last_mass, limb_rates_rnea,
-                                          limb_task_inertia, rnea_spatial, spatial_motion)
+from ..limb.limb_dynamics_kernels import (_frame_acceleration, bodies_to_last_mass, limb_rates_rnea,
+                                          limb_task_inertia, rnea_spatial, spatial_motion, to_body)
 from ..limb.limb_ik_kernels import limb_prepare
-from .robot_kernels import MAX_TWIST, _f1, _f2, _f3, data_views, model_views
-from ..spatial.small_linalg import condition_at_most, lu_solve
+from .robot_kernels import MAX_TWIST, _f1, _f2, _f3, data_views, model_views, view2
+from ..spatial.small_linalg import condition, condition_at_most, lu_solve
 from ..status import ACTUATION, BAD_INPUT, LIMB_STATUS, MASS_MATRIX, OK, SINGULAR
 from ..limb.limb_layout import (LD_A, LD_B, LD_C, LD_DX, LD_F, LD_FK, LD_G_JAC, LD_H, LD_J_P, LD_K, LD_L_T, LD_VEC,
                                 LD_Y, LM_BASE_ACCELERATION, LM_CUT_BODIES, LM_CUT_COUNTS, LM_CUT_POINTS, LM_CUT_VECTORS,
@@ -132,9 +133,9 @@ def serial_limb_bias(parent, sup, M, a0, offset, pb, C, Y, Kl, P_p, Vt, zero, th
     of eq. 39.  There ``J_p K = P_p`` (eq. 28, ``J_p`` square), so ``K`` (n, dp) is the rate map
     itself: ``thd = K V_t`` (eq. 27) and ``thdd = -K P_p^T A0_p`` (eq. 29), ``A0_p`` the
     platform frame's acceleration at ``thdd = 0`` without gravity (one pass of spatial velocity
-    products), with no least-squares refinement; then one body-motion pass with gravity ``a0``
-    and the RNEA over the bodies up to the last one with mass (the joints past it get
-    ``tau = 0``: their subtrees carry no wrench).  ``sup`` (n, n) the support table,
+    products), with no least-squares refinement; then the gravity ``a0`` and ``thdd`` added to
+    that pass (:func:`add_joint_accelerations`) and the RNEA over the bodies up to the last one
+    with mass (the joints past it get ``tau = 0``: their subtrees carry no wrench).  ``sup`` (n, n) the support table,
     ``offset`` (4, 4) the platform frame on body ``pb``; ``zero`` (6,) zeros; ``V``, ``A``,
     ``Vs``, ``As`` (n, 6), ``tau`` (n,), ``ap``, ``tmp`` (6,) scratch.  Returns False if ``Wl``
     is not finite (the reference route takes over)."""
@@ -158,7 +159,7 @@ def serial_limb_bias(parent, sup, M, a0, offset, pb, C, Y, Kl, P_p, Vt, zero, th
             s -= Kl[i, c] * tmp[c]
         thdd[i] = s
     used = bodies_to_last_mass(M, n)
-    body_motion(parent, C, Y, thd[:used], thdd[:used], a0, V, A, Vs, As)
+    add_joint_accelerations(parent, C, Y, thdd, a0, used, V, A, Vs, As)
     rnea_spatial(sup, M, C, Y[:used], V, A, Vs, tau)
     for i in range(used, n):
         tau[i] = 0.0
@@ -173,34 +174,116 @@ def serial_limb_bias(parent, sup, M, a0, offset, pb, C, Y, Kl, P_p, Vt, zero, th
 
 
 @kernel
+def add_joint_accelerations(parent, C, Y, thdd, a0, used, V, A, Vs, As):
+    """The body-fixed motion ``V``, ``A`` (n, 6) of bodies ``0..used-1`` (as
+    :func:`..limb.limb_dynamics_kernels.body_motion`) from the spatial twists ``Vs`` and
+    accelerations ``As`` of the same joint rates at ``thdd = 0`` and zero base acceleration
+    (``spatial_motion``): the acceleration is linear in ``(a0, thdd)``, so ``As_i += D_i`` with
+    ``D_i = D_p + Y_i thdd_i`` (``D`` of the base: ``a0``), accumulated in ``A`` first; then
+    ``Ad(C_i)^-1`` of each.  The velocity products of a second pass are not computed again."""
+    for i in range(used):
+        p = parent[i]
+        for a in range(6):
+            A[i, a] = (A[p, a] if p >= 0 else a0[a]) + Y[i, a] * thdd[i]
+    for i in range(used):
+        for a in range(6):
+            As[i, a] += A[i, a]
+        to_body(C, i, Vs[i], V[i])
+        to_body(C, i, As[i], A[i])
+
+
+@kernel
 def fd_scratch_size(n, dp, na):
     """Length of the float scratch of :func:`robot_forward_dynamics` for ``n`` joints, ``dp``
     task coordinates and ``na`` actuators (:func:`fd_scratch_views`)."""
     side = max(na, dp)
-    return dp * dp + 2 * dp + 2 * side * side + 30 + 2 * n
+    return dp * dp + 2 * dp + 2 * side * (side + 1) + 30 + 2 * n
 
 
 @inline_kernel
 def fd_scratch_views(fs, n, dp, na):
     """The float scratch ``fs`` of :func:`robot_forward_dynamics` as ``(Mt (dp, dp), bias (dp,),
-    Wl (dp,), W (2 max(na, dp), max(na, dp)), S (5, 6), thd (n,), thdd (n,))``: one array, so
+    Wl (dp,), W (2 max(na, dp), max(na, dp) + 1), S (5, 6), thd (n,), thdd (n,))``: one array, so
     the kernel's entry point unboxes one argument for them (inlined: views that a kernel
     compiled without NRT takes uncounted, as :func:`..module_chain.chain_layout.model_arrays`)."""
     side = max(na, dp)
     o = dp * dp
     w = o + 2 * dp
-    v = w + 2 * side * side
-    return (fs[:o].reshape((dp, dp)), fs[o:o + dp], fs[o + dp:w], fs[w:v].reshape((2 * side, side)),
+    v = w + 2 * side * (side + 1)
+    return (fs[:o].reshape((dp, dp)), fs[o:o + dp], fs[o + dp:w], fs[w:v].reshape((2 * side, side + 1)),
             fs[v:v + 30].reshape((5, 6)), fs[v + 30:v + 30 + n], fs[v + 30 + n:v + 30 + 2 * n])
 
 
+@inline_kernel
+def constant_views(rc, dp):
+    """``(P_p (6, dp), M_p (6, 6), g (3,))`` of the robot constants ``rc``
+    (:func:`.limb_tables.robot_constants`: ``C_ref`` (4, 4), ``P_p``, ``M_p``, gravity, packed in
+    that order): views, so the kernel's entry point unboxes one argument for them (inlined as
+    :func:`fd_scratch_views`)."""
+    o = 16 + 6 * dp
+    return view2(rc, 16, 6, dp), view2(rc, o, 6, 6), rc[o + 36:o + 39]
+
+
+@kernel
+def mass_matrix_solve(Mt, acc, bound, W):
+    """``acc <- M_t^-1 acc`` (eq. 39 solved, LU), refused where ``kappa(M_t) > bound`` (< 0: no
+    check): ``M_t`` (dp, dp) is symmetric positive definite (eq. 40; :func:`positive_definite`
+    confirms it), so its eigenvalues are its singular values and ``kappa(M_t) <= tr(M_t)
+    tr(M_t^-1)``, with ``M_t^-1`` from the same LU (the identity's columns beside ``acc``; the
+    columns are eliminated independently, so ``acc`` is the one-column solve's); only where that
+    bound does not decide do the singular values (:func:`..spatial.small_linalg.condition`).
+    ``W`` (2 dp, dp + 1) scratch.  Returns ``(OK or MASS_MATRIX, -1)``."""
+    dp = len(acc)
+    k = dp + 1 if bound >= 0.0 else 1
+    for a in range(dp):
+        W[dp + a, 0] = acc[a]
+        for b in range(dp):
+            W[a, b] = Mt[a, b]
+            if k > 1:
+                W[dp + a, 1 + b] = 1.0 if a == b else 0.0
+    if not lu_solve(W[:dp], dp, W[dp:2 * dp], k):
+        return MASS_MATRIX, -1
+    tr, tri = 0.0, 0.0
+    for a in range(dp):
+        acc[a] = W[dp + a, 0]
+        tr += Mt[a, a]
+        if k > 1:
+            tri += W[dp + a, 1 + a]
+    # tri <= 0: M_t^-1 is round-off (or M_t not positive definite): the singular values decide
+    if k > 1 and not (tri > 0.0 and tr * tri <= bound and positive_definite(Mt, dp, W[dp:2 * dp])) \
+            and not condition(Mt, dp, dp, W) <= bound:
+        return MASS_MATRIX, -1
+    return OK, -1
+
+
+@kernel
+def positive_definite(M, n, L):
+    """Whether the symmetric ``M[:n, :n]`` (its lower triangle read) is positive definite: its
+    Cholesky factor, into ``L`` (n, n) scratch, has positive pivots."""
+    for j in range(n):
+        s = M[j, j]
+        for k in range(j):
+            s -= L[j, k] * L[j, k]
+        if not s > 0.0:
+            return False
+        d = math.sqrt(s)
+        L[j, j] = d
+        for i in range(j + 1, n):
+            t = M[i, j]
+            for k in range(j):
+                t -= L[i, k] * L[j, k]
+            L[i, j] = t / d
+    return True
+
+
 @scratch_kernel
-def robot_forward_dynamics(fm, im, hm, fd, idt, hd, toff, theta, held, prepare, Vt, u, wrench, has_wrench,
-                           P_p, M_p, pose, g, J_IK, threshold, fs, acc, status):
+def robot_forward_dynamics(fm, im, hm, fd, idt, hd, toff, theta, held, prepare, Vt, u, wrench, has_wrench, rc,
+                           pose, J_IK, threshold, fs, acc, status):
     """``acc = Vdot_t`` (dp,) of eq. 39 at the flat IK solution ``theta`` for the task twist
     ``Vt`` (dp,), actuator forces ``u`` (n_act,), platform wrench ``wrench`` (6,) (body-fixed;
-    used if ``has_wrench``); ``P_p`` (6, dp), ``M_p`` (6, 6), ``pose`` the platform pose (4, 4),
-    ``g`` (3,) gravity, ``J_IK`` (n_act, dp) (eq. 30); ``threshold`` on kappa (< 0: no check).
+    used if ``has_wrench``); ``rc`` the robot constants (:func:`constant_views`: ``P_p`` (6, dp),
+    ``M_p`` (6, 6), gravity ``g`` (3,)), ``pose`` the platform pose (4, 4), ``J_IK`` (n_act, dp)
+    (eq. 30); ``threshold`` on kappa (< 0: no check).
     ``held`` (flat): the joint vector whose state the scratch holds, ``prepare[l]``: not for
     limb l; where ``held`` differs from ``theta`` every limb is prepared again and ``held``
     becomes ``theta``; past the input checks ``prepare[l]`` is left True only for a limb that
@@ -211,6 +294,7 @@ def robot_forward_dynamics(fm, im, hm, fd, idt, hd, toff, theta, held, prepare, 
     threshold); MASS_MATRIX and -1."""
     dp, na = Vt.shape[0], u.shape[0]
     Mt, bias, Wl, W, S, thd, thdd = fd_scratch_views(fs, len(theta), dp, na)
+    P_p, M_p, g = constant_views(rc, dp)
     c = first_out_of_bound(Vt, MAX_TWIST)
     if c >= 0:
         return BAD_INPUT, c
@@ -280,24 +364,15 @@ def robot_forward_dynamics(fm, im, hm, fd, idt, hd, toff, theta, held, prepare, 
             for i in range(6):
                 s += P_p[i, k] * wrench[i]
         acc[k] = s
-    if threshold >= 0.0:
+    checked = threshold >= 0.0
+    if checked:
         for i in range(na):
             for k in range(dp):
                 if not abs(J_IK[i, k]) < np.inf:
                     return ACTUATION, i
         if not condition_at_most(J_IK, na, dp, W, threshold):
             return ACTUATION, -1
-        if not condition_at_most(Mt, dp, dp, W, threshold * threshold):
-            return MASS_MATRIX, -1
-    for a in range(dp):                          # M_t Vdot_t = rhs
-        W[dp + a, 0] = acc[a]
-        for b in range(dp):
-            W[a, b] = Mt[a, b]
-    if not lu_solve(W[:dp], dp, W[dp:2 * dp], 1):
-        return MASS_MATRIX, -1
-    for a in range(dp):
-        acc[a] = W[dp + a, 0]
-    return OK, -1
+    return mass_matrix_solve(Mt, acc, threshold * threshold if checked else -1.0, W)
 
 
 class FdCall:
@@ -334,14 +409,15 @@ def fd_call(tables, dp: int, na: int) -> FdCall:
     return call
 
 
-def compiled_forward_dynamics(tables, theta, V_t, u, wrench, P_p, M_p, pose, g, J_IK, threshold):
+def compiled_forward_dynamics(tables, rc, theta, V_t, u, wrench, pose, J_IK, threshold: float):
     """``(Vdot_t (dp,) fresh, status, culprit)`` of :func:`robot_forward_dynamics` at the flat IK
     solution ``theta`` (the limb scratch of the calling thread, :meth:`.limb_tables.LimbTables.data`,
-    is prepared again where it holds another state); ``wrench`` None: none; ``threshold`` None: no
-    conditioning check.  ``V_t``, ``u``, ``wrench``, ``P_p``, ``M_p`` C-contiguous float64 arrays
-    (the entry point's one layout; ``theta``, ``pose``, ``g`` and ``J_IK`` are made so here).
-    Through the kernel's entry point once this thread has called it
-    (:class:`FdCall`: numba's type matching of its arguments skipped)."""
+    is prepared again where it holds another state); ``rc`` the robot constants
+    (:func:`.limb_tables.robot_constants`); ``wrench`` None: none; ``threshold`` on kappa as the
+    kernel takes it (< 0: no conditioning check).  ``V_t``, ``u``, ``wrench`` C-contiguous
+    float64 arrays (the entry point's one layout; ``theta``, ``pose`` and ``J_IK`` are made so
+    here).  Through the kernel's entry point once this thread has called it (:class:`FdCall`:
+    numba's type matching of its arguments skipped)."""
     dp = len(V_t)
     call = fd_call(tables, dp, len(u))
     loc = tables._local
@@ -353,6 +429,5 @@ def compiled_forward_dynamics(tables, theta, V_t, u, wrench, P_p, M_p, pose, g, 
     c = np.ascontiguousarray
     status, culprit = call.run(
         tables.fm, *call.head, c(theta, float), held, call.prepare, V_t, u, call.fs if wrench is None else wrench,
-        wrench is not None, P_p, M_p, c(pose, float), c(g, float), c(J_IK, float),
-        -1.0 if threshold is None else float(threshold), call.fs, acc, call.status)
+        wrench is not None, rc, c(pose, float), c(J_IK, float), threshold, call.fs, acc, call.status)
     return acc, status, culprit

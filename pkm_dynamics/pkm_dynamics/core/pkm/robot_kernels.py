@@ -317,24 +317,65 @@ def actuator_forces(J, W, threshold, A, B, Wc, u):
 
 @scratch_kernel
 def robot_reference(fm, im, hm, fd, idt, hd, toff, pose, theta0, held, prepare, theta, nested, tol, max_iter,
-                    threshold, loop_threshold, out, status, rc, rs, K_rows, Vt, At, level, thd, thdd, Wl, W, J, u):
+                    threshold, loop_threshold, out, status, rc, rs, K_rows, Vt, At, level, thd, thdd, Wl, W, J, u,
+                    act_flat, act, kept, kept_inner):
     """One feedforward reference in one call: the input checks (:func:`reference_input_ok`),
     each limb's IK (as :func:`robot_ik`) into ``theta``, ``out``, ``status`` (a limb whose
     scratch holds its state at ``theta0``, :func:`holds_state` of ``held``, ``prepare``: from
-    that state, the warm start of a stream; the caller updates ``held``, ``prepare``), ``J_IK`` (eq. 30)
-    into ``J`` (na, dp)
+    that state, the warm start of a stream), ``J_IK`` (eq. 30) into ``J`` (na, dp)
     from the positions ``K_rows`` of the rows of the limbs' ``K`` in ``fd``; with ``level`` >= 1
     the rates ``thd`` (eqs. 27-28), with ``level`` 2 ``thdd`` (eq. 29), the limbs' share
     ``W`` of eq. 45 (as :func:`robot_rates`, each limb right after its IK), the platform's
     (:func:`platform_share`) and the actuator forces ``u`` (:func:`actuator_forces`, ``J_IK^-T
     W`` with the limbs' share alone left in ``W``).  ``rc``, ``rs``: :func:`robot_views`.
+    Past the input checks the scratch's record is kept up: ``held`` (n_theta,, not ``theta0``)
+    becomes ``theta`` and ``prepare[l]`` whether limb l stopped.  When everything is done, the
+    actuators' rows (flat positions ``act_flat`` (na,)) of ``theta``, ``thd``, ``thdd`` (those of
+    ``level``) go into the rows of ``act`` (3, na), and the limbs' states and Jacobians
+    (:func:`keep_states`) into ``kept`` (the length of ``fd``; empty: not kept) and the int
+    scratch (the inner iterations) into ``kept_inner`` (the length of ``idt``, or empty).
     Returns OK (everything done, ``u`` too) or where it stopped (the Python layer continues from
     there): BAD_INPUT (the Python checks word it), LIMB_STATUS (a limb's IK, ``status``),
     RATES_STATUS (a limb's rates), ACTUATION (``J_IK`` not finite, beyond the threshold, singular
     or not square; rates and ``W`` done)."""
-    return robot_reference_checked(fm, im, hm, fd, idt, hd, toff, pose, theta0, held, prepare, theta, nested, tol,
+    code = robot_reference_checked(fm, im, hm, fd, idt, hd, toff, pose, theta0, held, prepare, theta, nested, tol,
                                    max_iter, threshold, loop_threshold, True, out, status, rc, rs, K_rows, Vt, At,
                                    level, thd, thdd, Wl, W, J, u)
+    if code == BAD_INPUT:
+        return code
+    for i in range(len(theta)):                   # the scratch holds the state of these limbs
+        held[i] = theta[i]
+    for l in range(len(prepare)):
+        prepare[l] = status[l] != OK
+    if code != OK:
+        return code
+    for a in range(len(act_flat)):
+        i = act_flat[a]
+        act[0, a] = theta[i]
+        act[1, a] = thd[i] if level >= 1 else 0.0
+        act[2, a] = thdd[i] if level >= 2 else 0.0
+    if len(kept) > 0:
+        keep_states(fd, hd, kept)
+    for i in range(len(kept_inner)):
+        kept_inner[i] = idt[i]
+    return code
+
+
+@kernel
+def keep_states(fd, hd, kept):
+    """Copy into ``kept`` (the length of ``fd``) each limb's entries of the scratch ``fd`` an IK
+    solution's limbs are made of (:meth:`.limb_tables.LimbTables.state`: ``LD_C`` to ``LD_K``),
+    at their places; ``kept``'s other entries are left as they are."""
+    for l in range(hd.shape[0]):
+        for k in (LD_C, LD_Y, LD_G_RES, LD_G_JAC, LD_J_P, LD_H, LD_L_T, LD_F, LD_K):
+            size = 0
+            for d in range(1, 4):
+                s = hd[l, k, d]
+                if s != 0:
+                    size = s if size == 0 else size * s
+            o = hd[l, k, 0]
+            for i in range(o, o + size):
+                kept[i] = fd[i]
 
 
 @scratch_kernel

@@ -139,3 +139,34 @@ def test_singular_states_raise_the_named_error():
         mid = ParallelRobot(path, options=SolverOptions(singularity_threshold=0.5 * (k_J + np.sqrt(k_M))))
         with pytest.raises(SingularityError, match=r"kappa\(M_t\)"):
             mid.forward_dynamics(sol, V, u)
+
+
+def test_mass_matrix_solve_decides_as_the_singular_values():
+    """The kernel's solve of eq. 39 and its ``kappa(M_t)`` check (trace bound on a positive
+    definite ``M_t``, the singular values where it does not decide) against numpy's
+    ``solve`` and ``cond``: symmetric positive definite matrices of condition numbers about the
+    bound, and indefinite ones whose trace bound would pass (refused by the singular values)."""
+    from pkm_dynamics.core.pkm.robot_dynamics import mass_matrix_solve
+    from pkm_dynamics.core.status import MASS_MATRIX, OK
+    rng = np.random.default_rng(7)
+    bound = 1e3
+    for kappa in (2.0, 900.0, 999.0, 1001.0, 1100.0, 1e6):
+        for _ in range(4):
+            Q = np.linalg.qr(rng.normal(size=(6, 6)))[0]
+            ev = np.geomspace(1.0, kappa, 6) * rng.uniform(0.5, 2.0)
+            M = (Q * ev) @ Q.T
+            M = 0.5 * (M + M.T)
+            b = rng.normal(size=6)
+            acc, W = b.copy(), np.zeros((12, 7))
+            status, _ = mass_matrix_solve(M, acc, bound, W)
+            assert status == (OK if np.linalg.cond(M) <= bound else MASS_MATRIX)
+            if status == OK:
+                np.testing.assert_allclose(acc, np.linalg.solve(M, b), rtol=1e-12 * kappa, atol=0)
+            acc = b.copy()
+            assert mass_matrix_solve(M, acc, -1.0, W)[0] == OK           # no check: solved
+            np.testing.assert_allclose(acc, np.linalg.solve(M, b), rtol=1e-12 * kappa, atol=0)
+    Q = np.linalg.qr(rng.normal(size=(6, 6)))[0]
+    M = (Q * np.array([-1.0, 1.0, 100.0, 100.0, 100.0, 100.0])) @ Q.T   # tr(M) tr(M^-1) = 16, kappa 100
+    M = 0.5 * (M + M.T)
+    assert mass_matrix_solve(M, np.ones(6), 20.0, np.zeros((12, 7)))[0] == MASS_MATRIX
+    assert mass_matrix_solve(M, np.ones(6), 150.0, np.zeros((12, 7)))[0] == OK
