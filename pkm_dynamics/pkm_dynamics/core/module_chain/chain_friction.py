@@ -9,6 +9,8 @@ import numpy as np
 from ..status import OK
 from . import chain_friction_kernels as FK
 
+_empty = np.empty
+
 
 def chain_friction_forces(model, table, x, xd):
     """``(u_f, du_f/dx, du_f/dxd)`` of actuator states ``x``, ``xd`` ((n,) or (B, n)): the
@@ -45,21 +47,45 @@ def friction_one(model, table, inverse: bool, x, xd, third):
     or (``inverse``) the forces of the accelerations ``third``, each (n,), as
     :func:`forward_dynamics_with_friction` / :func:`inverse_dynamics_with_friction` compute them.
     None where it does not apply (not one state of float arrays (n,)) or the kernel stops (a
-    bad state): the caller then takes those routes, which name the error."""
+    bad state): the caller then takes those routes, which name the error.  Once the calling
+    thread knows the kernel's entry point, its arguments come from one lookup
+    (:func:`friction_call`)."""
     try:
         x, xd = np.ascontiguousarray(x, float), np.ascontiguousarray(xd, float)
         third = np.ascontiguousarray(third, float)
     except (TypeError, ValueError):
         return None
-    if not x.shape == xd.shape == third.shape == model.shape1:
+    call = model.thread_scratch("friction_call", lambda: friction_call(model))
+    if call is None:                            # the first call of this thread: through the dispatcher
+        if not x.shape == xd.shape == third.shape == model.shape1:
+            return None
+        d = model.data()
+        work = model.thread_scratch("friction_work", lambda: np.zeros((FK.FRICTION_WORK_ROWS, model.n)))
+        out = np.empty(model.n)
+        if d.entries.run(FK.chain_dynamics_friction_one, inverse, model.flat, d.flat, table, x, xd, third,
+                         d.no_wrench, out, work, d.status) != OK:
+            return None
+        return out
+    run, mflat, dflat, fe, work, status, n, shape1 = call
+    if not shape1 == x.shape == xd.shape == third.shape:
         return None
-    d = model.data()
-    work = model.thread_scratch("friction_work", lambda: np.zeros((FK.FRICTION_WORK_ROWS, model.n)))
-    out = np.empty(model.n)
-    if d.entries.run(FK.chain_dynamics_friction_one, inverse, model.flat, d.flat, table, x, xd, third, d.no_wrench,
-                     out, work, d.status) != OK:
+    out = _empty(n)
+    if run(inverse, mflat, dflat, table, x, xd, third, fe, out, work, status) != OK:
         return None
     return out
+
+
+def friction_call(model):
+    """The calling thread's ``(entry, model_flat, data_flat, no_wrench, work, status, n, shape1)``
+    of :func:`.chain_friction_kernels.chain_dynamics_friction_one` once this thread has called it
+    (None before: :func:`friction_one` then calls it through its dispatcher); kept in the thread's
+    scratch (:meth:`.chain_model.ChainModel.thread_scratch`)."""
+    d = model.data()
+    run = d.entries.known(FK.chain_dynamics_friction_one)
+    if run is None:
+        return None
+    work = model.thread_scratch("friction_work", lambda: np.zeros((FK.FRICTION_WORK_ROWS, model.n)))
+    return run, model.flat, d.flat, d.no_wrench, work, d.status, model.n, model.shape1
 
 
 def _matches(a, x) -> bool:

@@ -235,6 +235,40 @@ def test_one_state_with_friction_is_one_kernel_call_with_the_layered_numbers(cra
     assert robot.compiled.data().entries.known(FK.chain_dynamics_friction_one) is not None
 
 
+def test_one_state_with_friction_in_a_new_thread_first_and_then_through_the_entry_point(crane):
+    """A thread's first call with friction goes through the dispatcher, its next calls through
+    the per-thread arguments of :func:`chain_friction.friction_call`: both give the main thread's
+    numbers bit for bit, and a bad state on the short path still raises the frictionless robot's
+    error."""
+    import threading
+    from pkm_dynamics.core.module_chain.chain_friction import friction_call
+    plain, robot, _ = crane
+    rng = np.random.default_rng(21)
+    X, XD, XDD, _ = chain_states(robot, rng, 3, (0.2, 0.8), rate_scale=0.3)
+    want = [(robot.inverse_dynamics(x, xd, xdd), robot.forward_dynamics(x, xd, xdd * 1e3)) for x, xd, xdd in
+            zip(X, XD, XDD)]
+    got, calls, errors = [], [], []
+
+    def work():
+        calls.append(friction_call(robot.compiled))                 # None: no entry point yet
+        for x, xd, xdd in zip(X, XD, XDD):
+            got.append((robot.inverse_dynamics(x, xd, xdd), robot.forward_dynamics(x, xd, xdd * 1e3)))
+        calls.append(friction_call(robot.compiled))
+        try:
+            robot.forward_dynamics(np.array([0.3, 0.25, 0.3, 1.5]), np.zeros(4), np.zeros(4))
+        except Exception as exc:                                     # noqa: BLE001 (compared below)
+            errors.append(exc)
+    t = threading.Thread(target=work)
+    t.start()
+    t.join()
+    assert calls[0] is None and calls[1] is not None
+    for (u, a), (u2, a2) in zip(want, got):
+        assert np.array_equal(u, u2) and np.array_equal(a, a2)
+    with pytest.raises(Exception) as plain_error:
+        plain.forward_dynamics(np.array([0.3, 0.25, 0.3, 1.5]), np.zeros(4), np.zeros(4))
+    assert type(errors[0]) is type(plain_error.value) and str(errors[0]) == str(plain_error.value)
+
+
 @pytest.mark.parametrize("which", ["inverse", "forward"])
 def test_derivatives_with_friction_against_central_differences(crane, which):
     _, robot, _ = crane
