@@ -68,24 +68,19 @@ class WorkspacePart:
     forces: np.ndarray
 
 
-def rpy_matrix(roll: float, pitch: float, yaw: float) -> np.ndarray:
-    """``Rz(yaw) Ry(pitch) Rx(roll)`` (3, 3)."""
+def rpy_matrices(roll, pitch, yaw) -> np.ndarray:
+    """``Rz(yaw) Ry(pitch) Rx(roll)`` (B, 3, 3) of the angles (B,) each."""
     cr, sr, cp, sp, cy, sy = np.cos(roll), np.sin(roll), np.cos(pitch), np.sin(pitch), np.cos(yaw), np.sin(yaw)
-    return np.array([[cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
-                     [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
-                     [-sp, cp * sr, cp * cr]])
+    return np.stack([np.stack([cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr], axis=-1),
+                     np.stack([sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr], axis=-1),
+                     np.stack([-sp, cp * sr, cp * cr], axis=-1)], axis=-2)
 
 
 def grid_pose(robot, coords: dict) -> np.ndarray:
     """The platform pose (4, 4) of the grid point ``coords`` ({name: value}, names of
     :data:`POSE_AXES`; missing ones 0) about ``robot.reference_pose`` (module docstring)."""
-    C = np.array(robot.reference_pose, dtype=float)
-    d = np.array([coords.get(k, 0.0) for k in ("x", "y", "z")])
-    R = rpy_matrix(*(coords.get(k, 0.0) for k in ("roll", "pitch", "yaw")))
-    out = C.copy()
-    out[:3, :3] = C[:3, :3] @ R
-    out[:3, 3] = C[:3, 3] + C[:3, :3] @ d
-    return out
+    names = list(coords)
+    return grid_poses(robot, names, np.array([[coords[k] for k in names]], dtype=float))[0]
 
 
 def check_axes(robot, axes: dict) -> None:
@@ -102,8 +97,18 @@ def check_axes(robot, axes: dict) -> None:
 
 def grid_poses(robot, names, points) -> np.ndarray:
     """The platform poses (B, 4, 4) of the grid points ``points`` (B, d) (columns ``names`` of
-    :data:`POSE_AXES`), each :func:`grid_pose`."""
-    return np.stack([grid_pose(robot, dict(zip(names, p))) for p in points]) if len(points) else np.zeros((0, 4, 4))
+    :data:`POSE_AXES`; missing ones 0) about ``robot.reference_pose`` (module docstring):
+    ``(R_ref R, p_ref + R_ref d)``."""
+    points = np.asarray(points, dtype=float).reshape(-1, len(names))
+    col = {k: points[:, j] for j, k in enumerate(names)}
+    zero = np.zeros(len(points))
+    C = np.array(robot.reference_pose, dtype=float)
+    d = np.stack([col.get(k, zero) for k in ("x", "y", "z")], axis=1)
+    R = rpy_matrices(*(col.get(k, zero) for k in ("roll", "pitch", "yaw")))
+    out = np.broadcast_to(C, (len(points), 4, 4)).copy()
+    out[:, :3, :3] = np.einsum("ab,ibc->iac", C[:3, :3], R)
+    out[:, :3, 3] = C[:3, 3] + d @ C[:3, :3].T
+    return out
 
 
 def static_forces(robot, J, u0, wrench) -> np.ndarray:
