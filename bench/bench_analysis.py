@@ -13,8 +13,10 @@
   time per count; the cluster's start reported apart.  ``--scaling-samples N`` (0: none).
 * Workspace + kappa maps of the Gough-Stewart platform (x, y grid) and the IRSBot-2 (x, z grid):
   poses per CPU-second of this process (the machine is shared: wall time counts the others' load)
-  with the grid continuation (``workspace_chunk``: one compiled sweep of warm-started inverse
-  kinematics, J_IK, forces and M_t, then kappa(J_IK), worst loop kappa(G_y), lambda_max(M_t)), timed in turns
+  with the grid continuation (``workspace_chunk``: one compiled sweep of the inverse kinematics
+  started from the predictor along the grid's lines or the last solution, J_IK, forces, M_t,
+  kappa(J_IK), worst loop kappa(G_y), lambda_max(M_t)), the IK iterations per pose (median,
+  mean), timed in turns
   with a plain Python loop over the one-pose API doing the same from a cold start at every pose
   (``inverse_kinematics(pose)``, ``np.linalg.cond``, the loop condition numbers,
   ``inverse_dynamics``, ``mass_matrix``) and with Pinocchio in a loop (``test/pinocchio_loops.py``:
@@ -176,7 +178,8 @@ def workspace_figures(name: str, axes: dict, reps: int) -> dict:
             "map_us_per_pose": float(np.median(t_map)) / n * 1e6,
             "plain_loop_us_per_pose": float(np.median(t_loop)) / n * 1e6,
             "pinocchio_loop_poses_per_s": n / float(np.median(t_pin)),
-            "iterations_mean": float(np.nanmean(part.iterations)), "load": load()}
+            "iterations_mean": float(np.nanmean(part.iterations)),
+            "iterations_median": float(np.nanmedian(part.iterations)), "load": load()}
 
 
 def timed_build(spec) -> float:
@@ -224,7 +227,8 @@ def main(argv) -> int:
         print(f"{key}: map {r['map_poses_per_s_per_core']:.0f} poses/s/core ({r['map_us_per_pose']:.0f} us), "
               f"plain one-pose loop {r['plain_loop_poses_per_s']:.0f} poses/s ({r['plain_loop_us_per_pose']:.0f} us), "
               f"Pinocchio loop (IK + static forces) {r['pinocchio_loop_poses_per_s']:.0f} poses/s; "
-              f"{r['reachable']}/{r['poses']} reachable, {r['iterations_mean']:.1f} IK iterations per pose; "
+              f"{r['reachable']}/{r['poses']} reachable, IK iterations per pose {r['iterations_median']:.0f} median, "
+              f"{r['iterations_mean']:.1f} mean; "
               f"per CPU-second of this process, load {r['load'][0]}")
     w = res["worker"]
     print(f"worker: cluster of 1 up in {w['cluster_up_s']:.1f} s, robot built in the worker in "

@@ -10,14 +10,19 @@ the reference platform frame and its rotation ``(roll, pitch, yaw)`` (rad) about
 coordinates of the robot's task space may vary (a planar robot's grid lies in its plane).
 
 **Continuation.**  The points of a chunk are visited in the grid's serpentine order
-(:mod:`.grids`), each inverse kinematics warm-started from the last solved point of the chunk
-(cheaper than a cold start: fewer iterations, and the solution stays on the working mode it
-continues); where that fails the point is solved once more from the reference configuration
-before it counts as out of reach.  A chunk is one compiled sweep of its points
-(:mod:`pkm_dynamics.core.sweeps.pkm_workspace`: the robot's one-pose IK kernel per point,
-``J_IK``, the forces at rest and ``M_t``; a point a limb hands over to the reference route goes
-through the robot's own calls), then vectorised condition numbers and eigenvalues.  Every chunk
-starts from the reference configuration, so its numbers do not depend on the other chunks.
+(:mod:`.grids`), each inverse kinematics warm-started from the points solved before it: from the
+joints extrapolated along the grid line of the last two or three points where they continue it
+with equal steps (a secant or quadratic predictor: fewer Newton iterations than from the last
+solution), else from the last solved point of the chunk (cheaper than a cold start, and the
+solution stays on the working mode it continues); where that fails the point is solved once more
+from the reference configuration, directly or along the straight task-space path from the
+reference pose, before it counts as out of reach.  Every start refines to round-off: the
+solution does not depend on the start that converged.  A chunk is one compiled sweep of its
+points (:mod:`pkm_dynamics.core.sweeps.pkm_workspace`: the robot's one-pose IK kernel per point,
+``J_IK``, the forces at rest, ``M_t``, ``kappa(J_IK)``, the worst loop ``kappa(G_y)`` and
+``lambda_max(M_t)``; a point a limb hands over to the reference route goes through the robot's
+own calls).  Every chunk starts from the reference configuration, so its numbers do not depend on
+the other chunks.
 """
 from __future__ import annotations
 
@@ -25,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.sweeps.pkm_workspace import workspace_sweep
+from ..core.sweeps.pkm_workspace import line_orders, workspace_sweep
 
 #: the coordinates of a grid point and the task-space component each one moves
 POSE_AXES = {"x": "vx", "y": "vy", "z": "vz", "roll": "wx", "pitch": "wy", "yaw": "wz"}
@@ -68,24 +73,19 @@ class WorkspacePart:
     forces: np.ndarray
 
 
-def rpy_matrix(roll: float, pitch: float, yaw: float) -> np.ndarray:
-    """``Rz(yaw) Ry(pitch) Rx(roll)`` (3, 3)."""
+def rpy_matrices(roll, pitch, yaw) -> np.ndarray:
+    """``Rz(yaw) Ry(pitch) Rx(roll)`` (B, 3, 3) of the angles (B,) each."""
     cr, sr, cp, sp, cy, sy = np.cos(roll), np.sin(roll), np.cos(pitch), np.sin(pitch), np.cos(yaw), np.sin(yaw)
-    return np.array([[cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
-                     [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
-                     [-sp, cp * sr, cp * cr]])
+    return np.stack([np.stack([cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr], axis=-1),
+                     np.stack([sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr], axis=-1),
+                     np.stack([-sp, cp * sr, cp * cr], axis=-1)], axis=-2)
 
 
 def grid_pose(robot, coords: dict) -> np.ndarray:
     """The platform pose (4, 4) of the grid point ``coords`` ({name: value}, names of
     :data:`POSE_AXES`; missing ones 0) about ``robot.reference_pose`` (module docstring)."""
-    C = np.array(robot.reference_pose, dtype=float)
-    d = np.array([coords.get(k, 0.0) for k in ("x", "y", "z")])
-    R = rpy_matrix(*(coords.get(k, 0.0) for k in ("roll", "pitch", "yaw")))
-    out = C.copy()
-    out[:3, :3] = C[:3, :3] @ R
-    out[:3, 3] = C[:3, 3] + C[:3, :3] @ d
-    return out
+    names = list(coords)
+    return grid_poses(robot, names, np.array([[coords[k] for k in names]], dtype=float))[0]
 
 
 def check_axes(robot, axes: dict) -> None:
@@ -102,8 +102,18 @@ def check_axes(robot, axes: dict) -> None:
 
 def grid_poses(robot, names, points) -> np.ndarray:
     """The platform poses (B, 4, 4) of the grid points ``points`` (B, d) (columns ``names`` of
-    :data:`POSE_AXES`), each :func:`grid_pose`."""
-    return np.stack([grid_pose(robot, dict(zip(names, p))) for p in points]) if len(points) else np.zeros((0, 4, 4))
+    :data:`POSE_AXES`; missing ones 0) about ``robot.reference_pose`` (module docstring):
+    ``(R_ref R, p_ref + R_ref d)``."""
+    points = np.asarray(points, dtype=float).reshape(-1, len(names))
+    col = {k: points[:, j] for j, k in enumerate(names)}
+    zero = np.zeros(len(points))
+    C = np.array(robot.reference_pose, dtype=float)
+    d = np.stack([col.get(k, zero) for k in ("x", "y", "z")], axis=1)
+    R = rpy_matrices(*(col.get(k, zero) for k in ("roll", "pitch", "yaw")))
+    out = np.broadcast_to(C, (len(points), 4, 4)).copy()
+    out[:, :3, :3] = np.einsum("ab,ibc->iac", C[:3, :3], R)
+    out[:, :3, 3] = C[:3, 3] + d @ C[:3, :3].T
+    return out
 
 
 def static_forces(robot, J, u0, wrench) -> np.ndarray:
@@ -128,31 +138,17 @@ def static_forces(robot, J, u0, wrench) -> np.ndarray:
     return out
 
 
-def condition_numbers(J) -> np.ndarray:
-    """``kappa`` (B,) of the matrices ``J`` (B, m, k): the ratio of the extreme singular values
-    (inf where singular, NaN for a NaN matrix)."""
-    out = np.full(len(J), np.nan)
-    ok = np.isfinite(J).all(axis=(1, 2))
-    if ok.any():
-        s = np.linalg.svd(J[ok], compute_uv=False)
-        with np.errstate(divide="ignore"):
-            out[ok] = np.where(s[:, -1] > 0, s[:, 0] / s[:, -1], np.inf)
-    return out
-
-
 def workspace_chunk(robot, setup: WorkspaceSetup, points, order) -> WorkspacePart:
     """The map of the grid points ``points`` (B, d) (columns: ``setup.axes``; serpentine order,
-    flat grid indices ``order`` (B,)): the IK of every point with continuation, ``J_IK``, the
-    forces at rest and ``M_t`` (:func:`~pkm_dynamics.core.sweeps.pkm_workspace.workspace_sweep`:
-    runs of points in one compiled call), then ``kappa(J_IK)`` (:func:`condition_numbers`), the
-    static forces under ``setup.wrench`` (:func:`static_forces`) and ``lambda_max(M_t)``."""
-    sw = workspace_sweep(robot, grid_poses(robot, list(setup.axes), points))
+    flat grid indices ``order`` (B,)): the IK of every point with continuation (the predictor
+    along the grid's lines, :func:`~pkm_dynamics.core.sweeps.pkm_workspace.line_orders`), ``J_IK``,
+    the forces at rest, ``kappa(J_IK)``, the worst loop ``kappa(G_y)`` and ``lambda_max(M_t)``
+    (:func:`~pkm_dynamics.core.sweeps.pkm_workspace.workspace_sweep`: runs of points in one
+    compiled call), then the static forces under ``setup.wrench`` (:func:`static_forces`)."""
+    sw = workspace_sweep(robot, grid_poses(robot, list(setup.axes), points), line_orders(points))
     ok = sw.solved
-    lam = np.full(len(ok), np.nan)
-    if ok.any():
-        lam[ok] = np.linalg.eigvalsh(sw.M_t[ok])[:, -1]
     forces = static_forces(robot, sw.J_IK, sw.efforts, setup.wrench)
-    return WorkspacePart(np.asarray(order), ok, condition_numbers(sw.J_IK), sw.kappa_G, lam, sw.iterations,
+    return WorkspacePart(np.asarray(order), ok, sw.kappa_J, sw.kappa_G, sw.mass_max, sw.iterations,
                          np.where(ok[:, None], forces, np.nan))
 
 

@@ -13,9 +13,11 @@ import pytest
 from pkm_dynamics.analysis import (GridError, LimitError, UnreachableGridError, actuator_force_limits, load_chart,
                                    load_dataset, parse_axis, save_dataset, workspace_map)
 from pkm_dynamics.analysis.grids import chunk_bounds, grid_points, serpentine_order
+from pkm_dynamics.analysis.workspace import grid_pose, grid_poses
 from pkm_dynamics.core import load_robot
 from pkm_dynamics.core.description.payload import Payload, robot_with_payload
 from pkm_dynamics.core.limb.ik_refinement import loop_conditions
+from pkm_dynamics.core.spatial.se3 import rpy_matrix
 from pkm_dynamics.testing import without_hydraulics
 
 ROBOTS = os.path.join(os.path.dirname(__file__), "..", "..", "robots")
@@ -112,6 +114,24 @@ def test_workspace_payload_is_a_robot_carrying_it(irsbot):
     pose[:3, 3] += pose[:3, :3] @ np.array([0.02, 0.0, 0.0])
     z2 = np.zeros(2)
     np.testing.assert_allclose(ds["forces"].isel(x=2).values, loaded.inverse_dynamics(pose, z2, z2), rtol=1e-8)
+
+
+def test_grid_poses_are_the_displaced_and_rotated_reference_pose(irsbot):
+    """``(R_ref R, p_ref + R_ref d)`` with ``R`` the URDF roll-pitch-yaw matrix, for every point of
+    a batch and for one point (``grid_pose``); coordinates a grid does not name are 0."""
+    names = ["yaw", "x", "roll", "z", "pitch", "y"]
+    pts = np.random.default_rng(5).uniform(-0.4, 0.4, (7, 6))
+    C = irsbot.reference_pose
+    for p, got in zip(pts, grid_poses(irsbot, names, pts)):
+        c = dict(zip(names, p))
+        want = C.copy()
+        want[:3, :3] = C[:3, :3] @ rpy_matrix([c["roll"], c["pitch"], c["yaw"]])
+        want[:3, 3] += C[:3, :3] @ np.array([c["x"], c["y"], c["z"]])
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-15)
+        np.testing.assert_allclose(grid_pose(irsbot, c), want, rtol=0, atol=1e-15)
+    want = C.copy()
+    want[:3, 3] += C[:3, 2] * 0.03
+    np.testing.assert_allclose(grid_poses(irsbot, ["z"], [[0.03]])[0], want, rtol=0, atol=1e-15)
 
 
 def test_serpentine_order_steps_to_neighbours_and_covers_the_grid():
