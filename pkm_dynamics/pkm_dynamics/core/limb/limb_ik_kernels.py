@@ -14,8 +14,8 @@ from __future__ import annotations
 import math
 
 from ..numba_support.cache import kernel
-from .limb_kernels import (compound_step, limb_jacobians, limb_state, loop_matrix, loop_norm, platform_pose,
-                           pose_error, solve_loops)
+from .limb_kernels import (compound_step, jacobians_and_step, limb_jacobians, limb_state, loop_matrix, loop_norm,
+                           platform_pose, pose_error, solve_loops)
 from ..spatial.small_linalg import condition_at_most, lu_solve
 from .limb_layout import (LD_A, LD_B, LD_DX, LD_G_RES, LD_INNER, LD_L_T, LD_POSE, LD_VEC, LD_WORK, LM_LOOPS, LM_LOWER,
                           LM_REVOLUTE, LM_SIZES, LM_UPPER, LOOP_SIZE, SIZE_DL, SIZE_NL)
@@ -40,17 +40,11 @@ def nested_ik(lm, ld, target, theta, tol, max_iter, threshold, warm):
     while err > tol:
         if outer >= max_iter:
             return NO_CONVERGENCE, outer, big
-        if outer > 0 or not warm:
-            st, _ = limb_jacobians(lm, ld, threshold, False)
+        if outer > 0 or not warm:               # the Jacobians and Delta q = L_t^-1 dx (one LU)
+            st, _ = jacobians_and_step(lm, ld, threshold, False, True)
             if st != OK:
                 return st, outer, big
-        dl = lm[LM_SIZES][SIZE_DL]
-        A, b, Lt, dx = ld[LD_A], ld[LD_B], ld[LD_L_T], ld[LD_DX]
-        for i in range(dl):
-            b[i, 0] = dx[i]
-            for j in range(dl):
-                A[i, j] = Lt[i, j]
-        if not lu_solve(A, dl, b, 1):
+        elif not newton_step(lm, ld):
             return SINGULAR, outer, big
         st = solve_loops(lm, ld, theta, tol, inner[outer])
         if st != OK:
@@ -58,6 +52,19 @@ def nested_ik(lm, ld, target, theta, tol, max_iter, threshold, warm):
         outer += 1
         err, big = pose_error(lm, ld, target)
     return OK, outer, big
+
+
+@kernel
+def newton_step(lm, ld):
+    """``Delta q = L_t^-1 Delta x_t`` (Algorithm 1's outer step) from ``ld`` L_t and dx into
+    ``ld`` b[:dl, 0]; False for a singular ``L_t``."""
+    dl = lm[LM_SIZES][SIZE_DL]
+    A, b, Lt, dx = ld[LD_A], ld[LD_B], ld[LD_L_T], ld[LD_DX]
+    for i in range(dl):
+        b[i, 0] = dx[i]
+        for j in range(dl):
+            A[i, j] = Lt[i, j]
+    return lu_solve(A, dl, b, 1)
 
 
 @kernel

@@ -17,14 +17,15 @@ from __future__ import annotations
 import math
 
 from ..numba_support.cache import kernel
-from ..spatial.small_linalg import condition, condition_at_most, condition_with_inverse, frobenius2, lu_solve
+from ..spatial.small_linalg import (condition, condition_at_most, condition_with_inverse, frobenius2, lu_solve,
+                                    lu_solve_pair)
 from .limb_layout import (CUT_K, CUT_NPOS, CUT_NROT, CUT_R, CUT_U_A, CUT_U_B, CUT_U_POS, LD_A, LD_B, LD_C, LD_DTHETA,
                           LD_DX, LD_F, LD_FK, LD_G_JAC, LD_G_RES, LD_H, LD_J_P, LD_K, LD_L_T, LD_POSE, LD_VEC, LD_WORK,
                           LD_Y, LM_B, LM_CUT_BODIES, LM_CUT_COUNTS, LM_CUT_POINTS, LM_CUT_VECTORS, LM_D_T, LM_H_COLUMN,
                           LM_INDEPENDENT, LM_LOOPS, LM_LOOP_DEPENDENT, LM_LOOP_INDEPENDENT, LM_LOOP_ROWS, LM_PARENT,
-                          LM_PLATFORM_OFFSET, LM_SIZES, LM_SUPPORT, LM_TASK_ROWS, LM_W, LM_W2, LM_W2V, LM_WV, LM_X,
-                          LOOP_END_CUT, LOOP_FIRST_CUT, LOOP_NDEP, LOOP_NIND, LOOP_SIZE, SIZE_DELTA, SIZE_DL, SIZE_DP,
-                          SIZE_NL, SIZE_PLATFORM_BODY, SIZE_SQUARE)
+                          LM_PLATFORM_OFFSET, LM_REVOLUTE, LM_SIZES, LM_SUPPORT, LM_TASK_ROWS, LM_W, LM_W2, LM_W2V,
+                          LM_WV, LM_X, LOOP_END_CUT, LOOP_FIRST_CUT, LOOP_NDEP, LOOP_NIND, LOOP_SIZE, SIZE_DELTA,
+                          SIZE_DL, SIZE_DP, SIZE_NL, SIZE_PLATFORM_BODY, SIZE_SQUARE)
 from ..spatial.se3_kernels import log_so3, pose_inv_mul
 from ..status import ILL_CONDITIONED, INNER_MAX_ITER, NO_CONVERGENCE, OK, SINGULAR
 
@@ -33,12 +34,17 @@ from ..status import ILL_CONDITIONED, INNER_MAX_ITER, NO_CONVERGENCE, OK, SINGUL
 def limb_fk(lm, theta, C, Y, S):
     """Absolute poses ``C`` (n,4,4) and spatial screws ``Y = Ad(C_i) X_i`` (n,6) of the limb
     tree at ``theta`` (:func:`..limb_kinematics._fk`): ``C_i = C_p B_i exp(X_i theta_i)`` with
-    ``exp`` of the unit screw (:func:`..spatial.exp_unit_screws_batch`); ``S`` (16, 4) scratch."""
+    ``exp`` of the unit screw (:func:`..spatial.exp_unit_screws_batch`); ``S`` (16, 4) scratch.
+    A prismatic joint (``W = W2 = 0``) takes no sine or cosine: its terms vanish either way."""
     parent, B, X, W, W2, Wv, W2v = lm[LM_PARENT], lm[LM_B], lm[LM_X], lm[LM_W], lm[LM_W2], lm[LM_WV], lm[LM_W2V]
+    rev = lm[LM_REVOLUTE]
     for i in range(len(theta)):
         th = theta[i]
-        s, c = math.sin(th), math.cos(th)
-        oc, ts = 1.0 - c, th - s
+        if rev[i]:
+            s, c = math.sin(th), math.cos(th)
+            oc, ts = 1.0 - c, th - s
+        else:
+            oc, ts, s = 0.0, th, 0.0
         for a in range(3):                       # E = exp(X th) in rows 0-2
             for b in range(3):
                 S[a, b] = s * W[i, a, b] + oc * W2[i, a, b] + (1.0 if a == b else 0.0)
@@ -227,13 +233,21 @@ def pose_error(lm, ld, target):
 
 @kernel
 def limb_jacobians(lm, ld, threshold, want_kappa):
+    """:func:`jacobians_and_step` without the Newton step."""
+    return jacobians_and_step(lm, ld, threshold, want_kappa, False)
+
+
+@kernel
+def jacobians_and_step(lm, ld, threshold, want_kappa, step):
     """``H`` (eqs. 16-18, 20), ``J_p`` (eq. 5), ``L_t = P_t J_p H`` (eq. 22), ``F = L_t^-1
     D_t`` (eq. 27), ``K = H F`` (eq. 28) into ``ld`` (:func:`..limb_ik.limb_jacobians`).
     Returns ``(status, kappa(F))`` (a square limb with an orthogonal ``D_t``: from ``F`` and
     ``L_t``, :func:`..spatial.small_linalg.condition_with_inverse`, else the Jacobi
     :func:`..spatial.small_linalg.condition`; -1 unless ``want_kappa``: the check against
     ``threshold`` then needs no singular values where a bound decides): SINGULAR for a singular
-    ``G_y`` or ``L_t``; ILL_CONDITIONED when ``kappa(F)`` exceeds ``threshold`` (< 0: never)."""
+    ``G_y`` or ``L_t``; ILL_CONDITIONED when ``kappa(F)`` exceeds ``threshold`` (< 0: never).
+    ``step``: also the outer Newton step of Algorithm 1, ``Delta q = L_t^-1 Delta x_t`` from ``ld``
+    dx into ``ld`` b[:dl, 0], from the same elimination of ``L_t`` as ``F``."""
     Y, G, J, H, Lt, F, K = ld[LD_Y], ld[LD_G_JAC], ld[LD_J_P], ld[LD_H], ld[LD_L_T], ld[LD_F], ld[LD_K]
     A, b = ld[LD_A], ld[LD_B]
     sizes = lm[LM_SIZES]
@@ -288,7 +302,9 @@ def limb_jacobians(lm, ld, threshold, want_kappa):
             A[i, c] = Lt[i, c]
         for c in range(dp):
             F[i, c] = lm[LM_D_T][i, c]
-    if not lu_solve(A, dl, F, dp):
+        if step:
+            b[i, 0] = ld[LD_DX][i]
+    if not lu_solve_pair(A, dl, F, dp, b, 1 if step else 0):
         return SINGULAR, math.inf
     for i in range(n):                           # K = H F: the row F[c] of an independent joint
         for c in range(dp):

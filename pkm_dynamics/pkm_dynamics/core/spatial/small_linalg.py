@@ -20,6 +20,14 @@ def lu_solve(A, m, B, k):
     """``B[:m, :k] <- A[:m, :m]^-1 B[:m, :k]`` by Gaussian elimination with partial pivoting;
     ``A`` is overwritten.  Returns False when a pivot is zero or not finite (a singular
     matrix: where ``numpy.linalg.solve`` raises ``LinAlgError``)."""
+    return lu_solve_pair(A, m, B, k, B, 0)
+
+
+@kernel
+def lu_solve_pair(A, m, B, k, B2, k2):
+    """:func:`lu_solve` with two right-hand sides, ``B[:m, :k]`` and ``B2[:m, :k2]``, from one
+    elimination of ``A``: each column comes out bitwise as from its own :func:`lu_solve` (the
+    pivots and multipliers depend on ``A`` alone)."""
     for c in range(m):
         p, best = c, abs(A[c, c])
         for i in range(c + 1, m):
@@ -32,6 +40,8 @@ def lu_solve(A, m, B, k):
                 A[c, j], A[p, j] = A[p, j], A[c, j]
             for j in range(k):
                 B[c, j], B[p, j] = B[p, j], B[c, j]
+            for j in range(k2):
+                B2[c, j], B2[p, j] = B2[p, j], B2[c, j]
         inv = 1.0 / A[c, c]
         for i in range(c + 1, m):
             f = A[i, c] * inv
@@ -40,6 +50,8 @@ def lu_solve(A, m, B, k):
                     A[i, j] -= f * A[c, j]
                 for j in range(k):
                     B[i, j] -= f * B[c, j]
+                for j in range(k2):
+                    B2[i, j] -= f * B2[c, j]
     for c in range(m - 1, -1, -1):
         inv = 1.0 / A[c, c]
         for j in range(k):
@@ -47,6 +59,11 @@ def lu_solve(A, m, B, k):
             for i in range(c + 1, m):
                 s -= A[c, i] * B[i, j]
             B[c, j] = s * inv
+        for j in range(k2):
+            s = B2[c, j]
+            for i in range(c + 1, m):
+                s -= A[c, i] * B2[i, j]
+            B2[c, j] = s * inv
     return True
 
 

@@ -295,6 +295,25 @@ def test_small_dense_solvers_against_lapack():
     assert LA.condition(A1, 3, 3, np.zeros((3, 3))) == np.inf
 
 
+def test_lu_solve_pair_against_lapack():
+    """Two right-hand sides from one elimination (the limb IK's F and Newton step): each against
+    numpy.linalg.solve, and bitwise equal to its own lu_solve (same pivots and multipliers)."""
+    rng = np.random.default_rng(7)
+    for m in range(1, 9):
+        for _ in range(20):
+            A = rng.normal(size=(m, m)) * 10.0 ** rng.uniform(-3, 3)
+            B, b = rng.normal(size=(m, 4)), rng.normal(size=(m, 1))
+            A1, A2, B1, b1 = A.copy(), A.copy(), B.copy(), b.copy()
+            assert LA.lu_solve_pair(A1, m, B1, 4, b1, 1)
+            B2, b2 = B.copy(), b.copy()
+            assert LA.lu_solve(A2.copy(), m, B2, 4) and LA.lu_solve(A2.copy(), m, b2, 1)
+            assert np.array_equal(B1, B2) and np.array_equal(b1, b2)
+            kappa = np.linalg.cond(A)
+            for X, R in ((B1, B), (b1, b)):
+                ref = np.linalg.solve(A, R)
+                assert np.abs(X - ref).max() <= 1e-14 * kappa * np.abs(ref).max()
+    assert not LA.lu_solve_pair(np.diag([1.0, 1.0, 0.0]), 3, np.zeros((3, 2)), 2, np.zeros((3, 1)), 1)
+
 
 def test_condition_from_the_inverse_against_lapack():
     """kappa(F) of a square F from the largest eigenvalues of F^T F and B^T B, B = Q F^-1 (Q
