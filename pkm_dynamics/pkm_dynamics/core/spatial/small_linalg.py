@@ -291,9 +291,7 @@ def matT_vec(A, m, k, v, out):
 @kernel
 def gram_tridiagonal(A, m, k, W) -> None:
     """The Gram matrix ``A[:m, :k]^T A[:m, :k]`` (k, k) reduced to a symmetric tridiagonal
-    ``T = Q^T (A^T A) Q`` in ``W`` (at least k x k): Householder reflections (Golub & Van Loan
-    Alg. 8.3.1), ``T``'s diagonal on ``W``'s diagonal, its subdiagonal in ``W[i + 1, i]``; the
-    rest of ``W`` is scratch (the reflector of column j in row j, ``p`` in column j)."""
+    in ``W`` (at least k x k) by :func:`symmetric_tridiagonal`."""
     for a in range(k):
         for b in range(a + 1):
             s = 0.0
@@ -301,6 +299,15 @@ def gram_tridiagonal(A, m, k, W) -> None:
                 s += A[i, a] * A[i, b]
             W[a, b] = s
             W[b, a] = s
+    symmetric_tridiagonal(W, k)
+
+
+@kernel
+def symmetric_tridiagonal(W, k) -> None:
+    """The symmetric ``W[:k, :k]`` reduced in place to a tridiagonal ``T = Q^T W Q``:
+    Householder reflections (Golub & Van Loan Alg. 8.3.1), ``T``'s diagonal on ``W``'s diagonal,
+    its subdiagonal in ``W[i + 1, i]``; the rest of ``W`` is scratch (the reflector of column j
+    in row j, ``p`` in column j)."""
     for j in range(k - 2):
         sig = 0.0
         for i in range(j + 2, k):
@@ -408,3 +415,17 @@ def condition_with_inverse(A, B, k, W) -> float:
     lb = tridiagonal_top_eigenvalue(W, k)
     v = math.sqrt(la) * math.sqrt(lb)
     return v if v > 0.0 and math.isfinite(v) else math.inf
+
+
+@kernel
+def largest_eigenvalue(M, W) -> float:
+    """``lambda_max`` of the symmetric positive semidefinite ``M`` (m, m) (as
+    ``numpy.linalg.eigvalsh(M)[-1]``, to round-off: the largest eigenvalue of a symmetric matrix
+    moves by at most ``eps |M|`` under the reduction): ``M`` copied into ``W`` (at least m x m),
+    :func:`symmetric_tridiagonal`, :func:`tridiagonal_top_eigenvalue`."""
+    m = M.shape[0]
+    for a in range(m):
+        for b in range(m):
+            W[a, b] = M[a, b]
+    symmetric_tridiagonal(W, m)
+    return tridiagonal_top_eigenvalue(W, m)

@@ -35,7 +35,7 @@ from ..limb.limb_kernels import loop_matrix
 from ..limb.limb_layout import LD_A, LD_B, LM_SIZES, SIZE_NL
 from ..pkm.robot_kernels import data_views, model_views, robot_reference_checked, robot_task_inertia, view2
 from ..spatial.se3_kernels import exp_se3, log_se3, pose_inv_mul, pose_mul
-from ..spatial.small_linalg import condition
+from ..spatial.small_linalg import condition, largest_eigenvalue
 from ..status import CONTINUATION_STEP, OK
 
 
@@ -125,49 +125,13 @@ def worst_loop_kappa(fm, im, hm, fd, idt, hd, toff):
 
 
 @kernel
-def largest_eigenvalue(M, S):
-    """``lambda_max`` of the symmetric ``M`` (m, m) (as ``numpy.linalg.eigvalsh(M)[-1]``): cyclic
-    Jacobi rotations on a copy in ``S`` (m, m) until its off-diagonal entries are negligible
-    against the diagonal; the eigenvalues are then its diagonal."""
-    m = M.shape[0]
-    for a in range(m):
-        for b in range(m):
-            S[a, b] = M[a, b]
-    for _ in range(60):
-        rotated = False
-        for p in range(m - 1):
-            for q in range(p + 1, m):
-                apq = S[p, q]
-                if apq == 0.0 or abs(apq) <= 1e-18 * math.sqrt(abs(S[p, p] * S[q, q])):
-                    continue
-                rotated = True
-                zeta = (S[q, q] - S[p, p]) / (2.0 * apq)
-                t = math.copysign(1.0, zeta) / (abs(zeta) + math.sqrt(1.0 + zeta * zeta))
-                c = 1.0 / math.sqrt(1.0 + t * t)
-                s = c * t
-                for k in range(m):                # columns p, q of S J
-                    skp, skq = S[k, p], S[k, q]
-                    S[k, p], S[k, q] = c * skp - s * skq, s * skp + c * skq
-                for k in range(m):                # rows p, q of J^T (S J)
-                    spk, sqk = S[p, k], S[q, k]
-                    S[p, k], S[q, k] = c * spk - s * sqk, s * spk + c * sqk
-                S[p, q], S[q, p] = 0.0, 0.0
-        if not rotated:
-            break
-    big = S[0, 0]
-    for a in range(1, m):
-        big = max(big, S[a, a])
-    return big
-
-
-@kernel
 def workspace_rows(fm, im, hm, fd, idt, hd, toff, poses, start, line, warm, reference, nested, tol, max_iter,
                    threshold, loop_threshold, out, status, rc, rs, K_rows, Vt, At, thd, thdd, Wl, W, prepare, Mp,
                    max_steps, guess, path, xi, Wk, Sm, solved, Theta, J, U, Mt, iterations, kappa_J, kappa_G, mass_max):
     """Poses ``start..`` of ``poses`` (B, 4, 4) (module docstring) into ``Theta`` (B, n), ``J``
     (B, na, dp), ``U`` (B, na), ``Mt`` (B, dp, dp) (``Mp`` (dp, dp) the platform's share),
     ``iterations`` (B,) (outer IK iterations summed over the limbs), ``kappa_J``, ``kappa_G``,
-    ``mass_max`` (B,) (``lambda_max(M_t)``, :func:`largest_eigenvalue`),
+    ``mass_max`` (B,) (``lambda_max(M_t)``, :func:`..spatial.small_linalg.largest_eigenvalue`),
     ``solved`` (B,) True; ``line`` (B,) how many poses before each continue its straight line
     with equal steps (0-2: the predictor's order, :func:`predicted_start`; used where those poses
     are solved); ``warm`` (n,) the flat joints of the last pose solved, updated in place;

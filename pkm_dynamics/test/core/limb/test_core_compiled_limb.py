@@ -340,6 +340,24 @@ def test_condition_from_the_inverse_against_lapack():
     assert LA.condition_with_inverse(A, B, 3, W) == np.inf
     assert LA.condition_with_inverse(A, A, 0, W) == 1.0
 
+
+def test_largest_eigenvalue_against_lapack():
+    """lambda_max of a symmetric positive semidefinite matrix (the workspace map's reflected mass)
+    against numpy.linalg.eigvalsh on seeded matrices with eigenvalues spread up to 1e12, scaled
+    over 1e-5..1e5, repeated and nearly repeated, to round-off of the largest (eps |M|)."""
+    rng = np.random.default_rng(7)
+    W = np.zeros((8, 8))
+    for m in range(1, 8):
+        for _ in range(40):
+            Q, _ = np.linalg.qr(rng.normal(size=(m, m)))
+            lam = np.logspace(0, -rng.uniform(0, 12), m) * 10.0 ** rng.uniform(-5, 5)
+            for ev in (lam, np.where(np.arange(m) < 3, lam[0], lam), np.r_[lam[0], lam[0] * (1 - 1e-9), lam[2:]][:m],
+                       np.full(m, lam[0])):
+                M = (Q * ev) @ Q.T
+                M = 0.5 * (M + M.T)
+                top = np.linalg.eigvalsh(M)[-1]
+                assert LA.largest_eigenvalue(M, W) == pytest.approx(top, rel=1e-13)
+
 def test_task_mass_matrix_against_the_limb_crba(robot):
     """``M_t`` (eq. 40) from the kernel (``sum_i T_i^T M_i T_i`` with the body twists per task
     rate) against ``P_p^T M_p P_p + sum_l K^T crba(limb tree) K`` of the numpy route, 1e-12."""
