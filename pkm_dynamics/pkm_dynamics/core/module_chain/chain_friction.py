@@ -9,9 +9,6 @@ import numpy as np
 from ..status import OK
 from . import chain_friction_kernels as FK
 
-_empty = np.empty
-
-
 def chain_friction_forces(model, table, x, xd):
     """``(u_f, du_f/dx, du_f/dxd)`` of actuator states ``x``, ``xd`` ((n,) or (B, n)): the
     actuator forces ``u_f`` that balance the joint friction torques of every tree joint (rows of
@@ -69,7 +66,7 @@ def friction_one(model, table, inverse: bool, x, xd, third):
     run, mflat, dflat, fe, work, status, n, shape1 = call
     if not shape1 == x.shape == xd.shape == third.shape:
         return None
-    out = _empty(n)
+    out = np.empty(n)
     if run(inverse, mflat, dflat, table, x, xd, third, fe, out, work, status) != OK:
         return None
     return out
