@@ -120,7 +120,7 @@ def task_embedding(robot, limb_theta, N) -> np.ndarray:
     :func:`.embedding_kernels.task_embedding_rows` on its limb tables and raises
     :class:`~..errors.SingularityError` naming the sample and limb where ``G_y`` or ``L_t`` is
     singular; otherwise :func:`reference_task_embedding`."""
-    if not getattr(robot, "compiled", False):
+    if not robot.compiled:
         return reference_task_embedding(robot, limb_theta, N)
     tables = robot.limb_tables
     G = np.zeros((N, robot.description.tree.nq, robot.dof))
@@ -170,7 +170,7 @@ def regressor(robot, x, xd, xdd, wrench=None, friction_parameters: bool = False)
     ``u0``; ``friction_parameters``: the friction coefficients of the joints that have some as
     columns of ``Y`` after the inertial ones, not in ``u0``.  Returns a :class:`Regressor`
     (always batched: N = 1 for one state)."""
-    motion = _task_motion if getattr(robot, "state_space", "actuator") == "task" else _actuator_motion
+    motion = _task_motion if robot.state_space == "task" else _actuator_motion
     q, qd, qdd, G, P = motion(robot, x, xd, xdd)
     tree = robot.description.tree
     Gt = np.swapaxes(G, 1, 2)

@@ -84,6 +84,9 @@ class LimbChainRobot:
     False: from the reference configuration at every call (reproducible, and nothing is
     written on the object: safe for concurrent calls)."""
 
+    #: its ``x`` are the generalized coordinates' values (the :class:`~..interface.Robot` word)
+    state_space = "actuator"
+
     def __init__(self, description, gravity=None, tol: float = 1e-12, max_iter: int = 50,
                  warm_start: bool = True, coordinates=None):
         desc = description if isinstance(description, RobotDescription) else \
