@@ -30,7 +30,7 @@ from ..numba_support.cache import inline_kernel, kernel, scratch_kernel
 from ..limb.limb_dynamics_kernels import (_frame_acceleration, bodies_to_last_mass, limb_rates_rnea,
                                           limb_task_inertia, rnea_spatial, spatial_motion, to_body)
 from ..limb.limb_ik_kernels import limb_prepare
-from .robot_kernels import MAX_TWIST, _f1, _f2, _f3, data_views, model_views, view2
+from .robot_kernels import MAX_TWIST, _f1, _f2, _f3, constant_views, data_views, model_views
 from ..spatial.small_linalg import condition, condition_at_most, lu_solve
 from ..status import ACTUATION, BAD_INPUT, LIMB_STATUS, MASS_MATRIX, OK, SINGULAR
 from ..limb.limb_layout import (LD_A, LD_B, LD_C, LD_DX, LD_F, LD_FK, LD_G_JAC, LD_H, LD_J_P, LD_K, LD_L_T, LD_VEC,
@@ -214,16 +214,6 @@ def fd_scratch_views(fs, n, dp, na):
             fs[v:v + 30].reshape((5, 6)), fs[v + 30:v + 30 + n], fs[v + 30 + n:v + 30 + 2 * n])
 
 
-@inline_kernel
-def constant_views(rc, dp):
-    """``(P_p (6, dp), M_p (6, 6), g (3,))`` of the robot constants ``rc``
-    (:func:`.limb_tables.robot_constants`: ``C_ref`` (4, 4), ``P_p``, ``M_p``, gravity, packed in
-    that order): views, so the kernel's entry point unboxes one argument for them (inlined as
-    :func:`fd_scratch_views`)."""
-    o = 16 + 6 * dp
-    return view2(rc, 16, 6, dp), view2(rc, o, 6, 6), rc[o + 36:o + 39]
-
-
 @kernel
 def mass_matrix_solve(Mt, acc, bound, W):
     """``acc <- M_t^-1 acc`` (eq. 39 solved, LU), refused where ``kappa(M_t) > bound`` (< 0: no
@@ -281,9 +271,9 @@ def robot_forward_dynamics(fm, im, hm, fd, idt, hd, toff, theta, held, prepare, 
                            pose, J_IK, threshold, fs, acc, status):
     """``acc = Vdot_t`` (dp,) of eq. 39 at the flat IK solution ``theta`` for the task twist
     ``Vt`` (dp,), actuator forces ``u`` (n_act,), platform wrench ``wrench`` (6,) (body-fixed;
-    used if ``has_wrench``); ``rc`` the robot constants (:func:`constant_views`: ``P_p`` (6, dp),
-    ``M_p`` (6, 6), gravity ``g`` (3,)), ``pose`` the platform pose (4, 4), ``J_IK`` (n_act, dp)
-    (eq. 30); ``threshold`` on kappa (< 0: no check).
+    used if ``has_wrench``); ``rc`` the robot constants (:func:`.robot_kernels.constant_views`:
+    ``P_p`` (6, dp), ``M_p`` (6, 6), gravity ``g`` (3,) read), ``pose`` the platform pose (4, 4),
+    ``J_IK`` (n_act, dp) (eq. 30); ``threshold`` on kappa (< 0: no check).
     ``held`` (flat): the joint vector whose state the scratch holds, ``prepare[l]``: not for
     limb l; where ``held`` differs from ``theta`` every limb is prepared again and ``held``
     becomes ``theta``; past the input checks ``prepare[l]`` is left True only for a limb that
@@ -294,7 +284,7 @@ def robot_forward_dynamics(fm, im, hm, fd, idt, hd, toff, theta, held, prepare, 
     threshold); MASS_MATRIX and -1."""
     dp, na = Vt.shape[0], u.shape[0]
     Mt, bias, Wl, W, S, thd, thdd = fd_scratch_views(fs, len(theta), dp, na)
-    P_p, M_p, g = constant_views(rc, dp)
+    _, P_p, M_p, g = constant_views(rc, dp)
     c = first_out_of_bound(Vt, MAX_TWIST)
     if c >= 0:
         return BAD_INPUT, c

@@ -208,14 +208,23 @@ def robot_task_inertia(fm, im, hm, fd, idt, hd, toff, theta, prepare, Mt, status
 
 
 @inline_kernel
+def constant_views(rc, dp):
+    """``(C_ref (4, 4), P_p (6, dp), M_p (6, 6), gravity (3,))`` of the robot constants ``rc``
+    (:func:`.limb_tables.robot_constants` packs them in that order): views, so that a kernel's
+    entry point unboxes one argument for them."""
+    o = 16 + 6 * dp
+    return view2(rc, 0, 4, 4), view2(rc, 16, 6, dp), view2(rc, o, 6, 6), rc[o + 36:o + 39]
+
+
+@inline_kernel
 def robot_views(rc, rs, dp):
-    """The robot constants ``rc`` as ``(C_ref (4,4), P_p (6,dp), M_p (6,6), gravity (3,))``
-    and the per-thread scratch ``rs`` as ``(S (3,4,4), X, off, Vp, Ap, h, Wp (6,) each, A
-    (dp,dp), B (dp,1), Wc (2 dp,dp))`` (:class:`.limb_tables.RobotTables`)."""
-    o, q = 16 + 6 * dp, 84 + dp * dp
-    return (view2(rc, 0, 4, 4), view2(rc, 16, 6, dp), view2(rc, o, 6, 6), rc[o + 36:o + 39],
-            view3(rs, 0, 3, 4, 4), rs[48:54], rs[54:60], rs[60:66], rs[66:72], rs[72:78], rs[78:84],
-            view2(rs, 84, dp, dp), view2(rs, q, dp, 1), view2(rs, q + dp, 2 * dp, dp))
+    """The robot constants ``rc`` as :func:`constant_views` and the per-thread scratch ``rs`` as
+    ``(S (3,4,4), X, off, Vp, Ap, h, Wp (6,) each, A (dp,dp), B (dp,1), Wc (2 dp,dp))``
+    (:meth:`.limb_tables.LimbTables.data`)."""
+    C_ref, P_p, M_p, g = constant_views(rc, dp)
+    q = 84 + dp * dp
+    return (C_ref, P_p, M_p, g, view3(rs, 0, 3, 4, 4), rs[48:54], rs[54:60], rs[60:66], rs[66:72], rs[72:78],
+            rs[78:84], view2(rs, 84, dp, dp), view2(rs, q, dp, 1), view2(rs, q + dp, 2 * dp, dp))
 
 
 @kernel
