@@ -20,7 +20,6 @@ route for a limb whose kernel stopped.
 """
 from __future__ import annotations
 
-import math
 from functools import partial
 
 import numpy as np
@@ -31,7 +30,7 @@ from ..limb.limb_dynamics_kernels import (_frame_acceleration, bodies_to_last_ma
                                           limb_task_inertia, rnea_spatial, spatial_motion, to_body)
 from ..limb.limb_ik_kernels import limb_prepare
 from .robot_kernels import MAX_TWIST, _f1, _f2, _f3, constant_views, data_views, model_views
-from ..spatial.small_linalg import condition, condition_at_most, lu_solve
+from ..spatial.small_linalg import condition, condition_at_most, lu_solve, positive_definite
 from ..status import ACTUATION, BAD_INPUT, LIMB_STATUS, MASS_MATRIX, OK, SINGULAR
 from ..limb.limb_layout import (LD_A, LD_B, LD_C, LD_DX, LD_F, LD_FK, LD_G_JAC, LD_H, LD_J_P, LD_K, LD_L_T, LD_VEC,
                                 LD_Y, LM_BASE_ACCELERATION, LM_CUT_BODIES, LM_CUT_COUNTS, LM_CUT_POINTS, LM_CUT_VECTORS,
@@ -217,12 +216,13 @@ def fd_scratch_views(fs, n, dp, na):
 @kernel
 def mass_matrix_solve(Mt, acc, bound, W):
     """``acc <- M_t^-1 acc`` (eq. 39 solved, LU), refused where ``kappa(M_t) > bound`` (< 0: no
-    check): ``M_t`` (dp, dp) is symmetric positive definite (eq. 40; :func:`positive_definite`
-    confirms it), so its eigenvalues are its singular values and ``kappa(M_t) <= tr(M_t)
-    tr(M_t^-1)``, with ``M_t^-1`` from the same LU (the identity's columns beside ``acc``; the
-    columns are eliminated independently, so ``acc`` is the one-column solve's); only where that
-    bound does not decide do the singular values (:func:`..spatial.small_linalg.condition`).
-    ``W`` (2 dp, dp + 1) scratch.  Returns ``(OK or MASS_MATRIX, -1)``."""
+    check): ``M_t`` (dp, dp) is symmetric positive definite (eq. 40;
+    :func:`..spatial.small_linalg.positive_definite` confirms it), so its eigenvalues are its
+    singular values and ``kappa(M_t) <= tr(M_t) tr(M_t^-1)``, with ``M_t^-1`` from the same LU
+    (the identity's columns beside ``acc``; the columns are eliminated independently, so ``acc``
+    is the one-column solve's); only where that bound does not decide do the singular values
+    (:func:`..spatial.small_linalg.condition`).  ``W`` (2 dp, dp + 1) scratch.  Returns ``(OK or
+    MASS_MATRIX, -1)``."""
     dp = len(acc)
     k = dp + 1 if bound >= 0.0 else 1
     for a in range(dp):
@@ -244,26 +244,6 @@ def mass_matrix_solve(Mt, acc, bound, W):
             and not condition(Mt, dp, dp, W) <= bound:
         return MASS_MATRIX, -1
     return OK, -1
-
-
-@kernel
-def positive_definite(M, n, L):
-    """Whether the symmetric ``M[:n, :n]`` (its lower triangle read) is positive definite: its
-    Cholesky factor, into ``L`` (n, n) scratch, has positive pivots."""
-    for j in range(n):
-        s = M[j, j]
-        for k in range(j):
-            s -= L[j, k] * L[j, k]
-        if not s > 0.0:
-            return False
-        d = math.sqrt(s)
-        L[j, j] = d
-        for i in range(j + 1, n):
-            t = M[i, j]
-            for k in range(j):
-                t -= L[i, k] * L[j, k]
-            L[i, j] = t / d
-    return True
 
 
 @scratch_kernel
