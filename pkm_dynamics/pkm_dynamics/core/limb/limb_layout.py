@@ -70,6 +70,10 @@ LD_DX, LD_POSE = 13, 14
 LD_INNER = 15
 #: joint step dtheta (n,); a spare (n,) (unused); (16, 4) scratch of the forward kinematics
 LD_DTHETA, LD_SPARE, LD_FK = 16, 17, 18
+#: the entries an IK solution's limbs are made of, the state ``C, Y, g, G`` and the Jacobians
+#: ``J_p, H, L_t, F, K``: those :meth:`..pkm.limb_tables.LimbTables.state` reads and
+#: :func:`..pkm.robot_kernels.keep_states` keeps
+LD_STATE = (LD_C, LD_Y, LD_G_RES, LD_G_JAC, LD_J_P, LD_H, LD_L_T, LD_F, LD_K)
 # --- scratch ``lx``: the rates and dynamics (:mod:`.limb_dynamics_kernels`), entries 19-31 of the
 # packed scratch, indexed from 0 in ``lx``
 #: stacked rows (m, n), their QR (m, n), right-hand side (m,), joint torques tau (max(n, 6),)

@@ -20,9 +20,9 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ..limb.limb_layout import (LD_ALL, LD_A, LD_B, LD_C, LD_COUNT, LD_DTHETA, LD_DX, LD_F, LD_FK, LD_G_JAC, LD_G_RES,
-                                LD_H, LD_INNER, LD_INT, LD_J_P, LD_K, LD_L_T, LD_POSE, LD_SPARE, LD_VEC, LD_WORK, LD_Y,
-                                LM_B, LM_BASE_ACCELERATION, LM_COUNT, LM_CUT_BODIES, LM_CUT_COUNTS, LM_CUT_POINTS,
-                                LM_CUT_VECTORS, LM_D_T, LM_H_COLUMN, LM_INDEPENDENT, LM_INERTIA, LM_INT,
+                                LD_H, LD_INNER, LD_INT, LD_J_P, LD_K, LD_L_T, LD_POSE, LD_SPARE, LD_STATE, LD_VEC,
+                                LD_WORK, LD_Y, LM_B, LM_BASE_ACCELERATION, LM_COUNT, LM_CUT_BODIES, LM_CUT_COUNTS,
+                                LM_CUT_POINTS, LM_CUT_VECTORS, LM_D_T, LM_H_COLUMN, LM_INDEPENDENT, LM_INERTIA, LM_INT,
                                 LM_LOOP_DEPENDENT, LM_LOOP_INDEPENDENT, LM_LOOP_ROWS, LM_LOOPS, LM_LOWER, LM_PARENT,
                                 LM_PLATFORM_OFFSET, LM_REVOLUTE, LM_SIZES, LM_SUPPORT, LM_TASK_ROWS, LM_UPPER, LM_W,
                                 LM_W2, LM_W2V, LM_WV, LM_X, LX_A, LX_AP, LX_AS, LX_BIAS, LX_QD, LX_QR, LX_RHS,
@@ -237,7 +237,7 @@ class LimbTables:
 
     def state(self, l: int, fd) -> tuple:
         """Limb ``l``'s ``(C, Y, [(g, G, None) per FC])`` and ``(H, J_p, L_t, F, K)`` as views
-        of the scratch copy ``fd``."""
+        of the scratch copy ``fd`` (the entries :data:`..limb.limb_layout.LD_STATE`)."""
         hd = self.layout
 
         def v(k):
@@ -245,10 +245,10 @@ class LimbTables:
             shape = [s for s in shape if s] or [0]
             return fd[o:o + int(np.prod(shape))].reshape(shape)
 
-        limb = self.limbs[l]
-        g, G = v(LD_G_RES), v(LD_G_JAC)
-        cons = [(g[i, :lp.size], G[i, :lp.size], None) for i, lp in enumerate(limb.loops)]
-        return (v(LD_C), v(LD_Y), cons), (v(LD_H), v(LD_J_P), v(LD_L_T), v(LD_F), v(LD_K))
+        e = {k: v(k) for k in LD_STATE}
+        g, G = e[LD_G_RES], e[LD_G_JAC]
+        cons = [(g[i, :lp.size], G[i, :lp.size], None) for i, lp in enumerate(self.limbs[l].loops)]
+        return (e[LD_C], e[LD_Y], cons), (e[LD_H], e[LD_J_P], e[LD_L_T], e[LD_F], e[LD_K])
 
 
 @dataclass

@@ -31,7 +31,7 @@ from ..limb.limb_dynamics_kernels import limb_rates_rnea, limb_task_inertia
 from ..limb.limb_ik_kernels import limb_ik, limb_ik_checked, limb_prepare
 from ..spatial.small_linalg import condition_at_most, lu_solve
 from ..limb.limb_layout import (LD_A, LD_B, LD_C, LD_DTHETA, LD_DX, LD_F, LD_FK, LD_G_JAC, LD_G_RES, LD_H, LD_INNER,
-                                LD_J_P, LD_K, LD_L_T, LD_POSE, LD_SPARE, LD_VEC, LD_WORK, LD_Y, LM_B,
+                                LD_J_P, LD_K, LD_L_T, LD_POSE, LD_SPARE, LD_STATE, LD_VEC, LD_WORK, LD_Y, LM_B,
                                 LM_BASE_ACCELERATION, LM_CUT_BODIES, LM_CUT_COUNTS, LM_CUT_POINTS, LM_CUT_VECTORS,
                                 LM_D_T, LM_H_COLUMN, LM_INDEPENDENT, LM_INERTIA, LM_LOOPS, LM_LOOP_DEPENDENT,
                                 LM_LOOP_INDEPENDENT, LM_LOOP_ROWS, LM_LOWER, LM_PARENT, LM_PLATFORM_OFFSET, LM_REVOLUTE,
@@ -373,10 +373,11 @@ def robot_reference(fm, im, hm, fd, idt, hd, toff, pose, theta0, held, prepare, 
 @kernel
 def keep_states(fd, hd, kept):
     """Copy into ``kept`` (the length of ``fd``) each limb's entries of the scratch ``fd`` an IK
-    solution's limbs are made of (:meth:`.limb_tables.LimbTables.state`: ``LD_C`` to ``LD_K``),
-    at their places; ``kept``'s other entries are left as they are."""
+    solution's limbs are made of (:data:`..limb.limb_layout.LD_STATE`, which
+    :meth:`.limb_tables.LimbTables.state` reads), at their places; ``kept``'s other entries are
+    left as they are."""
     for l in range(hd.shape[0]):
-        for k in (LD_C, LD_Y, LD_G_RES, LD_G_JAC, LD_J_P, LD_H, LD_L_T, LD_F, LD_K):
+        for k in LD_STATE:
             size = 0
             for d in range(1, 4):
                 s = hd[l, k, d]
