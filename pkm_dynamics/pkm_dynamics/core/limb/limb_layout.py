@@ -81,7 +81,7 @@ LX_STACKED, LX_QR, LX_RHS, LX_TAU = 0, 1, 2, 3
 #: body twists, accelerations and their spatial forms (n, 6) each; bias (n,); qd (max(n, 6),);
 #: zeros (max(n, 6),); platform acceleration (6,)
 LX_V, LX_A, LX_VS, LX_AS, LX_BIAS, LX_QD, LX_ZEROS, LX_AP = 4, 5, 6, 7, 8, 9, 10, 11
-#: the (n, 6, dp) of :func:`.limb_dynamics_kernels.limb_task_inertia`
+#: the (n, 6, dp) of :func:`.limb_inertia_kernels.limb_task_inertia`
 LX_TASK = 12
 #: entries of ``ld`` in the packed scratch (``lx`` follows), all, and those held in the int pack
 LD_COUNT = 19

@@ -7,7 +7,7 @@ from the IK solution the limb scratch holds to the task acceleration ``Vdot_t``.
   at ``thetad = K V_t`` and ``thetadd = Kdot V_t`` (eqs. 27-29 at zero task acceleration, eq. 37;
   :func:`serial_limb_bias` for a limb without loops whose rate map is ``K`` itself, else
   :func:`.limb_dynamics_kernels.limb_rates_rnea`), and its share ``K^T H_l K`` of ``M_t`` (eq. 40;
-  :func:`.limb_dynamics_kernels.limb_task_inertia`);
+  :func:`..limb.limb_inertia_kernels.limb_task_inertia`);
 * the platform's own Newton-Euler terms (eq. 38): ``P_p^T M_p P_p`` and
   ``P_p^T (-M_p (0, R^T g) - ad(V_p)^T M_p V_p)``;
 * ``rhs = J_IK^T u + P_p^T W_EE - bias``, the conditioning checks ``kappa(J_IK) <= threshold``
@@ -26,8 +26,9 @@ import numpy as np
 
 from ..bounds import MAX_EFFORT
 from ..numba_support.cache import inline_kernel, kernel, scratch_kernel
-from ..limb.limb_dynamics_kernels import (_frame_acceleration, bodies_to_last_mass, limb_rates_rnea,
-                                          limb_task_inertia, rnea_spatial, spatial_motion, to_body)
+from ..limb.limb_dynamics_kernels import _frame_acceleration, add_joint_accelerations, limb_rates_rnea, rnea_spatial, \
+    spatial_motion
+from ..limb.limb_inertia_kernels import bodies_to_last_mass, limb_task_inertia
 from ..limb.limb_ik_kernels import limb_prepare
 from .robot_kernels import MAX_TWIST, _f1, _f2, _f3, constant_views, data_views, model_views
 from ..spatial.small_linalg import condition, condition_at_most, lu_solve, positive_definite
@@ -133,11 +134,12 @@ def serial_limb_bias(parent, sup, M, a0, offset, pb, C, Y, Kl, P_p, Vt, zero, th
     itself: ``thd = K V_t`` (eq. 27) and ``thdd = -K P_p^T A0_p`` (eq. 29), ``A0_p`` the
     platform frame's acceleration at ``thdd = 0`` without gravity (one pass of spatial velocity
     products), with no least-squares refinement; then the gravity ``a0`` and ``thdd`` added to
-    that pass (:func:`add_joint_accelerations`) and the RNEA over the bodies up to the last one
-    with mass (the joints past it get ``tau = 0``: their subtrees carry no wrench).  ``sup`` (n, n) the support table,
-    ``offset`` (4, 4) the platform frame on body ``pb``; ``zero`` (6,) zeros; ``V``, ``A``,
-    ``Vs``, ``As`` (n, 6), ``tau`` (n,), ``ap``, ``tmp`` (6,) scratch.  Returns False if ``Wl``
-    is not finite (the reference route takes over)."""
+    that pass (:func:`..limb.limb_dynamics_kernels.add_joint_accelerations`) and the RNEA over
+    the bodies up to the last one with mass (the joints past it get ``tau = 0``: their subtrees
+    carry no wrench).  ``sup`` (n, n) the support table, ``offset`` (4, 4) the platform frame
+    on body ``pb``; ``zero`` (6,) zeros; ``V``, ``A``, ``Vs``, ``As`` (n, 6), ``tau`` (n,),
+    ``ap``, ``tmp`` (6,) scratch.  Returns False if ``Wl`` is not finite (the reference route
+    takes over)."""
     n, dp = Kl.shape[0], Kl.shape[1]
     for i in range(n):                           # thd = K V_t
         s = 0.0
@@ -170,25 +172,6 @@ def serial_limb_bias(parent, sup, M, a0, offset, pb, C, Y, Kl, P_p, Vt, zero, th
         Wl[c] = s
         finite = finite and abs(s) < np.inf
     return finite
-
-
-@kernel
-def add_joint_accelerations(parent, C, Y, thdd, a0, used, V, A, Vs, As):
-    """The body-fixed motion ``V``, ``A`` (n, 6) of bodies ``0..used-1`` (as
-    :func:`..limb.limb_dynamics_kernels.body_motion`) from the spatial twists ``Vs`` and
-    accelerations ``As`` of the same joint rates at ``thdd = 0`` and zero base acceleration
-    (``spatial_motion``): the acceleration is linear in ``(a0, thdd)``, so ``As_i += D_i`` with
-    ``D_i = D_p + Y_i thdd_i`` (``D`` of the base: ``a0``), accumulated in ``A`` first; then
-    ``Ad(C_i)^-1`` of each.  The velocity products of a second pass are not computed again."""
-    for i in range(used):
-        p = parent[i]
-        for a in range(6):
-            A[i, a] = (A[p, a] if p >= 0 else a0[a]) + Y[i, a] * thdd[i]
-    for i in range(used):
-        for a in range(6):
-            As[i, a] += A[i, a]
-        to_body(C, i, Vs[i], V[i])
-        to_body(C, i, As[i], A[i])
 
 
 @kernel

@@ -27,7 +27,8 @@ import math
 from ..bounds import MAX_RATE
 from ..numba_support.cache import inline_kernel, kernel, scratch_kernel
 from ..numba_support.views import c_view
-from ..limb.limb_dynamics_kernels import limb_rates_rnea, limb_task_inertia
+from ..limb.limb_dynamics_kernels import limb_rates_rnea
+from ..limb.limb_inertia_kernels import limb_task_inertia
 from ..limb.limb_ik_kernels import limb_ik, limb_ik_checked, limb_prepare
 from ..spatial.small_linalg import condition_at_most, lu_solve
 from ..limb.limb_layout import (LD_A, LD_B, LD_C, LD_DTHETA, LD_DX, LD_F, LD_FK, LD_G_JAC, LD_G_RES, LD_H, LD_INNER,
