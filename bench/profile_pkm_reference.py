@@ -50,7 +50,7 @@ def main(root: str, which: str, parts: bool) -> None:
         for i in range(1, P.shape[0]):
             code = KR.robot_reference(fm, im, hm, fd, idt, hd, toff, P[i], prev, prev, prepare, Theta[i], nested,
                                       tol, max_iter, thr, lthr, out, status, rc, rs, K_rows, V[i], A[i], level, thd,
-                                      thdd, Wl, W, J, u, act_flat, act, act[0, :0], act_flat[:0])
+                                      thdd, Wl, W, J, u, act_flat, act, act[0, :0], act_flat[:0])[0]
             if code != 0:
                 return i
             for l in range(len(prepare)):

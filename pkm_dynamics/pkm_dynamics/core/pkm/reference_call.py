@@ -43,8 +43,8 @@ class ReferenceCall:
         self.no_kept, self.no_inner = np.empty(0), np.empty(0, dtype=idt.dtype)
 
     def __call__(self, loc, rc, K_rows, act_flat, pose, theta0, nested, tol, threshold, loop_threshold, V_t, Vdot_t,
-                 level, theta, thd, thdd, W, J, u, act, kept, kept_inner) -> int:
-        """The kernel's code for the C-contiguous float64 inputs ``pose``, ``theta0``, ``V_t``,
+                 level, theta, thd, thdd, W, J, u, act, kept, kept_inner) -> tuple:
+        """The kernel's ``(code, worst kappa(F))`` for the C-contiguous float64 inputs ``pose``, ``theta0``, ``V_t``,
         ``Vdot_t`` into the outputs given; the scratch of the thread's ``loc``
         (:meth:`.limb_tables.LimbTables.data`), whose record ``loc.theta`` of the joints it holds
         the state of (None: none) the kernel keeps up from here."""
@@ -93,8 +93,8 @@ def compiled_reference(tables: LimbTables, rc, K_rows, act_flat, pose, theta0, n
     V_t, Vdot_t = np.ascontiguousarray(V_t, float), np.ascontiguousarray(Vdot_t, float)     # point's layout
     kept, kept_inner = np.empty(len(fd)), np.empty(len(idt), dtype=idt.dtype)
     loc = tables._local
-    code = call(loc, rc, K_rows, act_flat, pose, theta0, nested, tol, threshold, loop_threshold, V_t, Vdot_t, level,
-                theta, thd, thdd, W, J, u, act, kept, kept_inner)
+    code, _ = call(loc, rc, K_rows, act_flat, pose, theta0, nested, tol, threshold, loop_threshold, V_t, Vdot_t, level,
+                   theta, thd, thdd, W, J, u, act, kept, kept_inner)
     if code == OK:                              # every limb's status is OK too
         done = (thdd, W, u) if level == 2 else (None, None, None)
         return CompiledIK(theta, loc.status, loc.out, kept_inner, kept, code, J, thd if level else None, *done, act,
@@ -133,8 +133,8 @@ def compiled_motion(tables: LimbTables, rc, K_rows, act_flat, pose, theta0, nest
     call = reference_call(tables, rc, K_rows, act_flat)
     theta, act, u = np.empty(tables.n), np.empty((3, len(act_flat))), np.empty(len(act_flat))
     loc = tables._local
-    code = call(loc, rc, K_rows, act_flat, pose, theta0, nested, tol, threshold, loop_threshold, V_t, Vdot_t, 2,
-                theta, call.thd, call.thdd, call.W, call.J, u, act, call.no_kept, call.no_inner)
+    code, kappa = call(loc, rc, K_rows, act_flat, pose, theta0, nested, tol, threshold, loop_threshold, V_t, Vdot_t,
+                       2, theta, call.thd, call.thdd, call.W, call.J, u, act, call.no_kept, call.no_inner)
     if code == OK:
-        return theta, act, u, max(loc.out[:, 1].tolist())
+        return theta, act, u, kappa
     return stopped(tables, code, 2, theta, call.J.copy(), call.thd.copy(), call.thdd.copy(), call.W.copy())

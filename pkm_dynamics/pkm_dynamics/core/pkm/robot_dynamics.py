@@ -5,7 +5,8 @@ from the IK solution the limb scratch holds to the task acceleration ``Vdot_t``.
 
 * each limb's rates and its share of the bias, ``K^T tau`` with the RNEA ``tau`` of the limb tree
   at ``thetad = K V_t`` and ``thetadd = Kdot V_t`` (eqs. 27-29 at zero task acceleration, eq. 37;
-  :func:`serial_limb_bias` for a limb without loops whose rate map is ``K`` itself, else
+  :func:`..limb.serial_limb_kernels.serial_limb_rates_rnea` for a limb without loops whose rate
+  map is ``K`` itself, else
   :func:`.limb_dynamics_kernels.limb_rates_rnea`), and its share ``K^T H_l K`` of ``M_t`` (eq. 40;
   :func:`..limb.limb_inertia_kernels.limb_task_inertia`);
 * the platform's own Newton-Euler terms (eq. 38): ``P_p^T M_p P_p`` and
@@ -26,9 +27,9 @@ import numpy as np
 
 from ..bounds import MAX_EFFORT
 from ..numba_support.cache import inline_kernel, kernel, scratch_kernel
-from ..limb.limb_dynamics_kernels import _frame_acceleration, add_joint_accelerations, limb_rates_rnea, rnea_spatial, \
-    spatial_motion
-from ..limb.limb_inertia_kernels import bodies_to_last_mass, limb_task_inertia
+from ..limb.limb_dynamics_kernels import limb_rates_rnea
+from ..limb.limb_inertia_kernels import limb_task_inertia
+from ..limb.serial_limb_kernels import rate_map_is_K, serial_limb_rates_rnea
 from ..limb.limb_ik_kernels import limb_prepare
 from .robot_kernels import MAX_TWIST, _f1, _f2, _f3, constant_views, data_views, model_views
 from ..spatial.small_linalg import condition, condition_at_most, lu_solve, positive_definite
@@ -38,7 +39,7 @@ from ..limb.limb_layout import (LD_A, LD_B, LD_C, LD_DX, LD_F, LD_FK, LD_G_JAC, 
                                 LM_INERTIA, LM_LOOPS, LM_LOOP_DEPENDENT, LM_LOOP_ROWS, LM_PARENT, LM_PLATFORM_OFFSET,
                                 LM_SIZES, LM_SUPPORT, LM_TASK_ROWS, PACKED_A, PACKED_AP, PACKED_AS, PACKED_BIAS,
                                 PACKED_QD, PACKED_QR, PACKED_RHS, PACKED_STACKED, PACKED_TASK, PACKED_TAU, PACKED_V,
-                                PACKED_VS, PACKED_ZEROS, SIZE_DL, SIZE_NL, SIZE_PLATFORM_BODY)
+                                PACKED_VS, PACKED_ZEROS, SIZE_PLATFORM_BODY)
 
 #: the bound of efforts (:mod:`..bounds`), as a constant of the kernel (the twist's: ``MAX_TWIST``)
 MAX_FORCE = float(MAX_EFFORT)
@@ -123,55 +124,6 @@ def platform_terms(P_p, M_p, R, g, Vp, Mt, bias, S):
                     if pd != 0.0:
                         s += pa * M_p[a, b] * pd
             Mt[c, d] += s
-
-
-@kernel
-def serial_limb_bias(parent, sup, M, a0, offset, pb, C, Y, Kl, P_p, Vt, zero, thd, thdd, V, A, Vs, As, tau, ap, tmp,
-                     Wl):
-    """A limb without loops, with 6 joints, 6 constrained directions and 6 task coordinates
-    (``P_p`` square), at zero task acceleration: its share ``Wl = K^T tau`` (dp,) of the bias
-    of eq. 39.  There ``J_p K = P_p`` (eq. 28, ``J_p`` square), so ``K`` (n, dp) is the rate map
-    itself: ``thd = K V_t`` (eq. 27) and ``thdd = -K P_p^T A0_p`` (eq. 29), ``A0_p`` the
-    platform frame's acceleration at ``thdd = 0`` without gravity (one pass of spatial velocity
-    products), with no least-squares refinement; then the gravity ``a0`` and ``thdd`` added to
-    that pass (:func:`..limb.limb_dynamics_kernels.add_joint_accelerations`) and the RNEA over
-    the bodies up to the last one with mass (the joints past it get ``tau = 0``: their subtrees
-    carry no wrench).  ``sup`` (n, n) the support table, ``offset`` (4, 4) the platform frame
-    on body ``pb``; ``zero`` (6,) zeros; ``V``, ``A``, ``Vs``, ``As`` (n, 6), ``tau`` (n,),
-    ``ap``, ``tmp`` (6,) scratch.  Returns False if ``Wl`` is not finite (the reference route
-    takes over)."""
-    n, dp = Kl.shape[0], Kl.shape[1]
-    for i in range(n):                           # thd = K V_t
-        s = 0.0
-        for c in range(dp):
-            s += Kl[i, c] * Vt[c]
-        thd[i] = s
-        thdd[i] = 0.0
-    spatial_motion(parent, Y, thd, thdd, zero, Vs, As)
-    _frame_acceleration(C, pb, offset, As, ap, tmp)
-    for c in range(dp):                          # tmp = P_p^T A0_p
-        s = 0.0
-        for a in range(6):
-            s += P_p[a, c] * ap[a]
-        tmp[c] = s
-    for i in range(n):                           # thdd = -K P_p^T A0_p
-        s = 0.0
-        for c in range(dp):
-            s -= Kl[i, c] * tmp[c]
-        thdd[i] = s
-    used = bodies_to_last_mass(M, n)
-    add_joint_accelerations(parent, C, Y, thdd, a0, used, V, A, Vs, As)
-    rnea_spatial(sup, M, C, Y[:used], V, A, Vs, tau)
-    for i in range(used, n):
-        tau[i] = 0.0
-    finite = True
-    for c in range(dp):                          # Wl = K^T tau
-        s = 0.0
-        for i in range(n):
-            s += Kl[i, c] * tau[i]
-        Wl[c] = s
-        finite = finite and abs(s) < np.inf
-    return finite
 
 
 @kernel
@@ -289,12 +241,13 @@ def robot_forward_dynamics(fm, im, hm, fd, idt, hd, toff, theta, held, prepare, 
             _f2(fd, hd, l, LD_Y)
         Kl = _f2(fd, hd, l, LD_K)
         sizes = _f1(im, hm, l, LM_SIZES)
-        if sizes[SIZE_NL] == 0 and sizes[SIZE_DL] == 6 and b - a == 6 and dp == 6:
-            ok = serial_limb_bias(parent, _f2(im, hm, l, LM_SUPPORT), M, _f1(fm, hm, l, LM_BASE_ACCELERATION),
-                                  _f2(fm, hm, l, LM_PLATFORM_OFFSET), sizes[SIZE_PLATFORM_BODY], C, Y, Kl, P_p, Vt,
-                                  zero, thd[a:b], thdd[a:b], _f2(fd, hd, l, PACKED_V), _f2(fd, hd, l, PACKED_A),
-                                  _f2(fd, hd, l, PACKED_VS), _f2(fd, hd, l, PACKED_AS), _f1(fd, hd, l, PACKED_TAU),
-                                  _f1(fd, hd, l, PACKED_AP), _f1(fd, hd, l, PACKED_QD), Wl)
+        if rate_map_is_K(sizes, b - a, dp):       # at zero task acceleration: the bias
+            ok = serial_limb_rates_rnea(parent, _f2(im, hm, l, LM_SUPPORT), M, _f1(fm, hm, l, LM_BASE_ACCELERATION),
+                                        _f2(fm, hm, l, LM_PLATFORM_OFFSET), sizes[SIZE_PLATFORM_BODY], C, Y, Kl, P_p,
+                                        Vt, zero[:dp], True, zero, thd[a:b], thdd[a:b], _f2(fd, hd, l, PACKED_V),
+                                        _f2(fd, hd, l, PACKED_A), _f2(fd, hd, l, PACKED_VS), _f2(fd, hd, l, PACKED_AS),
+                                        _f1(fd, hd, l, PACKED_TAU), _f1(fd, hd, l, PACKED_AP),
+                                        _f1(fd, hd, l, PACKED_QD), Wl)
             status[l] = OK if ok else SINGULAR
         else:
             lm, ld, lx = lean_views(fm, im, hm, fd, idt, hd, l)

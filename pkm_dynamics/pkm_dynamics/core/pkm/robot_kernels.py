@@ -29,6 +29,7 @@ from ..numba_support.cache import inline_kernel, kernel, scratch_kernel
 from ..numba_support.views import c_view
 from ..limb.limb_dynamics_kernels import limb_rates_rnea
 from ..limb.limb_inertia_kernels import limb_task_inertia
+from ..limb.serial_limb_kernels import limb_reference_rates
 from ..limb.limb_ik_kernels import limb_ik, limb_ik_checked, limb_prepare
 from ..spatial.small_linalg import condition_at_most, lu_solve
 from ..limb.limb_layout import (LD_A, LD_B, LD_C, LD_DTHETA, LD_DX, LD_F, LD_FK, LD_G_JAC, LD_G_RES, LD_H, LD_INNER,
@@ -344,21 +345,26 @@ def robot_reference(fm, im, hm, fd, idt, hd, toff, pose, theta0, held, prepare, 
     ``level``) go into the rows of ``act`` (3, na), and the limbs' states and Jacobians
     (:func:`keep_states`) into ``kept`` (the length of ``fd``; empty: not kept) and the int
     scratch (the inner iterations) into ``kept_inner`` (the length of ``idt``, or empty).
-    Returns OK (everything done, ``u`` too) or where it stopped (the Python layer continues from
-    there): BAD_INPUT (the Python checks word it), LIMB_STATUS (a limb's IK, ``status``),
+    Returns ``(code, kappa)``: OK (everything done, ``u`` too) and the worst ``kappa(F)`` of the
+    limbs (the largest of ``out[:, 1]``), or where it stopped (the Python layer continues from
+    there) and 0: BAD_INPUT (the Python checks word it), LIMB_STATUS (a limb's IK, ``status``),
     RATES_STATUS (a limb's rates), ACTUATION (``J_IK`` not finite, beyond the threshold, singular
     or not square; rates and ``W`` done)."""
     code = robot_reference_checked(fm, im, hm, fd, idt, hd, toff, pose, theta0, held, prepare, theta, nested, tol,
                                    max_iter, threshold, loop_threshold, True, out, status, rc, rs, K_rows, Vt, At,
                                    level, thd, thdd, Wl, W, J, u)
     if code == BAD_INPUT:
-        return code
+        return code, 0.0
     for i in range(len(theta)):                   # the scratch holds the state of these limbs
         held[i] = theta[i]
     for l in range(len(prepare)):
         prepare[l] = status[l] != OK
     if code != OK:
-        return code
+        return code, 0.0
+    kappa = out[0, 1]
+    for l in range(1, out.shape[0]):
+        if out[l, 1] > kappa:
+            kappa = out[l, 1]
     for a in range(len(act_flat)):
         i = act_flat[a]
         act[0, a] = theta[i]
@@ -368,7 +374,7 @@ def robot_reference(fm, im, hm, fd, idt, hd, toff, pose, theta0, held, prepare, 
         keep_states(fd, hd, kept)
     for i in range(len(kept_inner)):
         kept_inner[i] = idt[i]
-    return code
+    return code, kappa
 
 
 @kernel
@@ -418,7 +424,8 @@ def robot_reference_checked(fm, im, hm, fd, idt, hd, toff, pose, theta0, held, p
         if status[l] != OK:
             code = LIMB_STATUS                    # the limbs after it are still solved
         elif level >= 1 and code == OK:
-            st = limb_rates_rnea(lm, ld, dynamics_views(fd, hd, l), Vt, At, Vp, Ap, level > 1, thd[a:b], thdd[a:b], Wl)
+            st = limb_reference_rates(lm, ld, dynamics_views(fd, hd, l), P_p, Vt, At, Vp, Ap, level > 1, thd[a:b],
+                                      thdd[a:b], Wl)
             if st != OK:
                 code = RATES_STATUS
             elif level > 1:
