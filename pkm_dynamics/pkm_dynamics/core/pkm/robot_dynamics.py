@@ -6,9 +6,8 @@ from the IK solution the limb scratch holds to the task acceleration ``Vdot_t``.
 * each limb's rates and its share of the bias, ``K^T tau`` with the RNEA ``tau`` of the limb tree
   at ``thetad = K V_t`` and ``thetadd = Kdot V_t`` (eqs. 27-29 at zero task acceleration, eq. 37;
   :func:`..limb.serial_limb_kernels.serial_limb_rates_rnea` for a limb without loops whose rate
-  map is ``K`` itself, else
-  :func:`.limb_dynamics_kernels.limb_rates_rnea`), and its share ``K^T H_l K`` of ``M_t`` (eq. 40;
-  :func:`..limb.limb_inertia_kernels.limb_task_inertia`);
+  map is ``K`` itself, else :func:`..limb.limb_dynamics_kernels.limb_rates_rnea`), and its share
+  ``K^T H_l K`` of ``M_t`` (eq. 40; :func:`..limb.limb_inertia_kernels.limb_task_inertia`);
 * the platform's own Newton-Euler terms (eq. 38): ``P_p^T M_p P_p`` and
   ``P_p^T (-M_p (0, R^T g) - ad(V_p)^T M_p V_p)``;
 * ``rhs = J_IK^T u + P_p^T W_EE - bias``, the conditioning checks ``kappa(J_IK) <= threshold``

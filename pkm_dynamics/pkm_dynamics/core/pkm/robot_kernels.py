@@ -336,7 +336,8 @@ def robot_reference(fm, im, hm, fd, idt, hd, toff, pose, theta0, held, prepare, 
     that state, the warm start of a stream), ``J_IK`` (eq. 30) into ``J`` (na, dp)
     from the positions ``K_rows`` of the rows of the limbs' ``K`` in ``fd``; with ``level`` >= 1
     the rates ``thd`` (eqs. 27-28), with ``level`` 2 ``thdd`` (eq. 29), the limbs' share
-    ``W`` of eq. 45 (as :func:`robot_rates`, each limb right after its IK), the platform's
+    ``W`` of eq. 45 (each limb right after its IK, :func:`..limb.serial_limb_kernels.limb_reference_rates`:
+    as :func:`robot_rates`, but a limb whose rate map is ``K`` by the serial route), the platform's
     (:func:`platform_share`) and the actuator forces ``u`` (:func:`actuator_forces`, ``J_IK^-T
     W`` with the limbs' share alone left in ``W``).  ``rc``, ``rs``: :func:`robot_views`.
     Past the input checks the scratch's record is kept up: ``held`` (n_theta,, not ``theta0``)
