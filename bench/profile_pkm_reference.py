@@ -44,13 +44,13 @@ def main(root: str, which: str, parts: bool) -> None:
 
     @numba.njit
     def path(fm, im, hm, fd, idt, hd, toff, P, V, A, th0, prepare, Theta, nested, tol, max_iter, thr, lthr, out,
-             status, rc, rs, K_rows, level, thd, thdd, Wl, W, J, u, its):
+             status, rc, rs, K_rows, level, thd, thdd, Wl, W, J, u, act_flat, act, its):
         prev = th0.copy()
         prepare[:] = True
         for i in range(1, P.shape[0]):
             code = KR.robot_reference(fm, im, hm, fd, idt, hd, toff, P[i], prev, prev, prepare, Theta[i], nested,
                                       tol, max_iter, thr, lthr, out, status, rc, rs, K_rows, V[i], A[i], level, thd,
-                                      thdd, Wl, W, J, u)
+                                      thdd, Wl, W, J, u, act_flat, act, act[0, :0], act_flat[:0])[0]
             if code != 0:
                 return i
             for l in range(len(prepare)):
@@ -63,7 +63,7 @@ def main(root: str, which: str, parts: bool) -> None:
         Theta, its = np.zeros((len(P), n)), np.zeros(len(P))
         args = (T.fm, T.im, T.hm, fd, idt, hd, T.toff, P, V, A, th0, prepare, Theta, robot.ik_scheme == "nested",
                 robot.tol, T.max_iter, thr, lthr, out, status, rc, rs, K_rows, level, np.zeros(n), np.zeros(n), Wl,
-                np.zeros(dp), np.zeros((na, dp)), np.zeros(na), its)
+                np.zeros(dp), np.zeros((na, dp)), np.zeros(na), robot._act_flat, np.zeros((3, na)), its)
         assert path(*args) == len(P)
         ts = []
         for _ in range(REPS):

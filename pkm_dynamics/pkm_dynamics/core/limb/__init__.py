@@ -13,8 +13,8 @@
 :mod:`..pkm.working_mode`                        working modes and joint limits of a solution
 ==============================================  ===========================================
 
-The compiled route: :mod:`.limb_kernels`, :mod:`.limb_ik_kernels`, :mod:`.limb_dynamics_kernels`
-(kernels); their model, data and Python layer: :mod:`..pkm.limb_tables`.
+The compiled route: :mod:`.limb_kernels`, :mod:`.limb_ik_kernels`, :mod:`.limb_dynamics_kernels`,
+:mod:`.limb_inertia_kernels` (kernels); their model, data and Python layer: :mod:`..pkm.limb_tables`.
 
 The names below are importable from here as well.
 """

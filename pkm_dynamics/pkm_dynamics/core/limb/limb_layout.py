@@ -70,6 +70,10 @@ LD_DX, LD_POSE = 13, 14
 LD_INNER = 15
 #: joint step dtheta (n,); a spare (n,) (unused); (16, 4) scratch of the forward kinematics
 LD_DTHETA, LD_SPARE, LD_FK = 16, 17, 18
+#: the entries an IK solution's limbs are made of, the state ``C, Y, g, G`` and the Jacobians
+#: ``J_p, H, L_t, F, K``: those :meth:`..pkm.limb_tables.LimbTables.state` reads and
+#: :func:`..pkm.robot_kernels.keep_states` keeps
+LD_STATE = (LD_C, LD_Y, LD_G_RES, LD_G_JAC, LD_J_P, LD_H, LD_L_T, LD_F, LD_K)
 # --- scratch ``lx``: the rates and dynamics (:mod:`.limb_dynamics_kernels`), entries 19-31 of the
 # packed scratch, indexed from 0 in ``lx``
 #: stacked rows (m, n), their QR (m, n), right-hand side (m,), joint torques tau (max(n, 6),)
@@ -77,7 +81,7 @@ LX_STACKED, LX_QR, LX_RHS, LX_TAU = 0, 1, 2, 3
 #: body twists, accelerations and their spatial forms (n, 6) each; bias (n,); qd (max(n, 6),);
 #: zeros (max(n, 6),); platform acceleration (6,)
 LX_V, LX_A, LX_VS, LX_AS, LX_BIAS, LX_QD, LX_ZEROS, LX_AP = 4, 5, 6, 7, 8, 9, 10, 11
-#: the (n, 6, dp) of :func:`.limb_dynamics_kernels.limb_task_inertia`
+#: the (n, 6, dp) of :func:`.limb_inertia_kernels.limb_task_inertia`
 LX_TASK = 12
 #: entries of ``ld`` in the packed scratch (``lx`` follows), all, and those held in the int pack
 LD_COUNT = 19

@@ -24,7 +24,8 @@ row (which raises the named exception, or continues from the reference configura
 from __future__ import annotations
 
 from ..friction.friction_kernels import joint_friction
-from ..limb.limb_dynamics_kernels import body_motion, limb_task_inertia, loop_acceleration_bias, rnea_spatial
+from ..limb.limb_dynamics_kernels import body_motion, loop_acceleration_bias, rnea_spatial
+from ..limb.limb_inertia_kernels import limb_task_inertia
 from ..limb.limb_kernels import (limb_jacobians, limb_state, loop_correction, loop_matrix, loop_norm, platform_pose,
                                  solve_loops)
 from ..limb.limb_layout import (LD_A, LD_B, LD_C, LD_H, LD_INNER, LD_J_P, LD_POSE, LD_Y, LM_BASE_ACCELERATION,

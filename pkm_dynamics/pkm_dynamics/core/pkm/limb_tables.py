@@ -5,8 +5,8 @@ layer of the limb inverse kinematics, rates and inverse dynamics.
 tuples of :mod:`.limb_kernels`, packed as :mod:`.robot_kernels` reads them), built once at
 load and shared by every call, and the packed scratch of each thread (:meth:`LimbTables.data`,
 never shared between threads).  :func:`compiled_ik` and :func:`compiled_rates` call the
-robot-level kernels and return fresh arrays; :func:`compiled_reference` does IK, rates and the
-inverse dynamics of one reference in one call (the robot's constants from
+robot-level kernels and return fresh arrays; :func:`.reference_call.compiled_reference` does IK,
+rates and the inverse dynamics of one reference in one call (the robot's constants from
 :func:`robot_constants`, built at load); a limb whose kernel stops with a status is
 reported as such and the caller runs the reference route of :mod:`..limb.limb_ik`,
 :mod:`.working_mode`, :mod:`..limb.ik_refinement` for it, which raises the named exception or
@@ -20,9 +20,9 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ..limb.limb_layout import (LD_ALL, LD_A, LD_B, LD_C, LD_COUNT, LD_DTHETA, LD_DX, LD_F, LD_FK, LD_G_JAC, LD_G_RES,
-                                LD_H, LD_INNER, LD_INT, LD_J_P, LD_K, LD_L_T, LD_POSE, LD_SPARE, LD_VEC, LD_WORK, LD_Y,
-                                LM_B, LM_BASE_ACCELERATION, LM_COUNT, LM_CUT_BODIES, LM_CUT_COUNTS, LM_CUT_POINTS,
-                                LM_CUT_VECTORS, LM_D_T, LM_H_COLUMN, LM_INDEPENDENT, LM_INERTIA, LM_INT,
+                                LD_H, LD_INNER, LD_INT, LD_J_P, LD_K, LD_L_T, LD_POSE, LD_SPARE, LD_STATE, LD_VEC,
+                                LD_WORK, LD_Y, LM_B, LM_BASE_ACCELERATION, LM_COUNT, LM_CUT_BODIES, LM_CUT_COUNTS,
+                                LM_CUT_POINTS, LM_CUT_VECTORS, LM_D_T, LM_H_COLUMN, LM_INDEPENDENT, LM_INERTIA, LM_INT,
                                 LM_LOOP_DEPENDENT, LM_LOOP_INDEPENDENT, LM_LOOP_ROWS, LM_LOOPS, LM_LOWER, LM_PARENT,
                                 LM_PLATFORM_OFFSET, LM_REVOLUTE, LM_SIZES, LM_SUPPORT, LM_TASK_ROWS, LM_UPPER, LM_W,
                                 LM_W2, LM_W2V, LM_WV, LM_X, LX_A, LX_AP, LX_AS, LX_BIAS, LX_QD, LX_QR, LX_RHS,
@@ -30,7 +30,7 @@ from ..limb.limb_layout import (LD_ALL, LD_A, LD_B, LD_C, LD_COUNT, LD_DTHETA, L
                                 SIZE_NC, SIZE_NL, SIZE_PLATFORM_BODY, SIZE_SQUARE)
 from . import robot_kernels as KR
 from ..numba_support.entry_points import EntryPoints
-from ..status import BAD_INPUT, LIMB_STATUS, OK, RATES_STATUS
+from ..status import LIMB_STATUS, OK
 
 #: kinds of the model entries (:mod:`.limb_layout`): 1 for int arrays
 _MODEL_INT = tuple(1 if k in LM_INT else 0 for k in range(LM_COUNT))
@@ -237,7 +237,7 @@ class LimbTables:
 
     def state(self, l: int, fd) -> tuple:
         """Limb ``l``'s ``(C, Y, [(g, G, None) per FC])`` and ``(H, J_p, L_t, F, K)`` as views
-        of the scratch copy ``fd``."""
+        of the scratch copy ``fd`` (the entries :data:`..limb.limb_layout.LD_STATE`)."""
         hd = self.layout
 
         def v(k):
@@ -245,10 +245,10 @@ class LimbTables:
             shape = [s for s in shape if s] or [0]
             return fd[o:o + int(np.prod(shape))].reshape(shape)
 
-        limb = self.limbs[l]
-        g, G = v(LD_G_RES), v(LD_G_JAC)
-        cons = [(g[i, :lp.size], G[i, :lp.size], None) for i, lp in enumerate(limb.loops)]
-        return (v(LD_C), v(LD_Y), cons), (v(LD_H), v(LD_J_P), v(LD_L_T), v(LD_F), v(LD_K))
+        e = {k: v(k) for k in LD_STATE}
+        g, G = e[LD_G_RES], e[LD_G_JAC]
+        cons = [(g[i, :lp.size], G[i, :lp.size], None) for i, lp in enumerate(self.limbs[l].loops)]
+        return (e[LD_C], e[LD_Y], cons), (e[LD_H], e[LD_J_P], e[LD_L_T], e[LD_F], e[LD_K])
 
 
 @dataclass
@@ -298,54 +298,6 @@ def robot_constants(reference_pose, P_p, M_p, gravity) -> np.ndarray:
     rc = np.concatenate([np.ravel(reference_pose), np.ravel(P_p), np.ravel(M_p), np.ravel(gravity)]).astype(float)
     rc.setflags(write=False)
     return rc
-
-
-def compiled_reference(tables: LimbTables, rc, K_rows, act_flat, pose, theta0, nested: bool, tol: float, threshold,
-                       loop_threshold, V_t, Vdot_t, level: int, keep: bool = True) -> CompiledIK:
-    """One reference in one kernel call (:func:`.robot_kernels.robot_reference`, through its entry
-    point once this thread has called it: :mod:`..numba_support.entry_points`): the IK of
-    every limb for ``pose`` (4, 4) from the flat ``theta0``, ``J_IK``, and with ``level`` 1 the
-    rates of the task twist ``V_t``, with ``level`` 2 those of ``Vdot_t`` too, the limbs' share
-    ``W`` of eq. 45 and the actuator forces ``u``; the actuators' rows ``act`` (at the flat
-    positions ``act_flat``).  ``code``: OK (:mod:`..status`) or where the kernel stopped; the
-    arrays it did not reach are None.  A call that is OK returns ``status`` (all OK) and ``out``
-    as the thread's scratch, valid until its next call (the caller reads them at once), and the
-    copies ``inner``, ``fd`` of the scratch an IK solution's limbs are made of (the kernel's:
-    ``fd`` those entries alone, :func:`.robot_kernels.keep_states`); with ``keep`` False a
-    call of ``level`` 2 returns without them (None: a feedforward stream reads the answer and
-    the worst ``kappa(F)`` only).  ``inputs``: ``(pose, V_t, Vdot_t)`` as the kernel read them (the
-    arrays given where they are C-contiguous float64)."""
-    fd, idt, hd = tables.data()
-    loc = tables._local
-    n, (na, dp) = tables.n, K_rows.shape
-    theta, J, act = np.empty(n), np.empty((na, dp)), np.empty((3, na))
-    thd, thdd, W, u = np.empty(n), np.empty(n), np.empty(dp), np.empty(na)
-    pose, theta0 = np.ascontiguousarray(pose, float), np.ascontiguousarray(theta0, float)   # the entry
-    V_t, Vdot_t = np.ascontiguousarray(V_t, float), np.ascontiguousarray(Vdot_t, float)     # point's layout
-    held = loc.theta                            # the limbs' state in the scratch: the warm start's
-    if held is None or len(held) != n:
-        loc.prepare[:] = True
-        held = loc.theta = np.full(n, np.nan)   # the kernel's record from now on
-    lazy = keep or level < 2                    # the scratch copies an IK solution's limbs are made of
-    kept, kept_inner = np.empty(len(fd) if lazy else 0), np.empty(len(idt) if lazy else 0, dtype=idt.dtype)
-    code = loc.entries.run(KR.robot_reference, tables.fm, tables.im, tables.hm, fd, idt, hd, tables.toff, pose,
-                           theta0, held, loc.prepare, theta, nested, tol, tables.max_iter, threshold, loop_threshold,
-                           loc.out, loc.status, rc, loc.rs, K_rows, V_t, Vdot_t, level, thd, thdd, loc.Wl, W, J, u,
-                           act_flat, act, kept, kept_inner)
-    if code == BAD_INPUT:
-        return CompiledIK(theta, loc.status, loc.out, idt, fd, code)
-    if code == OK:                              # every limb's status is OK too
-        done = (thdd, W, u) if level == 2 else (None, None, None)
-        return CompiledIK(theta, loc.status, loc.out, kept_inner if lazy else None, kept if lazy else None,
-                          code, J, thd if level else None, *done, act, (pose, V_t, Vdot_t))
-    r = CompiledIK(theta, loc.status.copy(), loc.out.copy(), idt.copy(), fd.copy(), code)
-    if code != LIMB_STATUS:
-        r.J = J
-        if level >= 1 and code != RATES_STATUS:
-            r.thd = thd
-            if level == 2:
-                r.thdd, r.W = thdd, W
-    return r
 
 
 def compiled_rates(tables: LimbTables, theta, V_t, Vdot_t, P_p):

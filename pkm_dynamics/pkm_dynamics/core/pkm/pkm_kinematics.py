@@ -13,7 +13,8 @@ import numpy as np
 
 from ..bounds import MAX_RATE, check_rate
 from ..errors import ConvergenceError, SingularityError, StateError
-from .limb_tables import (CompiledIK, LazyLimbs, compiled_ik, compiled_reference)
+from .limb_tables import CompiledIK, LazyLimbs, compiled_ik
+from .reference_call import compiled_motion, compiled_reference
 from .robot_kernels import task_manifold_offset
 from ..limb.limb_ik import (limb_inverse_kinematics_compound, limb_inverse_kinematics_nested, limb_jacobians,
                             step_partition)
@@ -166,26 +167,24 @@ class PkmKinematics:
                                    "at the requested pose: near an input singularity")
         return theta, info.outer, info.inner, jac, state, k
 
-    def _reference_kernel(self, pose, twist, acceleration, theta0, scheme, tol, keep=True):
-        """The compiled reference (:func:`~pkm_dynamics.core.pkm.limb_tables.compiled_reference`, ``keep``
-        as there) from the flat limb joint vector ``theta0`` when the inputs have the shapes it
-        takes; None where the Python checks must run first.  The kernel reads copies of the pose,
-        twist and acceleration (``inputs`` of its result: a solution's own) unless no solution is
-        made of its result (``keep`` False and both given: the feedforward's)."""
+    def _reference_kernel(self, pose, twist, acceleration, theta0, scheme, tol):
+        """The compiled reference (:func:`~pkm_dynamics.core.pkm.reference_call.compiled_reference`)
+        from the flat limb joint vector ``theta0`` when the inputs have the shapes it takes; None
+        where the Python checks must run first.  The kernel reads copies of the pose, twist and
+        acceleration (``inputs`` of its result: a solution's own)."""
         shape = self._input_shapes[0]
-        arr = np.asarray if not keep and acceleration is not None and twist is not None else np.array
-        pose = arr(pose, dtype=float)
+        pose = np.array(pose, dtype=float)
         if twist is None:
             level, V = 0, np.zeros(shape)
             A = V
         else:
-            V = arr(twist, dtype=float)
-            level, A = (1, np.zeros(shape)) if acceleration is None else (2, arr(acceleration, dtype=float))
+            V = np.array(twist, dtype=float)
+            level, A = (1, np.zeros(shape)) if acceleration is None else (2, np.array(acceleration, dtype=float))
         if pose.shape != (4, 4) or V.shape != shape or A.shape != shape:
             return None
         thr, lthr = self._kernel_thresholds
         r = compiled_reference(self._limb_tables, self._rc, self._K_rows, self._act_flat, pose, theta0,
-                               scheme == "nested", tol, thr, lthr, V, A, level, keep)
+                               scheme == "nested", tol, thr, lthr, V, A, level)
         return None if r.code == BAD_INPUT else r
 
     def _ik_one(self, pose, twist, acceleration, start, scheme, tol=None, iterate=False):
@@ -328,16 +327,24 @@ class PkmKinematics:
         (4, 4), ``V_t``, ``Vdot_t`` (delta_p,), the same numbers as :meth:`inverse_kinematics`
         then :meth:`inverse_dynamics`.  ``warm``: the ``theta`` of the previous reference's
         result (where the IK starts; None: the reference configuration).  One compiled call
-        (:func:`~pkm_dynamics.core.pkm.limb_tables.compiled_reference`) when it completes; else the IK
-        solution of its result and the ID of that, which word any refusal."""
-        flat = np.zeros(self._limb_tables.n) if warm is None else warm
-        scheme, tol = self.ik_scheme, self.tol
-        r = (self._reference_kernel(pose, twist, acceleration, flat, scheme, tol, keep=False)
-             if self.compiled else None)
-        if r is not None and r.u is not None:    # the kernel wrote the actuators' rows
-            a = r.act
-            return ReferenceMotion(a[0], a[1], a[2], r.u, max(r.out[:, 1].tolist()), r.theta,
-                                   lambda: self._whole_flat(r.theta))
+        (:func:`~pkm_dynamics.core.pkm.reference_call.compiled_motion`) when it completes; else
+        the IK solution of its result and the ID of that, which word any refusal."""
+        T, scheme, tol = self._limb_tables, self.ik_scheme, self.tol
+        flat = np.zeros(T.n) if warm is None else np.ascontiguousarray(warm, dtype=float)
+        r = None
+        if self.compiled:
+            c = np.ascontiguousarray
+            P, V, A = c(pose, dtype=float), c(twist, dtype=float), c(acceleration, dtype=float)
+            shape = self._input_shapes[0]
+            if P.shape == (4, 4) and V.shape == shape and A.shape == shape and flat.shape == (T.n,):
+                thr, lthr = self._kernel_thresholds
+                r = compiled_motion(T, self._rc, self._K_rows, self._act_flat, P, flat, scheme == "nested", tol, thr,
+                                    lthr, V, A)
+                if type(r) is tuple:             # the kernel completed: the actuators' rows, u, kappa
+                    theta, a, u, kappa = r
+                    return ReferenceMotion(a[0], a[1], a[2], u, kappa, theta, lambda: self._whole_flat(theta))
+                if r.code == BAD_INPUT:         # the Python checks word the refusal
+                    r = None
         sol = self._ik_solution(pose, twist, acceleration, flat, scheme, tol, r)
         u = self.inverse_dynamics(sol, twist, acceleration)
         return ReferenceMotion(sol.actuators, sol.actuators_d, sol.actuators_dd, u, float(np.max(sol.condition)),

@@ -5,9 +5,9 @@ from the IK solution the limb scratch holds to the task acceleration ``Vdot_t``.
 
 * each limb's rates and its share of the bias, ``K^T tau`` with the RNEA ``tau`` of the limb tree
   at ``thetad = K V_t`` and ``thetadd = Kdot V_t`` (eqs. 27-29 at zero task acceleration, eq. 37;
-  :func:`serial_limb_bias` for a limb without loops whose rate map is ``K`` itself, else
-  :func:`.limb_dynamics_kernels.limb_rates_rnea`), and its share ``K^T H_l K`` of ``M_t`` (eq. 40;
-  :func:`.limb_dynamics_kernels.limb_task_inertia`);
+  :func:`..limb.serial_limb_kernels.serial_limb_rates_rnea` for a limb without loops whose rate
+  map is ``K`` itself, else :func:`..limb.limb_dynamics_kernels.limb_rates_rnea`), and its share
+  ``K^T H_l K`` of ``M_t`` (eq. 40; :func:`..limb.limb_inertia_kernels.limb_task_inertia`);
 * the platform's own Newton-Euler terms (eq. 38): ``P_p^T M_p P_p`` and
   ``P_p^T (-M_p (0, R^T g) - ad(V_p)^T M_p V_p)``;
 * ``rhs = J_IK^T u + P_p^T W_EE - bias``, the conditioning checks ``kappa(J_IK) <= threshold``
@@ -20,25 +20,25 @@ route for a limb whose kernel stopped.
 """
 from __future__ import annotations
 
-import math
 from functools import partial
 
 import numpy as np
 
 from ..bounds import MAX_EFFORT
 from ..numba_support.cache import inline_kernel, kernel, scratch_kernel
-from ..limb.limb_dynamics_kernels import (_frame_acceleration, bodies_to_last_mass, limb_rates_rnea,
-                                          limb_task_inertia, rnea_spatial, spatial_motion, to_body)
+from ..limb.limb_dynamics_kernels import limb_rates_rnea
+from ..limb.limb_inertia_kernels import limb_task_inertia
+from ..limb.serial_limb_kernels import rate_map_is_K, serial_limb_rates_rnea
 from ..limb.limb_ik_kernels import limb_prepare
-from .robot_kernels import MAX_TWIST, _f1, _f2, _f3, data_views, model_views, view2
-from ..spatial.small_linalg import condition, condition_at_most, lu_solve
+from .robot_kernels import MAX_TWIST, _f1, _f2, _f3, constant_views, data_views, model_views
+from ..spatial.small_linalg import condition, condition_at_most, lu_solve, positive_definite
 from ..status import ACTUATION, BAD_INPUT, LIMB_STATUS, MASS_MATRIX, OK, SINGULAR
 from ..limb.limb_layout import (LD_A, LD_B, LD_C, LD_DX, LD_F, LD_FK, LD_G_JAC, LD_H, LD_J_P, LD_K, LD_L_T, LD_VEC,
                                 LD_Y, LM_BASE_ACCELERATION, LM_CUT_BODIES, LM_CUT_COUNTS, LM_CUT_POINTS, LM_CUT_VECTORS,
                                 LM_INERTIA, LM_LOOPS, LM_LOOP_DEPENDENT, LM_LOOP_ROWS, LM_PARENT, LM_PLATFORM_OFFSET,
                                 LM_SIZES, LM_SUPPORT, LM_TASK_ROWS, PACKED_A, PACKED_AP, PACKED_AS, PACKED_BIAS,
                                 PACKED_QD, PACKED_QR, PACKED_RHS, PACKED_STACKED, PACKED_TASK, PACKED_TAU, PACKED_V,
-                                PACKED_VS, PACKED_ZEROS, SIZE_DL, SIZE_NL, SIZE_PLATFORM_BODY)
+                                PACKED_VS, PACKED_ZEROS, SIZE_PLATFORM_BODY)
 
 #: the bound of efforts (:mod:`..bounds`), as a constant of the kernel (the twist's: ``MAX_TWIST``)
 MAX_FORCE = float(MAX_EFFORT)
@@ -126,73 +126,6 @@ def platform_terms(P_p, M_p, R, g, Vp, Mt, bias, S):
 
 
 @kernel
-def serial_limb_bias(parent, sup, M, a0, offset, pb, C, Y, Kl, P_p, Vt, zero, thd, thdd, V, A, Vs, As, tau, ap, tmp,
-                     Wl):
-    """A limb without loops, with 6 joints, 6 constrained directions and 6 task coordinates
-    (``P_p`` square), at zero task acceleration: its share ``Wl = K^T tau`` (dp,) of the bias
-    of eq. 39.  There ``J_p K = P_p`` (eq. 28, ``J_p`` square), so ``K`` (n, dp) is the rate map
-    itself: ``thd = K V_t`` (eq. 27) and ``thdd = -K P_p^T A0_p`` (eq. 29), ``A0_p`` the
-    platform frame's acceleration at ``thdd = 0`` without gravity (one pass of spatial velocity
-    products), with no least-squares refinement; then the gravity ``a0`` and ``thdd`` added to
-    that pass (:func:`add_joint_accelerations`) and the RNEA over the bodies up to the last one
-    with mass (the joints past it get ``tau = 0``: their subtrees carry no wrench).  ``sup`` (n, n) the support table,
-    ``offset`` (4, 4) the platform frame on body ``pb``; ``zero`` (6,) zeros; ``V``, ``A``,
-    ``Vs``, ``As`` (n, 6), ``tau`` (n,), ``ap``, ``tmp`` (6,) scratch.  Returns False if ``Wl``
-    is not finite (the reference route takes over)."""
-    n, dp = Kl.shape[0], Kl.shape[1]
-    for i in range(n):                           # thd = K V_t
-        s = 0.0
-        for c in range(dp):
-            s += Kl[i, c] * Vt[c]
-        thd[i] = s
-        thdd[i] = 0.0
-    spatial_motion(parent, Y, thd, thdd, zero, Vs, As)
-    _frame_acceleration(C, pb, offset, As, ap, tmp)
-    for c in range(dp):                          # tmp = P_p^T A0_p
-        s = 0.0
-        for a in range(6):
-            s += P_p[a, c] * ap[a]
-        tmp[c] = s
-    for i in range(n):                           # thdd = -K P_p^T A0_p
-        s = 0.0
-        for c in range(dp):
-            s -= Kl[i, c] * tmp[c]
-        thdd[i] = s
-    used = bodies_to_last_mass(M, n)
-    add_joint_accelerations(parent, C, Y, thdd, a0, used, V, A, Vs, As)
-    rnea_spatial(sup, M, C, Y[:used], V, A, Vs, tau)
-    for i in range(used, n):
-        tau[i] = 0.0
-    finite = True
-    for c in range(dp):                          # Wl = K^T tau
-        s = 0.0
-        for i in range(n):
-            s += Kl[i, c] * tau[i]
-        Wl[c] = s
-        finite = finite and abs(s) < np.inf
-    return finite
-
-
-@kernel
-def add_joint_accelerations(parent, C, Y, thdd, a0, used, V, A, Vs, As):
-    """The body-fixed motion ``V``, ``A`` (n, 6) of bodies ``0..used-1`` (as
-    :func:`..limb.limb_dynamics_kernels.body_motion`) from the spatial twists ``Vs`` and
-    accelerations ``As`` of the same joint rates at ``thdd = 0`` and zero base acceleration
-    (``spatial_motion``): the acceleration is linear in ``(a0, thdd)``, so ``As_i += D_i`` with
-    ``D_i = D_p + Y_i thdd_i`` (``D`` of the base: ``a0``), accumulated in ``A`` first; then
-    ``Ad(C_i)^-1`` of each.  The velocity products of a second pass are not computed again."""
-    for i in range(used):
-        p = parent[i]
-        for a in range(6):
-            A[i, a] = (A[p, a] if p >= 0 else a0[a]) + Y[i, a] * thdd[i]
-    for i in range(used):
-        for a in range(6):
-            As[i, a] += A[i, a]
-        to_body(C, i, Vs[i], V[i])
-        to_body(C, i, As[i], A[i])
-
-
-@kernel
 def fd_scratch_size(n, dp, na):
     """Length of the float scratch of :func:`robot_forward_dynamics` for ``n`` joints, ``dp``
     task coordinates and ``na`` actuators (:func:`fd_scratch_views`)."""
@@ -214,25 +147,16 @@ def fd_scratch_views(fs, n, dp, na):
             fs[v:v + 30].reshape((5, 6)), fs[v + 30:v + 30 + n], fs[v + 30 + n:v + 30 + 2 * n])
 
 
-@inline_kernel
-def constant_views(rc, dp):
-    """``(P_p (6, dp), M_p (6, 6), g (3,))`` of the robot constants ``rc``
-    (:func:`.limb_tables.robot_constants`: ``C_ref`` (4, 4), ``P_p``, ``M_p``, gravity, packed in
-    that order): views, so the kernel's entry point unboxes one argument for them (inlined as
-    :func:`fd_scratch_views`)."""
-    o = 16 + 6 * dp
-    return view2(rc, 16, 6, dp), view2(rc, o, 6, 6), rc[o + 36:o + 39]
-
-
 @kernel
 def mass_matrix_solve(Mt, acc, bound, W):
     """``acc <- M_t^-1 acc`` (eq. 39 solved, LU), refused where ``kappa(M_t) > bound`` (< 0: no
-    check): ``M_t`` (dp, dp) is symmetric positive definite (eq. 40; :func:`positive_definite`
-    confirms it), so its eigenvalues are its singular values and ``kappa(M_t) <= tr(M_t)
-    tr(M_t^-1)``, with ``M_t^-1`` from the same LU (the identity's columns beside ``acc``; the
-    columns are eliminated independently, so ``acc`` is the one-column solve's); only where that
-    bound does not decide do the singular values (:func:`..spatial.small_linalg.condition`).
-    ``W`` (2 dp, dp + 1) scratch.  Returns ``(OK or MASS_MATRIX, -1)``."""
+    check): ``M_t`` (dp, dp) is symmetric positive definite (eq. 40;
+    :func:`..spatial.small_linalg.positive_definite` confirms it), so its eigenvalues are its
+    singular values and ``kappa(M_t) <= tr(M_t) tr(M_t^-1)``, with ``M_t^-1`` from the same LU
+    (the identity's columns beside ``acc``; the columns are eliminated independently, so ``acc``
+    is the one-column solve's); only where that bound does not decide do the singular values
+    (:func:`..spatial.small_linalg.condition`).  ``W`` (2 dp, dp + 1) scratch.  Returns ``(OK or
+    MASS_MATRIX, -1)``."""
     dp = len(acc)
     k = dp + 1 if bound >= 0.0 else 1
     for a in range(dp):
@@ -256,34 +180,14 @@ def mass_matrix_solve(Mt, acc, bound, W):
     return OK, -1
 
 
-@kernel
-def positive_definite(M, n, L):
-    """Whether the symmetric ``M[:n, :n]`` (its lower triangle read) is positive definite: its
-    Cholesky factor, into ``L`` (n, n) scratch, has positive pivots."""
-    for j in range(n):
-        s = M[j, j]
-        for k in range(j):
-            s -= L[j, k] * L[j, k]
-        if not s > 0.0:
-            return False
-        d = math.sqrt(s)
-        L[j, j] = d
-        for i in range(j + 1, n):
-            t = M[i, j]
-            for k in range(j):
-                t -= L[i, k] * L[j, k]
-            L[i, j] = t / d
-    return True
-
-
 @scratch_kernel
 def robot_forward_dynamics(fm, im, hm, fd, idt, hd, toff, theta, held, prepare, Vt, u, wrench, has_wrench, rc,
                            pose, J_IK, threshold, fs, acc, status):
     """``acc = Vdot_t`` (dp,) of eq. 39 at the flat IK solution ``theta`` for the task twist
     ``Vt`` (dp,), actuator forces ``u`` (n_act,), platform wrench ``wrench`` (6,) (body-fixed;
-    used if ``has_wrench``); ``rc`` the robot constants (:func:`constant_views`: ``P_p`` (6, dp),
-    ``M_p`` (6, 6), gravity ``g`` (3,)), ``pose`` the platform pose (4, 4), ``J_IK`` (n_act, dp)
-    (eq. 30); ``threshold`` on kappa (< 0: no check).
+    used if ``has_wrench``); ``rc`` the robot constants (:func:`.robot_kernels.constant_views`:
+    ``P_p`` (6, dp), ``M_p`` (6, 6), gravity ``g`` (3,) read), ``pose`` the platform pose (4, 4),
+    ``J_IK`` (n_act, dp) (eq. 30); ``threshold`` on kappa (< 0: no check).
     ``held`` (flat): the joint vector whose state the scratch holds, ``prepare[l]``: not for
     limb l; where ``held`` differs from ``theta`` every limb is prepared again and ``held``
     becomes ``theta``; past the input checks ``prepare[l]`` is left True only for a limb that
@@ -294,7 +198,7 @@ def robot_forward_dynamics(fm, im, hm, fd, idt, hd, toff, theta, held, prepare, 
     threshold); MASS_MATRIX and -1."""
     dp, na = Vt.shape[0], u.shape[0]
     Mt, bias, Wl, W, S, thd, thdd = fd_scratch_views(fs, len(theta), dp, na)
-    P_p, M_p, g = constant_views(rc, dp)
+    _, P_p, M_p, g = constant_views(rc, dp)
     c = first_out_of_bound(Vt, MAX_TWIST)
     if c >= 0:
         return BAD_INPUT, c
@@ -336,12 +240,13 @@ def robot_forward_dynamics(fm, im, hm, fd, idt, hd, toff, theta, held, prepare, 
             _f2(fd, hd, l, LD_Y)
         Kl = _f2(fd, hd, l, LD_K)
         sizes = _f1(im, hm, l, LM_SIZES)
-        if sizes[SIZE_NL] == 0 and sizes[SIZE_DL] == 6 and b - a == 6 and dp == 6:
-            ok = serial_limb_bias(parent, _f2(im, hm, l, LM_SUPPORT), M, _f1(fm, hm, l, LM_BASE_ACCELERATION),
-                                  _f2(fm, hm, l, LM_PLATFORM_OFFSET), sizes[SIZE_PLATFORM_BODY], C, Y, Kl, P_p, Vt,
-                                  zero, thd[a:b], thdd[a:b], _f2(fd, hd, l, PACKED_V), _f2(fd, hd, l, PACKED_A),
-                                  _f2(fd, hd, l, PACKED_VS), _f2(fd, hd, l, PACKED_AS), _f1(fd, hd, l, PACKED_TAU),
-                                  _f1(fd, hd, l, PACKED_AP), _f1(fd, hd, l, PACKED_QD), Wl)
+        if rate_map_is_K(sizes, b - a, dp):       # at zero task acceleration: the bias
+            ok = serial_limb_rates_rnea(parent, _f2(im, hm, l, LM_SUPPORT), M, _f1(fm, hm, l, LM_BASE_ACCELERATION),
+                                        _f2(fm, hm, l, LM_PLATFORM_OFFSET), sizes[SIZE_PLATFORM_BODY], C, Y, Kl, P_p,
+                                        Vt, zero[:dp], True, zero, thd[a:b], thdd[a:b], _f2(fd, hd, l, PACKED_V),
+                                        _f2(fd, hd, l, PACKED_A), _f2(fd, hd, l, PACKED_VS), _f2(fd, hd, l, PACKED_AS),
+                                        _f1(fd, hd, l, PACKED_TAU), _f1(fd, hd, l, PACKED_AP),
+                                        _f1(fd, hd, l, PACKED_QD), Wl)
             status[l] = OK if ok else SINGULAR
         else:
             lm, ld, lx = lean_views(fm, im, hm, fd, idt, hd, l)

@@ -27,11 +27,13 @@ import math
 from ..bounds import MAX_RATE
 from ..numba_support.cache import inline_kernel, kernel, scratch_kernel
 from ..numba_support.views import c_view
-from ..limb.limb_dynamics_kernels import limb_rates_rnea, limb_task_inertia
+from ..limb.limb_dynamics_kernels import limb_rates_rnea
+from ..limb.limb_inertia_kernels import limb_task_inertia
+from ..limb.serial_limb_kernels import limb_reference_rates
 from ..limb.limb_ik_kernels import limb_ik, limb_ik_checked, limb_prepare
 from ..spatial.small_linalg import condition_at_most, lu_solve
 from ..limb.limb_layout import (LD_A, LD_B, LD_C, LD_DTHETA, LD_DX, LD_F, LD_FK, LD_G_JAC, LD_G_RES, LD_H, LD_INNER,
-                                LD_J_P, LD_K, LD_L_T, LD_POSE, LD_SPARE, LD_VEC, LD_WORK, LD_Y, LM_B,
+                                LD_J_P, LD_K, LD_L_T, LD_POSE, LD_SPARE, LD_STATE, LD_VEC, LD_WORK, LD_Y, LM_B,
                                 LM_BASE_ACCELERATION, LM_CUT_BODIES, LM_CUT_COUNTS, LM_CUT_POINTS, LM_CUT_VECTORS,
                                 LM_D_T, LM_H_COLUMN, LM_INDEPENDENT, LM_INERTIA, LM_LOOPS, LM_LOOP_DEPENDENT,
                                 LM_LOOP_INDEPENDENT, LM_LOOP_ROWS, LM_LOWER, LM_PARENT, LM_PLATFORM_OFFSET, LM_REVOLUTE,
@@ -208,14 +210,23 @@ def robot_task_inertia(fm, im, hm, fd, idt, hd, toff, theta, prepare, Mt, status
 
 
 @inline_kernel
+def constant_views(rc, dp):
+    """``(C_ref (4, 4), P_p (6, dp), M_p (6, 6), gravity (3,))`` of the robot constants ``rc``
+    (:func:`.limb_tables.robot_constants` packs them in that order): views, so that a kernel's
+    entry point unboxes one argument for them."""
+    o = 16 + 6 * dp
+    return view2(rc, 0, 4, 4), view2(rc, 16, 6, dp), view2(rc, o, 6, 6), rc[o + 36:o + 39]
+
+
+@inline_kernel
 def robot_views(rc, rs, dp):
-    """The robot constants ``rc`` as ``(C_ref (4,4), P_p (6,dp), M_p (6,6), gravity (3,))``
-    and the per-thread scratch ``rs`` as ``(S (3,4,4), X, off, Vp, Ap, h, Wp (6,) each, A
-    (dp,dp), B (dp,1), Wc (2 dp,dp))`` (:class:`.limb_tables.RobotTables`)."""
-    o, q = 16 + 6 * dp, 84 + dp * dp
-    return (view2(rc, 0, 4, 4), view2(rc, 16, 6, dp), view2(rc, o, 6, 6), rc[o + 36:o + 39],
-            view3(rs, 0, 3, 4, 4), rs[48:54], rs[54:60], rs[60:66], rs[66:72], rs[72:78], rs[78:84],
-            view2(rs, 84, dp, dp), view2(rs, q, dp, 1), view2(rs, q + dp, 2 * dp, dp))
+    """The robot constants ``rc`` as :func:`constant_views` and the per-thread scratch ``rs`` as
+    ``(S (3,4,4), X, off, Vp, Ap, h, Wp (6,) each, A (dp,dp), B (dp,1), Wc (2 dp,dp))``
+    (:meth:`.limb_tables.LimbTables.data`)."""
+    C_ref, P_p, M_p, g = constant_views(rc, dp)
+    q = 84 + dp * dp
+    return (C_ref, P_p, M_p, g, view3(rs, 0, 3, 4, 4), rs[48:54], rs[54:60], rs[60:66], rs[66:72], rs[72:78],
+            rs[78:84], view2(rs, 84, dp, dp), view2(rs, q, dp, 1), view2(rs, q + dp, 2 * dp, dp))
 
 
 @kernel
@@ -325,7 +336,8 @@ def robot_reference(fm, im, hm, fd, idt, hd, toff, pose, theta0, held, prepare, 
     that state, the warm start of a stream), ``J_IK`` (eq. 30) into ``J`` (na, dp)
     from the positions ``K_rows`` of the rows of the limbs' ``K`` in ``fd``; with ``level`` >= 1
     the rates ``thd`` (eqs. 27-28), with ``level`` 2 ``thdd`` (eq. 29), the limbs' share
-    ``W`` of eq. 45 (as :func:`robot_rates`, each limb right after its IK), the platform's
+    ``W`` of eq. 45 (each limb right after its IK, :func:`..limb.serial_limb_kernels.limb_reference_rates`:
+    as :func:`robot_rates`, but a limb whose rate map is ``K`` by the serial route), the platform's
     (:func:`platform_share`) and the actuator forces ``u`` (:func:`actuator_forces`, ``J_IK^-T
     W`` with the limbs' share alone left in ``W``).  ``rc``, ``rs``: :func:`robot_views`.
     Past the input checks the scratch's record is kept up: ``held`` (n_theta,, not ``theta0``)
@@ -334,21 +346,26 @@ def robot_reference(fm, im, hm, fd, idt, hd, toff, pose, theta0, held, prepare, 
     ``level``) go into the rows of ``act`` (3, na), and the limbs' states and Jacobians
     (:func:`keep_states`) into ``kept`` (the length of ``fd``; empty: not kept) and the int
     scratch (the inner iterations) into ``kept_inner`` (the length of ``idt``, or empty).
-    Returns OK (everything done, ``u`` too) or where it stopped (the Python layer continues from
-    there): BAD_INPUT (the Python checks word it), LIMB_STATUS (a limb's IK, ``status``),
+    Returns ``(code, kappa)``: OK (everything done, ``u`` too) and the worst ``kappa(F)`` of the
+    limbs (the largest of ``out[:, 1]``), or where it stopped (the Python layer continues from
+    there) and 0: BAD_INPUT (the Python checks word it), LIMB_STATUS (a limb's IK, ``status``),
     RATES_STATUS (a limb's rates), ACTUATION (``J_IK`` not finite, beyond the threshold, singular
     or not square; rates and ``W`` done)."""
     code = robot_reference_checked(fm, im, hm, fd, idt, hd, toff, pose, theta0, held, prepare, theta, nested, tol,
                                    max_iter, threshold, loop_threshold, True, out, status, rc, rs, K_rows, Vt, At,
                                    level, thd, thdd, Wl, W, J, u)
     if code == BAD_INPUT:
-        return code
+        return code, 0.0
     for i in range(len(theta)):                   # the scratch holds the state of these limbs
         held[i] = theta[i]
     for l in range(len(prepare)):
         prepare[l] = status[l] != OK
     if code != OK:
-        return code
+        return code, 0.0
+    kappa = out[0, 1]
+    for l in range(1, out.shape[0]):
+        if out[l, 1] > kappa:
+            kappa = out[l, 1]
     for a in range(len(act_flat)):
         i = act_flat[a]
         act[0, a] = theta[i]
@@ -358,16 +375,17 @@ def robot_reference(fm, im, hm, fd, idt, hd, toff, pose, theta0, held, prepare, 
         keep_states(fd, hd, kept)
     for i in range(len(kept_inner)):
         kept_inner[i] = idt[i]
-    return code
+    return code, kappa
 
 
 @kernel
 def keep_states(fd, hd, kept):
     """Copy into ``kept`` (the length of ``fd``) each limb's entries of the scratch ``fd`` an IK
-    solution's limbs are made of (:meth:`.limb_tables.LimbTables.state`: ``LD_C`` to ``LD_K``),
-    at their places; ``kept``'s other entries are left as they are."""
+    solution's limbs are made of (:data:`..limb.limb_layout.LD_STATE`, which
+    :meth:`.limb_tables.LimbTables.state` reads), at their places; ``kept``'s other entries are
+    left as they are."""
     for l in range(hd.shape[0]):
-        for k in (LD_C, LD_Y, LD_G_RES, LD_G_JAC, LD_J_P, LD_H, LD_L_T, LD_F, LD_K):
+        for k in LD_STATE:
             size = 0
             for d in range(1, 4):
                 s = hd[l, k, d]
@@ -407,7 +425,8 @@ def robot_reference_checked(fm, im, hm, fd, idt, hd, toff, pose, theta0, held, p
         if status[l] != OK:
             code = LIMB_STATUS                    # the limbs after it are still solved
         elif level >= 1 and code == OK:
-            st = limb_rates_rnea(lm, ld, dynamics_views(fd, hd, l), Vt, At, Vp, Ap, level > 1, thd[a:b], thdd[a:b], Wl)
+            st = limb_reference_rates(lm, ld, dynamics_views(fd, hd, l), P_p, Vt, At, Vp, Ap, level > 1, thd[a:b],
+                                      thdd[a:b], Wl)
             if st != OK:
                 code = RATES_STATUS
             elif level > 1:

@@ -3,7 +3,7 @@ nothing: LU solves with partial pivoting (the
 ``numpy.linalg.solve`` of the numpy route), condition numbers from one-sided Jacobi singular
 values (its ``numpy.linalg.svd``) or, for a square matrix whose inverse is at hand, from the
 largest eigenvalues of two Gram matrices (Householder tridiagonal + Laguerre), Householder least
-squares (its ``numpy.linalg.qr`` + triangular solve).
+squares (its ``numpy.linalg.qr`` + triangular solve), a Cholesky test of definiteness.
 
 Matrices are the leading ``m x k`` block of a larger scratch array, so one preallocated array
 serves every size of a limb.
@@ -429,3 +429,22 @@ def largest_eigenvalue(M, W) -> float:
             W[a, b] = M[a, b]
     symmetric_tridiagonal(W, m)
     return tridiagonal_top_eigenvalue(W, m)
+
+
+@kernel
+def positive_definite(M, n, L):
+    """Whether the symmetric ``M[:n, :n]`` (its lower triangle read) is positive definite: its
+    Cholesky factor, into ``L`` (n, n) scratch, has positive pivots."""
+    for j in range(n):
+        s = M[j, j]
+        for k in range(j):
+            s -= L[j, k] * L[j, k]
+        if not s > 0.0:
+            return False
+        L[j, j] = d = math.sqrt(s)
+        for i in range(j + 1, n):
+            t = M[i, j]
+            for k in range(j):
+                t -= L[i, k] * L[j, k]
+            L[i, j] = t / d
+    return True

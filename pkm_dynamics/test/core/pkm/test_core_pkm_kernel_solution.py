@@ -84,3 +84,38 @@ def test_a_field_assigned_is_the_solutions_own(robots):
     sol.q = np.zeros_like(q)
     np.testing.assert_array_equal(sol.q, 0.0)
     assert robot.inverse_kinematics(pose, V, A, initial=sol).q.shape == q.shape
+
+
+def test_reference_motion_of_the_serial_legs(robots):
+    """``reference_motion`` of the Gough-Stewart platform (legs without loops whose rate map is
+    ``K`` itself: the reference kernel's ``serial_limb_rates_rnea``, no least-squares refinement)
+    along a warm-started stream, then from the reference configuration to a far pose (the kernel
+    hands the continuation over to the reference route): the numbers of ``inverse_kinematics``
+    then ``inverse_dynamics`` from the same start (the same kernel: bitwise), and of the numpy
+    reference route (refined rates, its own ID, ``compiled = False``) to 1e-12 relative; every
+    array a motion returned keeps its numbers after the later calls (fresh, not the thread's
+    scratch)."""
+    robot, ref = robots
+    motions, kept = [], []
+    warm = sol = None
+    stream = list(_poses(robot, 6))
+    far = robot.task_pose(np.array([0.0, 0.0, 0.8, 0.0, 0.0, 0.0]))   # a yaw of 0.8 rad: beyond a direct step
+    for k, (pose, V, A) in enumerate(stream + [(far, *stream[-1][1:])]):
+        if k == len(stream):
+            warm = sol = None                    # the far pose from the reference configuration
+        motion = robot.reference_motion(pose, V, A, warm)
+        sol = robot.inverse_kinematics(pose, V, A, initial=sol)
+        u = robot.inverse_dynamics(sol, V, A)
+        m_ref = ref.reference_motion(pose, V, A, None if warm is None else warm.copy())
+        for got, want, expected in zip(motion[:4], (sol.actuators, sol.actuators_d, sol.actuators_dd, u), m_ref[:4]):
+            np.testing.assert_array_equal(got, want)
+            assert _rel(got, expected) <= 1e-12
+        assert motion.condition == np.max(sol.condition)
+        assert abs(motion.condition - m_ref.condition) <= 1e-9 * m_ref.condition
+        np.testing.assert_array_equal(motion.tree_q(), sol.q)
+        motions.append(motion)
+        kept.append([np.array(a, copy=True) for a in (*motion[:4], motion.theta)])
+        warm = motion.theta
+    for motion, copies in zip(motions, kept):     # read after the later calls
+        for got, want in zip((*motion[:4], motion.theta), copies):
+            np.testing.assert_array_equal(got, want)
