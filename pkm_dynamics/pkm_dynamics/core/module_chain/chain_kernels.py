@@ -18,6 +18,7 @@ from ..numba_support.cache import scratch_kernel
 from .chain_closure import (BOUND_ACCELERATION, BOUND_EFFORT, BOUND_POSITION, BOUND_VELOCITY,  # noqa: F401
                             check_strokes)
 from .chain_layout import model_arrays, scratch_arrays
+from ..numba_support.views import c_view
 from .chain_recursions import fd_recursions, first_forward_pass, id_recursions
 from ..status import BAD_INPUT, NONFINITE_RESULT, OK
 
@@ -111,9 +112,10 @@ def forward_flag(X):
 def chain_dynamics_one(inverse, model, data, x, xd, t, fe, out, status):
     """:func:`chain_dynamics` for one state: ``x``, ``xd``, ``t``, ``out`` (n,), ``fe`` (1, 6), the
     model and the scratch as their flat buffers (:func:`model_arrays`, :func:`scratch_arrays`):
-    spares the public call six array arguments and the (1, n) views of its inputs and output."""
+    spares the public call six array arguments and the (1, n) views of its inputs and output
+    (:func:`..numba_support.views.c_view`, no ``reshape`` helper call)."""
     n = x.shape[0]
     geo, mats, nud0 = model_arrays(model, n)
     A, V, S, W, w = scratch_arrays(data, n)
-    return chain_dynamics(inverse, geo, mats, nud0, A, V, S, W, w, x.reshape((1, n)), xd.reshape((1, n)),
-                          t.reshape((1, n)), fe, out.reshape((1, n)), status)
+    return chain_dynamics(inverse, geo, mats, nud0, A, V, S, W, w, c_view(x, 0, (1, n)), c_view(xd, 0, (1, n)),
+                          c_view(t, 0, (1, n)), fe, c_view(out, 0, (1, n)), status)
