@@ -432,3 +432,21 @@ def test_one_state_driver_matches_the_batch_kernel(robot):
             assert not inverse or np.abs(one).max() > 0.0
         codes.append(c1)
     assert codes.count(OK) == 2 * len(X) and OK not in codes[-3:]
+
+
+@pytest.mark.parametrize("x2", [0.7, -0.3])        # pivot distance beyond L + L1, below |L - L1|
+def test_one_state_driver_names_the_module_whose_loop_cannot_close(x2):
+    """A state inside the (removed) strokes whose third loop cannot close: ``state_dynamics`` stops in
+    Algorithm 1's first pass with the status of the batch kernel, row 0 and module 2 (the module
+    the reference route names)."""
+    from pkm_dynamics.core.module_chain import chain_kernels as K
+    from pkm_dynamics.core.status import OK
+    model = ChainModel.build(_unlimited(load_robot(SOURCES["chain_3"]).chain), 9)
+    head, fe = model.head(), model.data().no_wrench
+    x, z = np.array([0.1, 0.2, x2]), np.zeros(3)
+    for inverse in (False, True):
+        s1, s2 = np.zeros(3, np.int64), np.zeros(3, np.int64)
+        c1 = K.state_dynamics(inverse, *head, x, z, z, fe, np.empty(3), s1)
+        c2 = K.chain_dynamics(inverse, *head, x[None], z[None], z[None], fe, np.empty((1, 3)), s2)
+        assert c1 == c2 != OK
+        assert s1.tolist() == s2.tolist() == [c1, 0, 2]
