@@ -4,8 +4,9 @@ evaluation), thread CPU time, median and minimum of 5 blocks of 100000 calls, µ
 (``first_forward_pass``), ``fd_rec`` (``fd_recursions``), at ``bench_public_calls``' crane state
 (frictionless); ``rk4_step``: one step of the compiled integrator (``simulation_kernels.rk4_step``,
 constant efforts, the same state each time: four evaluations of the FD and the stages' work, 25000
-calls a block), ``fd4_rows`` (the integrator's four FD calls alone: ``chain_dynamics`` on (1, n) rows
-of the state arrays, as ``simulation_kernels.evaluate`` makes them) and ``rk4_rest`` = ``rk4_step`` -
+calls a block), ``fd4_rows`` (the integrator's four FD calls alone: ``chain_kernels.state_dynamics``
+on rows of the state arrays, as ``simulation_kernels.evaluate`` makes them; ``chain_dynamics`` on
+(1, n) rows in a tree without it) and ``rk4_rest`` = ``rk4_step`` -
 ``fd4_rows``, the step's work besides the FD (efforts, stage states, the combination).  ROOT: the
 checkout whose ``pkm_dynamics`` and ``bench`` are imported, so two trees are timed in turns by
 running it for each:
@@ -29,7 +30,8 @@ def main(root: str) -> None:
     sys.path.insert(0, os.path.join(root, "bench"))
     from bench_module_chain import case_state
     from numba import njit
-    from pkm_dynamics.core.module_chain.chain_kernels import chain_dynamics, chain_dynamics_one, forward_flag
+    from pkm_dynamics.core.module_chain import chain_kernels as CK
+    from pkm_dynamics.core.module_chain.chain_kernels import chain_dynamics_one, forward_flag
     from pkm_dynamics.core.module_chain.chain_layout import model_arrays, scratch_arrays
     from pkm_dynamics.core.module_chain.chain_recursions import fd_recursions, first_forward_pass
     from pkm_dynamics.core.friction.friction_model import NO_FRICTION
@@ -63,12 +65,19 @@ def main(root: str) -> None:
         for _ in range(k):
             SK.rk4_step(chain, fe, F, None, friction, 0, T, X, XD, FO, work, status, clock)
 
+    if hasattr(CK, "state_dynamics"):            # the integrator's one-state driver, where the tree has it
+        @njit
+        def one_evaluation(inverse, geo, mats, nud0, A, V, S, W, w, x, xd, f, fe, out, status):
+            return CK.state_dynamics(inverse, geo, mats, nud0, A, V, S, W, w, x[0], xd[0], f[0], fe, out[0], status)
+    else:
+        one_evaluation = CK.chain_dynamics
+
     @njit
     def loop_fd4(k, model, data, fe, X, XD, FO, out, status):
         geo, mats, nud0, A, V, S, W, w = SK.chain_views(model, data, X.shape[1])
         for _ in range(k):
             for _ in range(4):
-                chain_dynamics(forward_flag(X), geo, mats, nud0, A, V, S, W, w, X[0:1], XD[0:1], FO[0:1], fe,
+                one_evaluation(forward_flag(X), geo, mats, nud0, A, V, S, W, w, X[0:1], XD[0:1], FO[0:1], fe,
                                out, status)
 
     robot = load_robot(frictionless(os.path.join(root, "pkm_dynamics", "robots", "heavy_duty_4dof.urdf")))

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from ..friction.friction_kernels import friction_law
 from ..numba_support.cache import scratch_kernel
+from ..numba_support.views import c_view
 from ..status import OK
 from .chain_closure import closure
 from .chain_kernels import chain_dynamics, check_inputs, finite_row
@@ -130,16 +131,16 @@ def chain_dynamics_friction_one(inverse, model, data, table, x, xd, t, fe, out, 
     geo, mats, nud0 = model_arrays(model, n)
     A, V, S, W, w = scratch_arrays(data, n)
     if not inverse:
-        return forward_dynamics_friction(geo, mats, nud0, A, V, S, W, w, table, x.reshape((1, n)),
-                                         xd.reshape((1, n)), t.reshape((1, n)), fe, work[NET:NET + 1],
-                                         out.reshape((1, n)), status)
+        return forward_dynamics_friction(geo, mats, nud0, A, V, S, W, w, table, c_view(x, 0, (1, n)),
+                                         c_view(xd, 0, (1, n)), c_view(t, 0, (1, n)), fe, work[NET:NET + 1],
+                                         c_view(out, 0, (1, n)), status)
     code = chain_friction(geo, table, S, x, xd, work[:UF_ROWS], status)
     if code != OK:
         return code
     for k in range(n):                           # the accelerations as a (1, n) row of one array type
         work[NET, k] = t[k]
-    code = chain_dynamics(inverse, geo, mats, nud0, A, V, S, W, w, x.reshape((1, n)), xd.reshape((1, n)),
-                          work[NET:NET + 1], fe, out.reshape((1, n)), status)
+    code = chain_dynamics(inverse, geo, mats, nud0, A, V, S, W, w, c_view(x, 0, (1, n)), c_view(xd, 0, (1, n)),
+                          work[NET:NET + 1], fe, c_view(out, 0, (1, n)), status)
     if code == OK:
         for k in range(n):
             out[k] = out[k] + work[0, k]

@@ -18,6 +18,7 @@ from ..numba_support.cache import scratch_kernel
 from .chain_closure import (BOUND_ACCELERATION, BOUND_EFFORT, BOUND_POSITION, BOUND_VELOCITY,  # noqa: F401
                             check_strokes)
 from .chain_layout import model_arrays, scratch_arrays
+from ..numba_support.views import c_view
 from .chain_recursions import fd_recursions, first_forward_pass, id_recursions
 from ..status import BAD_INPUT, NONFINITE_RESULT, OK
 
@@ -108,12 +109,30 @@ def forward_flag(X):
 
 
 @scratch_kernel
+def state_dynamics(inverse, geo, mats, nud0, A, V, S, W, w, x, xd, t, fe, out, status):
+    """:func:`chain_dynamics` of one state, ``x``, ``xd``, ``t``, ``out`` (n,), ``fe`` (1, 6): the same
+    checks, recursions and statuses (row 0) without the batch's loops (the one-state call and every
+    evaluation of the compiled integrator, :mod:`..simulation.simulation_kernels`).  Returns the code."""
+    n = x.shape[0]
+    status[0], status[1], status[2] = OK, -1, -1
+    code = check_inputs(inverse, geo, c_view(x, 0, (1, n)), c_view(xd, 0, (1, n)), c_view(t, 0, (1, n)), fe,
+                        status)
+    if code != OK:
+        return code
+    code, k = row_dynamics(inverse, geo, mats, nud0, A, V, S, W, w, x, xd, t, fe[0], out, False)
+    if code == OK:
+        code, k = finite_row(out)
+    if code != OK:
+        status[0], status[1], status[2] = code, 0, k
+    return code
+
+
+@scratch_kernel
 def chain_dynamics_one(inverse, model, data, x, xd, t, fe, out, status):
-    """:func:`chain_dynamics` for one state: ``x``, ``xd``, ``t``, ``out`` (n,), ``fe`` (1, 6), the
-    model and the scratch as their flat buffers (:func:`model_arrays`, :func:`scratch_arrays`):
-    spares the public call six array arguments and the (1, n) views of its inputs and output."""
+    """:func:`chain_dynamics` for one state (:func:`state_dynamics`): ``x``, ``xd``, ``t``, ``out``
+    (n,), ``fe`` (1, 6), the model and the scratch as their flat buffers (:func:`model_arrays`,
+    :func:`scratch_arrays`): spares the public call six array arguments."""
     n = x.shape[0]
     geo, mats, nud0 = model_arrays(model, n)
     A, V, S, W, w = scratch_arrays(data, n)
-    return chain_dynamics(inverse, geo, mats, nud0, A, V, S, W, w, x.reshape((1, n)), xd.reshape((1, n)),
-                          t.reshape((1, n)), fe, out.reshape((1, n)), status)
+    return state_dynamics(inverse, geo, mats, nud0, A, V, S, W, w, x, xd, t, fe, out, status)

@@ -40,6 +40,7 @@ holds the scratch:
 from __future__ import annotations
 
 from ..numba_support.cache import inline_kernel
+from ..numba_support.views import c_view
 
 # --- geo (n, 24): one module's geometry --------------------------------------------------------
 #: module kind, its values; sign of the actuator coordinate; stroke ends
@@ -114,15 +115,16 @@ GEO_SIZE, MATS_SIZE, A_SIZE, V_SIZE, S_SIZE, W_SIZE, w_SIZE = 24, 180, 108, 90, 
 
 @inline_kernel
 def model_arrays(model, n):
-    """``geo`` (n, 24), ``mats`` (n, 5, 6, 6), ``nud0`` (6,): views of the flat model buffer."""
+    """``geo`` (n, 24), ``mats`` (n, 5, 6, 6), ``nud0`` (6,): views of the flat model buffer
+    (:func:`..numba_support.views.c_view`: no shape check in a helper call, as ``reshape`` has)."""
     a, b = GEO_SIZE * n, (GEO_SIZE + MATS_SIZE) * n
-    return model[:a].reshape((n, GEO_SIZE)), model[a:b].reshape((n, 5, 6, 6)), model[b:b + 6]
+    return c_view(model, 0, (n, GEO_SIZE)), c_view(model, a, (n, 5, 6, 6)), c_view(model, b, (6,))
 
 
 @inline_kernel
 def scratch_arrays(data, n):
     """``A`` (n, 3, 6, 6), ``V`` (n, 5, 3, 6), ``S`` (n, 30), ``W`` (6, 6, 6), ``w`` (12, 6): views
-    of the flat scratch buffer."""
+    of the flat scratch buffer (:func:`..numba_support.views.c_view`, as :func:`model_arrays`)."""
     a, b, c = A_SIZE * n, (A_SIZE + V_SIZE) * n, (A_SIZE + V_SIZE + S_SIZE) * n
-    return (data[:a].reshape((n, 3, 6, 6)), data[a:b].reshape((n, 5, 3, 6)), data[b:c].reshape((n, S_SIZE)),
-            data[c:c + W_SIZE].reshape((6, 6, 6)), data[c + W_SIZE:c + W_SIZE + w_SIZE].reshape((12, 6)))
+    return (c_view(data, 0, (n, 3, 6, 6)), c_view(data, a, (n, 5, 3, 6)), c_view(data, b, (n, S_SIZE)),
+            c_view(data, c, (6, 6, 6)), c_view(data, c + W_SIZE, (12, 6)))

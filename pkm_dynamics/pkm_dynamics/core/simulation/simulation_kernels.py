@@ -1,6 +1,6 @@
 """Compiled integrators of a module chain (paper 000): the whole horizon in one kernel call, every
 evaluation of the dynamics a direct call of the compiled Algorithm 1
-(:func:`..module_chain.chain_kernels.chain_dynamics`) on the views of the chain's flat model and
+(:func:`..module_chain.chain_kernels.state_dynamics`) on the views of the chain's flat model and
 the calling thread's scratch (:class:`..module_chain.chain_model.ChainModel` / ``ChainData``),
 taken once per call (:func:`chain_views`), and on (1, n) rows of the state arrays.
 
@@ -24,7 +24,7 @@ import math
 from numba import types
 
 from ..module_chain.chain_friction_kernels import forward_dynamics_friction
-from ..module_chain.chain_kernels import chain_dynamics, forward_flag
+from ..module_chain.chain_kernels import forward_flag, state_dynamics
 from ..module_chain.chain_layout import model_arrays, scratch_arrays
 from ..numba_support.cache import kernel, typed_kernel
 from ..status import BAD_EFFORTS, OK
@@ -81,7 +81,7 @@ def chain_views(model, data, n):
 @kernel
 def evaluate(chain, fe, F, control, friction, i, w, t, x, xd, f, xdd, work, status, clock):
     """One evaluation of the dynamics: efforts (:func:`efforts_at`) into ``f``, then ``xdd`` by
-    Algorithm 1 (:func:`..module_chain.chain_kernels.chain_dynamics` on the views ``chain`` of
+    Algorithm 1 (:func:`..module_chain.chain_kernels.state_dynamics` on the views ``chain`` of
     :func:`chain_views`); ``x``, ``xd``, ``f``, ``xdd`` (1, n) rows; under ``f - u_f(x, xd)`` when
     the chain has joint friction (``friction`` (nq, 5) rows, :func:`..module_chain.
     chain_friction_kernels.forward_dynamics_friction`: the loops closed once; (0, 5): none, the
@@ -94,7 +94,7 @@ def evaluate(chain, fe, F, control, friction, i, w, t, x, xd, f, xdd, work, stat
         code = forward_dynamics_friction(geo, mats, nud0, A, V, S, W, ws, friction, x, xd, f, fe,
                                          work[F_NET:F_NET + 1], xdd, status)
     elif code == OK:
-        code = chain_dynamics(forward_flag(x), geo, mats, nud0, A, V, S, W, ws, x, xd, f, fe, xdd, status)
+        code = state_dynamics(forward_flag(x), geo, mats, nud0, A, V, S, W, ws, x[0], xd[0], f[0], fe, xdd[0], status)
     if code != OK:
         clock[0] = t
         for j in range(n):

@@ -396,3 +396,57 @@ def test_planar_maps_of_a_parallel_module_equal_the_general_kernels_bit_for_bit(
     crane = load_robot(SOURCES["heavy_duty_4dof"]).compiled
     assert np.all(crane.mats[2, CL.C_E, :3, 3] == 0.0) and np.any(crane.mats[1, CL.C_E, :3, 3] != 0.0)
 
+
+
+def test_one_state_driver_matches_the_batch_kernel(robot):
+    """``state_dynamics`` (the one-state call and every evaluation of the compiled integrator)
+    against the batch kernel ``chain_dynamics`` on the same state as a (1, n) batch: the same
+    accelerations / forces bit for bit, and the same status (code, row, culprit) for a state beyond
+    its stroke, a non-finite velocity and a non-finite wrench."""
+    from pkm_dynamics.core.module_chain import chain_kernels as K
+    from pkm_dynamics.core.status import OK
+    head = robot.compiled.head()
+    rng = np.random.default_rng(3)
+    X, XD, XDD, FE = _states(robot, rng, 4)
+    F = robot.inverse_dynamics(X, XD, XDD, wrench=FE)
+    bad = []
+    x = X[0].copy()
+    x[-1] = robot.chain.info[-1].upper + 1.0                    # beyond its stroke
+    bad.append((x, XD[0], F[0], FE[0]))
+    xd = XD[1].copy()
+    xd[0] = np.nan
+    bad.append((X[1], xd, F[1], FE[1]))
+    bad.append((X[2], XD[2], F[2], np.full(6, np.inf)))
+    cases = [(X[k], XD[k], t[k], FE[k], inverse) for k in range(len(X)) for inverse, t in ((False, F), (True, XDD))]
+    cases += [(a, b, c, e, False) for a, b, c, e in bad]
+    codes = []
+    for x, xd, t, fe, inverse in cases:
+        x, xd, t, fe1 = (np.ascontiguousarray(a, float) for a in (x, xd, t, fe.reshape(1, 6)))
+        one, batch = np.full(robot.n, 7.0), np.full((1, robot.n), 7.0)
+        s1, s2 = np.zeros(3, np.int64), np.zeros(3, np.int64)
+        c1 = K.state_dynamics(inverse, *head, x, xd, t, fe1, one, s1)
+        c2 = K.chain_dynamics(inverse, *head, x[None], xd[None], t[None], fe1, batch, s2)
+        assert c1 == c2 and s1.tolist() == s2.tolist()
+        if c1 == OK:
+            np.testing.assert_array_equal(one, batch[0])
+            assert not inverse or np.abs(one).max() > 0.0
+        codes.append(c1)
+    assert codes.count(OK) == 2 * len(X) and OK not in codes[-3:]
+
+
+@pytest.mark.parametrize("x2", [0.7, -0.3])        # pivot distance beyond L + L1, below |L - L1|
+def test_one_state_driver_names_the_module_whose_loop_cannot_close(x2):
+    """A state inside the (removed) strokes whose third loop cannot close: ``state_dynamics`` stops in
+    Algorithm 1's first pass with the status of the batch kernel, row 0 and module 2 (the module
+    the reference route names)."""
+    from pkm_dynamics.core.module_chain import chain_kernels as K
+    from pkm_dynamics.core.status import OK
+    model = ChainModel.build(_unlimited(load_robot(SOURCES["chain_3"]).chain), 9)
+    head, fe = model.head(), model.data().no_wrench
+    x, z = np.array([0.1, 0.2, x2]), np.zeros(3)
+    for inverse in (False, True):
+        s1, s2 = np.zeros(3, np.int64), np.zeros(3, np.int64)
+        c1 = K.state_dynamics(inverse, *head, x, z, z, fe, np.empty(3), s1)
+        c2 = K.chain_dynamics(inverse, *head, x[None], z[None], z[None], fe, np.empty((1, 3)), s2)
+        assert c1 == c2 != OK
+        assert s1.tolist() == s2.tolist() == [c1, 0, 2]
