@@ -51,7 +51,7 @@ class Dynamics:
 
     def __init__(self, robot, source, wrench, initial):
         self.robot = robot
-        self.parallel = getattr(robot.description, "platform", None) is not None
+        self.parallel = robot.description.platform is not None
         self.n_act = len(robot.actuated_joints)
         self.source = source
         self.wrench = wrench

@@ -139,7 +139,7 @@ def simulate(robot, x0, xd0, duration: float, efforts=None, controller=None, dt:
     ``"semi_implicit"`` or ``"adaptive"``; ``rtol``, ``atol``: the adaptive integrator's
     tolerances.  ``wrench`` (6,): a constant external wrench on the end effector / platform (its
     frame).  ``initial``: PKM IK start (working mode), as ``inverse_kinematics``."""
-    parallel = getattr(robot.description, "platform", None) is not None
+    parallel = robot.description.platform is not None
     x0, xd0, t = check_arguments(robot, x0, xd0, duration, dt, method, parallel)
     n = len(x0)
     kind, source = effort_source(robot, efforts, controller, t)
