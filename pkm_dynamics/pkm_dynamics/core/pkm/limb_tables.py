@@ -257,7 +257,7 @@ class CompiledIK:
     (OK or the reason the reference route takes over), ``out`` (L, 3): outer iterations,
     kappa(F), largest loop residual; ``inner`` (L, max_iter+1, n_loops): inner iterations
     (nested); ``fd``: a copy of the scratch (the states and Jacobians, :meth:`LimbTables.state`)
-    (:func:`compiled_reference` that completes: ``status``, ``out`` the thread's scratch, ``fd``
+    (:func:`.reference_call.compiled_reference` that completes: ``status``, ``out`` the thread's scratch, ``fd``
     those entries alone, ``act`` (3, n_act) the actuators' positions, rates, accelerations,
     ``inputs`` the pose, ``V_t``, ``Vdot_t`` the kernel read)."""
 
